@@ -1,0 +1,57 @@
+// The eigenvalue stage and the whole pipeline driver (backend-neutral).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/context.hpp"
+#include "core/matrix.hpp"
+#include "core/precision.hpp"
+
+namespace eigsolve {
+
+enum class TridiagSolver { bisection, sterf, stedc, stemr };
+const char* tridiag_solver_name(TridiagSolver s);
+TridiagSolver parse_tridiag_solver(const std::string& s);  ///< throws UsageError
+
+/// Which eigenvalues: all, the index range [il, iu] (0-based, inclusive, ascending order),
+/// or those in the half-open value interval (vl, vu] (LAPACK's convention).
+struct Subset {
+  enum class Kind { all, index, value } kind = Kind::all;
+  index_t il = 0, iu = -1;
+  double vl = 0, vu = 0;
+};
+
+struct SolveOptions {
+  TridiagSolver solver = TridiagSolver::bisection;
+  bool vectors = false;
+  Subset subset;
+  int nb = 32;  ///< tridiagonalization panel width
+  /// Progress: (stage name, fraction done in [0,1]); may be empty.
+  std::function<void(const char*, double)> progress;
+};
+
+struct StageTimes {
+  double tridiagonalize = 0;    ///< seconds
+  double tridiag_eigen = 0;     ///< eigenvalues (and vectors) of T
+  double back_transform = 0;    ///< Q * Z
+};
+
+template <class T>
+struct SolveResult {
+  std::vector<real_t<T>> w;  ///< eigenvalues, ascending
+  index_t n = 0;
+  index_t m = 0;             ///< number of eigenvalues (= columns of z)
+  std::vector<T> z;          ///< n x m eigenvectors, column-major (empty without vectors)
+  StageTimes times;
+};
+
+/// Solves A z = lambda z for the Hermitian matrix in the lower triangle of A (destroyed).
+/// Eigenvectors are normalized to unit 2-norm with the largest-magnitude component (first one
+/// on ties) real and positive. Throws UsageError for a solver not available for T (LAPACK
+/// solvers with dd), NumericalError/LapackError on failures.
+template <class T>
+SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptions& opt);
+
+}  // namespace eigsolve
