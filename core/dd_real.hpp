@@ -1,9 +1,17 @@
-// Double-double arithmetic: a value is the unevaluated sum hi + lo with |lo| <= ulp(hi)/2.
+// Double-double arithmetic: a value is the unevaluated sum hi + lo with hi = fl(hi + lo), so
+// |lo| <= ulp(hi)/2 (a "normalized" pair; about 106 significant bits).
 //
-// Written once for host and device with fixed formulas (Dekker/Knuth error-free transforms,
-// Hida-Li-Bailey accurate "ieee" addition), so CPU and GPU give the same bits. Host code is
+// Written once for host and device with FIXED formulas (docs/dd.md is the specification, in the
+// exact order of operations), so the CPU and a GPU kernel give the same bits. Host code is
 // compiled with -ffp-contract=off and device code with -fmad=false: nothing here may be fused
-// except the explicit madd/ES_FMA calls.
+// except the explicit ES_FMA calls, and no math-library function is used except sqrt_/scale2.
+// Branches only test values (special-value and signed-zero handling).
+//
+// Error bounds (u = 2^-53, all operands and exact results in the range of docs/dd.md,
+// magnitudes in [2^-960, 2^1022]): + and - <= 3u^2 (Joldes-Muller-Popescu 2017, Alg. 6);
+// * <= 4u^2 (Alg. 12 "DWTimesDW3", bound of Muller-Rideau 2022); / (three quotient terms)
+// <= 10u^2 asserted, 2.2u^2 measured; sqrt_ <= 4.2u^2 (docs/dd.md). Non-finite inputs give
+// non-finite results; overflow gives a non-finite result (inf or NaN).
 #pragma once
 
 #include "core/arith.hpp"
@@ -12,18 +20,18 @@
 namespace eigsolve {
 
 namespace ddops {
-/// s + e = a + b exactly (Knuth).
+/// s + e = a + b exactly, s = fl(a + b) (Knuth's 2Sum, 6 flops, no condition on a, b).
 ES_HD_INLINE void two_sum(double a, double b, double& s, double& e) {
   s = a + b;
   double bb = s - a;
   e = (a - (s - bb)) + (b - bb);
 }
-/// s + e = a + b exactly, requires |a| >= |b| or a == 0 (Dekker).
+/// s + e = a + b exactly, s = fl(a + b); requires |a| >= |b| or a == 0 (Dekker's Fast2Sum).
 ES_HD_INLINE void quick_two_sum(double a, double b, double& s, double& e) {
   s = a + b;
   e = b - (s - a);
 }
-/// p + e = a * b exactly (fma).
+/// p + e = a * b exactly, p = fl(a * b) (2Prod with fma; exact unless p under/overflows).
 ES_HD_INLINE void two_prod(double a, double b, double& p, double& e) {
   p = a * b;
   e = ES_FMA(a, b, -p);
@@ -36,73 +44,131 @@ struct dd_real {
 
   dd_real() = default;
   ES_HD constexpr dd_real(double h) : hi(h), lo(0.0) {}  // NOLINT: exact conversion
+  /// The pair (h, l) as given, NOT normalized: the caller guarantees h == fl(h + l).
+  /// Use from_sum() for an arbitrary pair.
   ES_HD constexpr dd_real(double h, double l) : hi(h), lo(l) {}
   ES_HD constexpr dd_real(int i) : hi(static_cast<double>(i)), lo(0.0) {}  // NOLINT: exact
+  /// Exact conversion of a 64-bit integer (index_t): the two 32-bit halves are exact doubles,
+  /// joined by 2Sum.
+  ES_HD dd_real(long i) { set_int64(static_cast<long long>(i)); }  // NOLINT: exact
+  ES_HD dd_real(long long i) { set_int64(i); }                     // NOLINT: exact
 
-  /// Renormalize an arbitrary pair.
+  /// Normalizes an arbitrary pair of doubles: the exact sum a + b as (fl(a+b), error) (2Sum).
   ES_HD static dd_real from_sum(double a, double b) {
     dd_real r;
     ddops::two_sum(a, b, r.hi, r.lo);
     return r;
   }
+
+ private:
+  ES_HD void set_int64(long long i) {
+    // i = h * 2^32 + l with h = floor(i / 2^32) (arithmetic shift), 0 <= l < 2^32.
+    double h = static_cast<double>(i >> 32) * 4294967296.0;
+    double l = static_cast<double>(static_cast<unsigned long long>(i) & 0xffffffffULL);
+    ddops::two_sum(h, l, hi, lo);
+  }
 };
 
-ES_HD_INLINE dd_real operator-(const dd_real& a) { return {-a.hi, -a.lo}; }
+/// The exact sum a + b as a normalized dd (2Sum); same as dd_real::from_sum.
+ES_HD_INLINE dd_real dd_from_double_sum(double a, double b) {
+  return dd_real::from_sum(a, b);
+}
 
-/// Accurate addition (Hida-Li-Bailey "ieee_add"): relative error ~2 eps_dd even under
-/// cancellation.
+ES_HD_INLINE dd_real operator-(const dd_real& a) {
+  return {-a.hi, -a.lo};
+}
+
+/// Accurate addition (Hida-Li-Bailey "ieee_add" = JMP 2017 Alg. 6 "AccurateDWPlusDW"),
+/// relative error <= 3u^2 even under cancellation:
+///   (s1,s2) = 2Sum(a.hi,b.hi); (t1,t2) = 2Sum(a.lo,b.lo); s2 = s2+t1;
+///   (s1,s2) = Fast2Sum(s1,s2); s2 = s2+t2; (r.hi,r.lo) = Fast2Sum(s1,s2).
+/// A zero result takes the IEEE sign of fl(a.hi + b.hi) when that is zero (so -0 + -0 = -0).
 ES_HD_INLINE dd_real operator+(const dd_real& a, const dd_real& b) {
   double s1, s2, t1, t2;
   ddops::two_sum(a.hi, b.hi, s1, s2);
   ddops::two_sum(a.lo, b.lo, t1, t2);
-  s2 += t1;
+  const double s0 = s1;
+  s2 = s2 + t1;
   ddops::quick_two_sum(s1, s2, s1, s2);
-  s2 += t2;
+  s2 = s2 + t2;
   dd_real r;
   ddops::quick_two_sum(s1, s2, r.hi, r.lo);
+  r.hi = (r.hi == 0.0 && s0 == 0.0) ? s0 : r.hi;
   return r;
 }
-ES_HD_INLINE dd_real operator-(const dd_real& a, const dd_real& b) { return a + (-b); }
+/// a - b = a + (-b) (negation is exact).
+ES_HD_INLINE dd_real operator-(const dd_real& a, const dd_real& b) {
+  return a + (-b);
+}
 
-/// Product: p1 + p2 = a.hi*b.hi exactly; p2 += fma(a.lo, b.hi, a.hi*b.lo); renormalize.
+/// Product (JMP 2017 Alg. 12 "DWTimesDW3", relative error <= 4u^2):
+///   (p,e) = 2Prod(a.hi,b.hi); t = a.lo*b.lo; t = fma(a.hi,b.lo,t); t = fma(a.lo,b.hi,t);
+///   e = e + t; (r.hi,r.lo) = Fast2Sum(p,e).
+/// A zero result takes the sign of p = fl(a.hi*b.hi).
 ES_HD_INLINE dd_real operator*(const dd_real& a, const dd_real& b) {
-  double p1, p2;
-  ddops::two_prod(a.hi, b.hi, p1, p2);
-  double t = a.hi * b.lo;
+  double p, e;
+  ddops::two_prod(a.hi, b.hi, p, e);
+  double t = a.lo * b.lo;
+  t = ES_FMA(a.hi, b.lo, t);
   t = ES_FMA(a.lo, b.hi, t);
-  p2 += t;
+  e = e + t;
   dd_real r;
-  ddops::quick_two_sum(p1, p2, r.hi, r.lo);
+  ddops::quick_two_sum(p, e, r.hi, r.lo);
+  r.hi = (r.hi == 0.0) ? p : r.hi;
   return r;
 }
 
-/// Accurate division: three quotient digits (q1 + q2 + q3), as in QD's accurate_div.
+/// Accurate division with three quotient terms (QD's accurate_div with accurate add/sub):
+///   q1 = a.hi/b.hi; if q1 is not finite return (q1, 0);
+///   r = a - dd(q1)*b; q2 = r.hi/b.hi; r = r - dd(q2)*b; q3 = r.hi/b.hi;
+///   (q.hi,q.lo) = Fast2Sum(q1,q2); q = q + dd(q3); a zero q.hi takes the sign of q1.
+/// Division by zero gives (+-inf or NaN, 0).
 ES_HD_INLINE dd_real operator/(const dd_real& a, const dd_real& b) {
-  double q1 = a.hi / b.hi;
+  const double q1 = a.hi / b.hi;
+  if (!is_finite(q1)) return dd_real(q1, 0.0);
   dd_real r = a - dd_real(q1) * b;
-  double q2 = r.hi / b.hi;
+  const double q2 = r.hi / b.hi;
   r = r - dd_real(q2) * b;
-  double q3 = r.hi / b.hi;
+  const double q3 = r.hi / b.hi;
   dd_real q;
   ddops::quick_two_sum(q1, q2, q.hi, q.lo);
-  return q + dd_real(q3);
+  q = q + dd_real(q3);
+  q.hi = (q.hi == 0.0) ? q1 : q.hi;
+  return q;
 }
 
-ES_HD_INLINE dd_real& operator+=(dd_real& a, const dd_real& b) { return a = a + b; }
-ES_HD_INLINE dd_real& operator-=(dd_real& a, const dd_real& b) { return a = a - b; }
-ES_HD_INLINE dd_real& operator*=(dd_real& a, const dd_real& b) { return a = a * b; }
-ES_HD_INLINE dd_real& operator/=(dd_real& a, const dd_real& b) { return a = a / b; }
+ES_HD_INLINE dd_real& operator+=(dd_real& a, const dd_real& b) {
+  return a = a + b;
+}
+ES_HD_INLINE dd_real& operator-=(dd_real& a, const dd_real& b) {
+  return a = a - b;
+}
+ES_HD_INLINE dd_real& operator*=(dd_real& a, const dd_real& b) {
+  return a = a * b;
+}
+ES_HD_INLINE dd_real& operator/=(dd_real& a, const dd_real& b) {
+  return a = a / b;
+}
 
+/// Comparisons are lexicographic on (hi, lo): exact for normalized pairs; false with NaN.
 ES_HD_INLINE bool operator==(const dd_real& a, const dd_real& b) {
   return a.hi == b.hi && a.lo == b.lo;
 }
-ES_HD_INLINE bool operator!=(const dd_real& a, const dd_real& b) { return !(a == b); }
+ES_HD_INLINE bool operator!=(const dd_real& a, const dd_real& b) {
+  return !(a == b);
+}
 ES_HD_INLINE bool operator<(const dd_real& a, const dd_real& b) {
   return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
 }
-ES_HD_INLINE bool operator>(const dd_real& a, const dd_real& b) { return b < a; }
-ES_HD_INLINE bool operator<=(const dd_real& a, const dd_real& b) { return !(b < a); }
-ES_HD_INLINE bool operator>=(const dd_real& a, const dd_real& b) { return !(a < b); }
+ES_HD_INLINE bool operator>(const dd_real& a, const dd_real& b) {
+  return b < a;
+}
+ES_HD_INLINE bool operator<=(const dd_real& a, const dd_real& b) {
+  return a.hi < b.hi || (a.hi == b.hi && a.lo <= b.lo);
+}
+ES_HD_INLINE bool operator>=(const dd_real& a, const dd_real& b) {
+  return b <= a;
+}
 
 /// a*b + c: the dd product, then the accurate dd sum (two roundings, fixed).
 ES_HD_INLINE dd_real madd(const dd_real& a, const dd_real& b, const dd_real& c) {
@@ -111,27 +177,52 @@ ES_HD_INLINE dd_real madd(const dd_real& a, const dd_real& b, const dd_real& c) 
 ES_HD_INLINE dd_real madd_conj(const dd_real& a, const dd_real& b, const dd_real& c) {
   return a * b + c;
 }
-ES_HD_INLINE dd_real conj(const dd_real& a) { return a; }
-ES_HD_INLINE dd_real real_part(const dd_real& a) { return a; }
-ES_HD_INLINE dd_real imag_part(const dd_real&) { return dd_real(0.0); }
-ES_HD_INLINE dd_real abs2(const dd_real& a) { return a * a; }
-ES_HD_INLINE dd_real abs(const dd_real& a) { return a.hi < 0.0 ? -a : a; }
-ES_HD_INLINE dd_real abs1(const dd_real& a) { return abs(a); }
-ES_HD_INLINE bool is_finite(const dd_real& a) { return is_finite(a.hi) && is_finite(a.lo); }
-ES_HD_INLINE double to_double(const dd_real& a) { return a.hi + a.lo; }
+ES_HD_INLINE dd_real conj(const dd_real& a) {
+  return a;
+}
+ES_HD_INLINE dd_real real_part(const dd_real& a) {
+  return a;
+}
+ES_HD_INLINE dd_real imag_part(const dd_real&) {
+  return dd_real(0.0);
+}
+/// a*a with the general product (same bits as a * a).
+ES_HD_INLINE dd_real abs2(const dd_real& a) {
+  return a * a;
+}
+/// |a|, exact; +0 for both zeros (like abs(double) of arith.hpp).
+ES_HD_INLINE dd_real abs(const dd_real& a) {
+  return a.hi < 0.0 ? -a : (a.hi == 0.0 ? dd_real(0.0, 0.0) : a);
+}
+ES_HD_INLINE dd_real abs1(const dd_real& a) {
+  return abs(a);
+}
+ES_HD_INLINE bool is_finite(const dd_real& a) {
+  return is_finite(a.hi) && is_finite(a.lo);
+}
+/// Nearest double (= hi for a normalized pair).
+ES_HD_INLINE double to_double(const dd_real& a) {
+  return a.hi + a.lo;
+}
+/// a * 2^k, exact unless lo or hi leaves the normal range.
 ES_HD_INLINE dd_real scale2(const dd_real& a, int k) {
   return {scale2(a.hi, k), scale2(a.lo, k)};
 }
 
-/// Square root: one Newton step on the double estimate, then a correction,
-/// s = a.hi^(1/2); r = s + (a - s*s) / (2 s) evaluated in dd.
+/// Square root (Lefevre-Louvet-Muller-Picot-Rideau 2023 "SQRTDWtoDW", one correction):
+///   s = sqrt(a.hi); r1 = fma(-s, s, a.hi) (exact); r2 = a.lo + r1; c = r2 / (2s);
+///   (r.hi, r.lo) = Fast2Sum(s, c).   Relative error <= 4.2u^2 (docs/dd.md).
+/// Special values: a.hi <= 0 or not finite gives (sqrt(a.hi), 0): +-0 -> +-0, negative -> NaN,
+/// +inf -> +inf, NaN -> NaN.
 ES_HD_INLINE dd_real sqrt_(const dd_real& a) {
-  if (a.hi <= 0.0) return dd_real(sqrt_(a.hi));  // 0 -> 0, negative -> NaN
-  double s = sqrt_(a.hi);
-  dd_real ss = dd_real(s) * dd_real(s);
-  dd_real r = a - ss;
-  dd_real corr = r / dd_real(2.0 * s);
-  return dd_real(s) + corr;
+  const double s = sqrt_(a.hi);
+  if (!(a.hi > 0.0) || !is_finite(a.hi)) return dd_real(s, 0.0);
+  const double r1 = ES_FMA(-s, s, a.hi);
+  const double r2 = a.lo + r1;
+  const double c = r2 / (2.0 * s);
+  dd_real r;
+  ddops::quick_two_sum(s, c, r.hi, r.lo);
+  return r;
 }
 
 }  // namespace eigsolve

@@ -1,0 +1,243 @@
+// `eigsolve FILE ...`: read, solve, write, report.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "app/commands.hpp"
+#include "app/json.hpp"
+#include "app/progress.hpp"
+#include "app/residuals.hpp"
+#include "app/sha256.hpp"
+#include "core/errors.hpp"
+#include "io/matrix_io.hpp"
+#include "solver/eigensolve.hpp"
+
+namespace eigsolve {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// Splits "a:b" into its two halves; throws UsageError naming the option.
+std::pair<std::string, std::string> split_range(const std::string& s, const char* opt) {
+  auto colon = s.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size())
+    throw UsageError(std::string(opt) + " expects FROM:TO, got '" + s + "'");
+  return {s.substr(0, colon), s.substr(colon + 1)};
+}
+
+double parse_double_arg(const std::string& s, const char* opt) {
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0' || !(v - v == 0))
+    throw UsageError(std::string(opt) + ": '" + s + "' is not a finite number");
+  return v;
+}
+
+long long parse_int_arg(const std::string& s, const char* opt) {
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (end == s.c_str() || *end != '\0')
+    throw UsageError(std::string(opt) + ": '" + s + "' is not an integer");
+  return v;
+}
+
+Subset parse_subset(const SolveCliOptions& opt, index_t n) {
+  Subset s;
+  if (!opt.index_range.empty() && !opt.value_range.empty())
+    throw UsageError("--index-range and --value-range cannot be combined");
+  if (!opt.index_range.empty()) {
+    auto [a, b] = split_range(opt.index_range, "--index-range");
+    long long i = parse_int_arg(a, "--index-range"), j = parse_int_arg(b, "--index-range");
+    if (i < 1 || j < i || j > n)
+      throw UsageError("--index-range " + opt.index_range + ": need 1 <= FROM <= TO <= n = " +
+                       std::to_string(n));
+    s.kind = Subset::Kind::index;
+    s.il = i - 1;
+    s.iu = j - 1;
+  } else if (!opt.value_range.empty()) {
+    auto [a, b] = split_range(opt.value_range, "--value-range");
+    s.kind = Subset::Kind::value;
+    s.vl = parse_double_arg(a, "--value-range");
+    s.vu = parse_double_arg(b, "--value-range");
+    if (!(s.vl < s.vu)) throw UsageError("--value-range " + opt.value_range + ": need FROM < TO");
+  }
+  return s;
+}
+
+/// Digest: SHA-256 of the eigenvalues' little-endian IEEE bytes in ascending order
+/// (dd: hi then lo of each value), so it is comparable across backends and machines.
+template <class R>
+std::string digest_of(const std::vector<R>& w) {
+  Sha256 h;
+  for (const R& x : w) {
+    if constexpr (std::is_same<R, dd_real>::value) {
+      h.update(&x.hi, sizeof(double));
+      h.update(&x.lo, sizeof(double));
+    } else {
+      h.update(&x, sizeof(R));
+    }
+  }
+  return h.hex_digest();
+}
+
+template <class T>
+int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
+                const MatrixFileInfo& info) {
+  using R = real_t<T>;
+  const auto t_total = Clock::now();
+  ProgressBar bar(!opt.quiet);
+
+  auto t0 = Clock::now();
+  bar.update("reading", 0.0);
+  HostMatrix<T> A = read_matrix<T>(opt.input);
+  const double t_read = seconds_since(t0);
+  const index_t n = A.n;
+
+  SolveOptions so;
+  so.solver = parse_tridiag_solver(opt.tridiag_solver);
+  so.vectors = opt.vectors || !opt.vectors_output.empty();
+  so.subset = parse_subset(opt, n);
+  so.nb = opt.nb;
+  so.progress = [&bar](const char* stage, double f) { bar.update(stage, f); };
+
+  HostMatrix<T> A_copy;
+  if (so.vectors) A_copy = A;  // eigensolve overwrites A; the residuals need the original
+  SolveResult<T> res = eigensolve<T>(ctx, A, so);
+
+  Residuals resid;
+  double t_resid = 0;
+  if (so.vectors) {
+    bar.update("residuals", 0.0);
+    t0 = Clock::now();
+    resid = compute_residuals<T>(ctx, A_copy, res);
+    t_resid = seconds_since(t0);
+  }
+
+  t0 = Clock::now();
+  write_eigenvalues<R>(opt.output.empty() ? std::string("-") : opt.output, res.w);
+  if (!opt.vectors_output.empty())
+    write_dense<T>(opt.vectors_output, res.n, res.m, res.z.data(), res.n);
+  const double t_write = seconds_since(t0);
+  const std::string digest = digest_of(res.w);
+  const double t_all = seconds_since(t_total);
+  bar.clear();
+
+  const char* pname = precision_name(prec);
+  const std::string wmin = res.w.empty() ? "-" : format_real(res.w.front());
+  const std::string wmax = res.w.empty() ? "-" : format_real(res.w.back());
+  if (!opt.quiet) {
+    std::fprintf(stderr, "eigsolve: %s  n = %lld  precision %s  device %s  threads %d\n",
+                 opt.input.c_str(), static_cast<long long>(n), pname, backend_name(ctx.backend),
+                 ctx.num_threads());
+    std::fprintf(stderr,
+                 "  time: read %.3f s, tridiagonalize %.3f s, eigenvalues%s %.3f s (%s)%s, "
+                 "write %.3f s, total %.3f s\n",
+                 t_read, res.times.tridiagonalize, so.vectors ? "+vectors" : "",
+                 res.times.tridiag_eigen, tridiag_solver_name(so.solver),
+                 so.vectors ? (", back-transform " + std::to_string(res.times.back_transform) +
+                               " s, residuals " + std::to_string(t_resid) + " s")
+                                  .c_str()
+                            : "",
+                 t_write, t_all);
+    std::fprintf(stderr, "  eigenvalues: %lld, min %s, max %s\n",
+                 static_cast<long long>(res.w.size()), wmin.c_str(), wmax.c_str());
+    if (so.vectors)
+      std::fprintf(stderr, "  residuals: ||AZ - ZL||/(n||A||) = %.3e, ||I - Z^H Z||/n = %.3e\n",
+                   resid.backward, resid.orthogonality);
+    std::fprintf(stderr, "  digest: sha256:%s\n", digest.c_str());
+  }
+
+  if (!opt.report.empty()) {
+    JsonWriter j;
+    j.begin_object();
+    j.value("tool", "eigsolve").value("version", EIGSOLVE_VERSION);
+    j.value("input", opt.input).value("format", info.format).value("field", info.field);
+    j.value("symmetry", info.symmetry).value("n", static_cast<long long>(n));
+    j.value("precision", pname).value("device", backend_name(ctx.backend));
+    j.value("threads", ctx.num_threads()).value("tridiag_solver", tridiag_solver_name(so.solver));
+    j.value("panel_width", so.nb).value("vectors", so.vectors);
+    j.begin_object("subset");
+    if (so.subset.kind == Subset::Kind::index) {
+      j.value("kind", "index").value("from", static_cast<long long>(so.subset.il + 1));
+      j.value("to", static_cast<long long>(so.subset.iu + 1));
+    } else if (so.subset.kind == Subset::Kind::value) {
+      j.value("kind", "value").value("lower_exclusive", so.subset.vl);
+      j.value("upper_inclusive", so.subset.vu);
+    } else {
+      j.value("kind", "all");
+    }
+    j.end_object();
+    j.begin_object("seconds");
+    j.value("read", t_read).value("tridiagonalize", res.times.tridiagonalize);
+    j.value("tridiag_eigen", res.times.tridiag_eigen);
+    j.value("back_transform", res.times.back_transform).value("residuals", t_resid);
+    j.value("write", t_write).value("total", t_all);
+    j.end_object();
+    j.begin_object("eigenvalues");
+    j.value("count", static_cast<long long>(res.w.size()));
+    if (!res.w.empty()) j.raw_number("min", wmin).raw_number("max", wmax);
+    j.value("digest", "sha256:" + digest);
+    j.value("digest_definition", "SHA-256 of the little-endian IEEE bytes of the ascending eigenvalues (dd: hi then lo)");
+    j.end_object();
+    if (so.vectors) {
+      j.begin_object("residuals");
+      j.value("backward", resid.backward).value("orthogonality", resid.orthogonality);
+      j.end_object();
+    }
+    j.begin_object("outputs");
+    j.value("eigenvalues", opt.output.empty() ? std::string("-") : opt.output);
+    if (!opt.vectors_output.empty()) j.value("vectors", opt.vectors_output);
+    j.end_object();
+    j.end_object();
+    write_file_atomic(opt.report, j.str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_solve(const SolveCliOptions& opt) {
+  if (opt.input.empty()) throw UsageError("no input file (usage: eigsolve FILE [options])");
+  if (opt.threads < 0) throw UsageError("--threads must be >= 0 (0 = all hardware threads)");
+  if (opt.nb < 1 || opt.nb > 1024) throw UsageError("--panel-width must be in 1..1024");
+  parse_tridiag_solver(opt.tridiag_solver);  // validate before reading a large file
+
+  Context ctx;
+  ctx.threads = opt.threads;
+  if (opt.device == "cuda") {
+    if (!cuda_compiled()) throw NotCompiled("cuda");
+    if (cuda_device_count() == 0)
+      throw DeviceError("--device cuda: no CUDA device is visible (nvidia-smi lists none?)");
+    throw DeviceError(
+        "--device cuda: this version's GPU pipeline (SYMV kernels and tridiagonalization) is not "
+        "implemented yet; use --device cpu");
+  } else if (opt.device != "auto" && opt.device != "cpu") {
+    throw UsageError("--device must be auto, cpu or cuda (got '" + opt.device + "')");
+  }
+  ctx.backend = Backend::cpu;
+
+  MatrixFileInfo info = probe_matrix_file(opt.input);
+  Precision prec;
+  if (opt.precision == "auto") {
+    prec = info.is_complex() ? Precision::z : Precision::d;
+  } else {
+    prec = parse_precision(opt.precision);
+    if (info.is_complex() && !is_complex_precision(prec))
+      throw InputError(opt.input, 0,
+                       "the matrix is complex but --precision " + opt.precision +
+                           " is real; use --precision c or z");
+  }
+  return dispatch(prec, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return solve_typed<T>(opt, prec, ctx, info);
+  });
+}
+
+}  // namespace eigsolve

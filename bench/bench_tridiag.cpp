@@ -1,0 +1,173 @@
+// bench_tridiag: the canonical CPU tridiagonalization and SYMV against LAPACKE_dsytrd and
+// cblas_dsymv (OpenBLAS) in the same process, on the same matrices and thread count.
+//
+//   bench_tridiag [--threads T] [--sizes n1,n2,...] [--dd-sizes n1,...] [--reps R]
+//
+// Prints one human line per measurement and a final JSON line. Results are verified (the
+// eigenvalues of both tridiagonal forms agree within c n eps ||A||).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <cblas.h>
+#include <lapacke.h>
+
+#include "householder/tridiagonalize.hpp"
+#include "symv/reference.hpp"
+
+using namespace eigsolve;
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<double> random_lower(index_t n, unsigned seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> A(static_cast<size_t>(n * n), 0.0);
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i) A[i + n * j] = u(g);
+  return A;
+}
+
+std::vector<index_t> parse_list(const char* s) {
+  std::vector<index_t> v;
+  std::stringstream ss(s);
+  std::string tok;
+  while (std::getline(ss, tok, ',')) v.push_back(std::stoll(tok));
+  return v;
+}
+
+template <class F>
+double best_of(int reps, F&& f) {
+  double best = 1e300;
+  for (int r = 0; r < reps; ++r) {
+    const double t0 = now();
+    f();
+    best = std::min(best, now() - t0);
+  }
+  return best;
+}
+
+struct TridiagTiming {
+  index_t n;
+  double ours, lapack, max_eig_err;
+};
+
+TridiagTiming bench_d(const Context& ctx, index_t n, int reps) {
+  const std::vector<double> A0 = random_lower(n, 42 + unsigned(n));
+  std::vector<double> A, d(n), e(n), tau(n), dl(n), el(n), taul(n);
+  const double ours = best_of(reps, [&] {
+    A = A0;
+    tridiagonalize(ctx, n, A.data(), n, d.data(), e.data(), tau.data());
+  });
+  const double lap = best_of(reps, [&] {
+    A = A0;
+    LAPACKE_dsytrd(LAPACK_COL_MAJOR, 'L', n, A.data(), n, dl.data(), el.data(), taul.data());
+  });
+  // Verify: eigenvalues of both tridiagonal forms.
+  LAPACKE_dsterf(n, d.data(), e.data());
+  LAPACKE_dsterf(n, dl.data(), el.data());
+  double err = 0, an = 0;
+  for (index_t i = 0; i < n; ++i) {
+    err = std::max(err, std::fabs(d[i] - dl[i]));
+    an = std::max(an, std::fabs(dl[i]));
+  }
+  return {n, ours, lap, err / an};
+}
+
+double bench_dd(const Context& ctx, index_t n) {
+  const std::vector<double> A0 = random_lower(n, 42 + unsigned(n));
+  std::vector<dd_real> A(A0.begin(), A0.end()), tau(n);
+  std::vector<dd_real> d(n), e(n);
+  const double t0 = now();
+  tridiagonalize(ctx, n, A.data(), n, d.data(), e.data(), tau.data());
+  return now() - t0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 2, reps = 3;
+  std::vector<index_t> sizes = {512, 1024, 2048}, dd_sizes = {256, 512, 1024};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--threads"))
+      threads = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--sizes"))
+      sizes = parse_list(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--dd-sizes"))
+      dd_sizes = parse_list(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--reps"))
+      reps = std::atoi(argv[i + 1]);
+  }
+  openblas_set_num_threads(threads);
+  Context ctx;
+  ctx.threads = threads;
+  std::printf("bench_tridiag: %d threads (ours and OpenBLAS), best of %d\n", threads, reps);
+
+  std::ostringstream js;
+  js << "{\"bench\":\"tridiag\",\"threads\":" << threads << ",\"symv\":[";
+  // SYMV alone: bytes = n^2/2 doubles.
+  bool first = true;
+  for (index_t n : sizes) {
+    const std::vector<double> A = random_lower(n, 7);
+    std::vector<double> x(n, 1.0), y(n, 0.0);
+    for (index_t i = 0; i < n; ++i) x[i] = std::sin(double(i));
+    const int it = std::max<int>(3, int(4e8 / double(n * n)));
+    const double to = best_of(reps, [&] {
+      for (int k = 0; k < it; ++k)
+        symv_reference(ctx, n, 1.0, A.data(), n, x.data(), 0.0, y.data());
+    }) / it;
+    const double tb = best_of(reps, [&] {
+      for (int k = 0; k < it; ++k)
+        cblas_dsymv(CblasColMajor, CblasLower, n, 1.0, A.data(), n, x.data(), 1, 0.0, y.data(),
+                    1);
+    }) / it;
+    const double gb = 4.0 * double(n) * double(n) * 1e-9;
+    std::printf("symv   d n=%5lld  ours %8.3f ms %6.1f GB/s   openblas %8.3f ms %6.1f GB/s   "
+                "ratio %.2f\n",
+                (long long)n, to * 1e3, gb / to, tb * 1e3, gb / tb, to / tb);
+    js << (first ? "" : ",") << "{\"n\":" << n << ",\"ours_s\":" << to << ",\"openblas_s\":" << tb
+       << "}";
+    first = false;
+  }
+  js << "],\"tridiag_d\":[";
+  first = true;
+  std::vector<TridiagTiming> dt;
+  for (index_t n : sizes) {
+    TridiagTiming t = bench_d(ctx, n, n >= 2048 ? 1 : reps);
+    dt.push_back(t);
+    std::printf("sytrd  d n=%5lld  ours %8.3f s   LAPACKE %8.3f s   ratio %.2f   eig diff %.1e\n",
+                (long long)n, t.ours, t.lapack, t.ours / t.lapack, t.max_eig_err);
+    js << (first ? "" : ",") << "{\"n\":" << n << ",\"ours_s\":" << t.ours
+       << ",\"lapacke_s\":" << t.lapack << ",\"ratio\":" << t.ours / t.lapack
+       << ",\"eig_rel_diff\":" << t.max_eig_err << "}";
+    first = false;
+  }
+  js << "],\"tridiag_dd\":[";
+  first = true;
+  for (index_t n : dd_sizes) {
+    const double tdd = bench_dd(ctx, n);
+    double td = -1;
+    for (const auto& t : dt)
+      if (t.n == n) td = t.ours;
+    if (td < 0) td = bench_d(ctx, n, 1).ours;
+    std::printf("sytrd dd n=%5lld  ours %8.3f s   dd/d %.1f\n", (long long)n, tdd, tdd / td);
+    js << (first ? "" : ",") << "{\"n\":" << n << ",\"ours_s\":" << tdd << ",\"d_s\":" << td
+       << ",\"dd_over_d\":" << tdd / td << "}";
+    first = false;
+  }
+  js << "]}";
+  std::printf("%s\n", js.str().c_str());
+  return 0;
+}

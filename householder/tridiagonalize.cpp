@@ -1,0 +1,275 @@
+// Blocked Householder tridiagonalization in the canonical order of
+// docs/canonical-tridiagonalization.md (LAPACK ?sytrd/?hetrd with uplo = 'L').
+//
+//   columns:  | panel 0 (nb) | panel 1 (nb) | ... | unblocked tail (sytd2, >= nb + 1 columns) |
+//   panel p:  for each column g = j0 + i of the panel
+//               a(g:n, g) -= chain_k<i (V W^H + W V^H)       (per-element madd chain)
+//               reflector (larfg.hpp); w = SYMV(A22_panel_start, v)      (symv_reference)
+//               w = ((w - V (W^H v)) - W (V^H v)) * tau ; w += alpha v    (canonical dots)
+//             A22 -= V W^H + W V^H (per-element madd chain over k ascending)
+#include "householder/tridiagonalize.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/parallel.hpp"
+#include "householder/larfg.hpp"
+#include "symv/reference.hpp"
+#include "symv/tile_kernels.hpp"
+
+namespace eigsolve {
+namespace {
+
+using symv_detail::contiguous_dot;
+using symv_detail::row_dots;
+
+/// Rows kept in registers by the update kernel (8 vector registers for float/double).
+template <class T>
+constexpr int kUpdRows = std::is_arithmetic<T>::value ? int(256 / sizeof(T)) : 8;
+
+/// Items per thread so that a thread gets at least ~kMinWork multiply-adds (tiny parallel
+/// regions cost more than they save, worst when the cores are oversubscribed).
+constexpr index_t kMinWork = index_t(1) << 15;
+inline index_t grain_for(index_t work_per_item) {
+  return std::max<index_t>(1, kMinWork / std::max<index_t>(1, work_per_item));
+}
+
+template <class T>
+void make_real(T& a) {
+  if constexpr (is_complex_v<T>) a.im = real_t<T>(0);
+  (void)a;
+}
+
+/// a[r] for r < len: for k ascending, a = madd(V[r + ldv k], nw[k], a);
+/// a = madd(W[r + ldw k], nv[k], a), where nw[k] = -conj(w_jk), nv[k] = -conj(v_jk)
+/// (the same bits as madd(-v_rk, conj(w_jk), a), madd(-w_rk, conj(v_jk), a)).
+template <class T>
+void chain_rows(int len, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw,
+                const T* nw, const T* nv, T* a) {
+  constexpr int R = kUpdRows<T>;
+  if (len == R) {
+    T c[R];
+    for (int l = 0; l < R; ++l) c[l] = a[l];
+    for (index_t k = 0; k < kb; ++k) {
+      const T* vk = V + ldv * k;
+      const T* wk = W + ldw * k;
+      const T x = nw[k], y = nv[k];
+      for (int l = 0; l < R; ++l) {
+        c[l] = madd(vk[l], x, c[l]);
+        c[l] = madd(wk[l], y, c[l]);
+      }
+    }
+    for (int l = 0; l < R; ++l) a[l] = c[l];
+    return;
+  }
+  for (int l = 0; l < len; ++l) {
+    T c = a[l];
+    for (index_t k = 0; k < kb; ++k) {
+      c = madd(V[l + ldv * k], nw[k], c);
+      c = madd(W[l + ldw * k], nv[k], c);
+    }
+    a[l] = c;
+  }
+}
+
+/// Rank-2k update of the lower triangle of the m x m matrix A22:
+/// a_ij -= sum_k (v_ik conj(w_jk) + w_ik conj(v_jk)), k ascending, one chain per element;
+/// complex diagonal made real. NW/NV (kb x m, column j holds -conj(w_j.) / -conj(v_j.)) are
+/// workspace filled here. Threads take column blocks (paired from both ends for balance).
+template <class T>
+void rank2k_update(int nthreads, index_t m, index_t kb, const T* V, index_t ldv, const T* W,
+                   index_t ldw, T* A22, index_t lda, T* NW, T* NV) {
+  if (m <= 0 || kb <= 0) return;
+  parallel_for(m, nthreads, grain_for(4 * kb), [&](index_t b, index_t e) {
+    for (index_t j = b; j < e; ++j)
+      for (index_t k = 0; k < kb; ++k) {
+        NW[k + kb * j] = -conj(W[j + ldw * k]);
+        NV[k + kb * j] = -conj(V[j + ldv * k]);
+      }
+  });
+  constexpr int R = kUpdRows<T>;
+  constexpr index_t kColBlock = 64;
+  const index_t nblk = (m + kColBlock - 1) / kColBlock;
+  const index_t items = (nblk + 1) / 2;
+  parallel_for(items, nthreads, grain_for(2 * kColBlock * m * kb), [&](index_t b, index_t e) {
+    for (index_t item = b; item < e; ++item) {
+      for (int side = 0; side < 2; ++side) {
+        const index_t blk = side == 0 ? item : nblk - 1 - item;
+        if (side == 1 && blk == item) break;
+        const index_t jb = blk * kColBlock, je = std::min(m, jb + kColBlock);
+        for (index_t ib = jb; ib < m; ib += R) {
+          const index_t ie = std::min(m, ib + R);
+          for (index_t j = jb; j < je && j < ie; ++j) {
+            const index_t r0 = std::max(ib, j);
+            chain_rows(static_cast<int>(ie - r0), kb, V + r0, ldv, W + r0, ldw, NW + kb * j,
+                       NV + kb * j, A22 + r0 + lda * j);
+            if (r0 == j) make_real(A22[j + lda * j]);
+          }
+        }
+      }
+    }
+  });
+}
+
+template <class T>
+struct Workspace {
+  std::vector<T> W;       // n x nb panel matrix (ldw = n)
+  std::vector<T> NW, NV;  // nb x n negated conjugates for the update
+  std::vector<T> y;       // n, the unblocked tail's w
+  std::vector<T> t;       // 2 nb, W^H v and V^H v
+};
+
+/// The latrd panel: columns [j0, j0 + nb) of A, W(:, 0..nb) filled.
+template <class T>
+void panel(const Context& ctx, index_t n, index_t j0, index_t nb, T* A, index_t lda,
+           real_t<T>* e, T* tau, Workspace<T>& ws) {
+  const int nt = ctx.num_threads();
+  T* W = ws.W.data();
+  const index_t ldw = n;
+  T* t1 = ws.t.data();
+  T* t2 = ws.t.data() + nb;
+  auto a = [&](index_t r, index_t c) -> T& { return A[r + lda * c]; };
+  for (index_t i = 0; i < nb; ++i) {
+    const index_t g = j0 + i;
+    // a(g:n, g) -= sum_{k<i} v_rk conj(w_gk) + w_rk conj(v_gk) (element chains).
+    make_real(a(g, g));
+    if (i > 0) {
+      for (index_t k = 0; k < i; ++k) {
+        ws.NW[k] = -conj(W[g + ldw * k]);
+        ws.NV[k] = -conj(a(g, j0 + k));
+      }
+      const T* nw = ws.NW.data();
+      const T* nv = ws.NV.data();
+      constexpr int R = kUpdRows<T>;
+      const index_t len = n - g, blocks = (len + R - 1) / R;
+      parallel_for(blocks, nt, grain_for(2 * R * i), [&](index_t b, index_t e2) {
+        for (index_t q = b; q < e2; ++q) {
+          const index_t r0 = g + q * R;
+          chain_rows(static_cast<int>(std::min<index_t>(R, n - r0)), i, &a(r0, j0), lda,
+                     W + r0, ldw, nw, nv, &a(r0, g));
+        }
+      });
+    }
+    make_real(a(g, g));
+    // Reflector annihilating a(g+2:n, g).
+    T alpha = a(g + 1, g);
+    tau[g] = hh_detail::larfg(n - g - 1, alpha, &a(std::min(g + 2, n - 1), g));
+    e[g] = real_part(alpha);
+    a(g + 1, g) = T(1);
+    const index_t m = n - g - 1;
+    const T* v = &a(g + 1, g);
+    T* w = W + (g + 1) + ldw * i;
+    symv_reference(ctx, m, T(1), &a(g + 1, g + 1), lda, v, T(0), w);
+    if (i > 0) {
+      // t1 = W^H v, t2 = V^H v over rows g+1..n-1 (canonical dots).
+      parallel_for(2 * i, nt, grain_for(m), [&](index_t b, index_t e2) {
+        for (index_t q = b; q < e2; ++q) {
+          if (q < i)
+            t1[q] = contiguous_dot<true>(m, W + (g + 1) + ldw * q, v);
+          else
+            t2[q - i] = contiguous_dot<true>(m, &a(g + 1, j0 + q - i), v);
+        }
+      });
+      // w_r = (w_r - dot_k(V_r, t1)) - dot_k(W_r, t2), then w_r = tau * w_r.
+      const T tg = tau[g];
+      parallel_for((m + kTile - 1) / kTile, nt, grain_for(4 * kTile * i), [&](index_t b, index_t e2) {
+        T d1[kTile], d2[kTile];
+        for (index_t q = b; q < e2; ++q) {
+          const index_t r0 = q * kTile, nr = std::min<index_t>(kTile, m - r0);
+          row_dots(nr, i, &a(g + 1 + r0, j0), lda, t1, d1);
+          row_dots(nr, i, W + (g + 1 + r0), ldw, t2, d2);
+          for (index_t r = 0; r < nr; ++r) w[r0 + r] = tg * ((w[r0 + r] - d1[r]) - d2[r]);
+        }
+      });
+    } else {
+      for (index_t r = 0; r < m; ++r) w[r] = tau[g] * w[r];
+    }
+    // w += alpha v with alpha = (-1/2 tau) (w^H v).
+    const T al = (T(-0.5) * tau[g]) * contiguous_dot<true>(m, w, v);
+    for (index_t r = 0; r < m; ++r) w[r] = madd(al, v[r], w[r]);
+  }
+}
+
+/// The unblocked tail (sytd2/hetd2) on columns [j0, n).
+template <class T>
+void unblocked(const Context& ctx, index_t n, index_t j0, T* A, index_t lda, real_t<T>* d,
+               real_t<T>* e, T* tau, Workspace<T>& ws) {
+  auto a = [&](index_t r, index_t c) -> T& { return A[r + lda * c]; };
+  make_real(a(j0, j0));
+  T* y = ws.y.data();
+  for (index_t g = j0; g + 1 < n; ++g) {
+    T alpha = a(g + 1, g);
+    const T taui = hh_detail::larfg(n - g - 1, alpha, &a(std::min(g + 2, n - 1), g));
+    e[g] = real_part(alpha);
+    const index_t m = n - g - 1;
+    if (taui != T(0)) {
+      a(g + 1, g) = T(1);
+      const T* v = &a(g + 1, g);
+      symv_reference(ctx, m, taui, &a(g + 1, g + 1), lda, v, T(0), y);
+      const T al = (T(-0.5) * taui) * contiguous_dot<true>(m, y, v);
+      for (index_t r = 0; r < m; ++r) y[r] = madd(al, v[r], y[r]);
+      rank2k_update(ctx.num_threads(), m, index_t(1), v, lda, y, m, &a(g + 1, g + 1), lda,
+                    ws.NW.data(), ws.NV.data());
+    } else {
+      make_real(a(g + 1, g + 1));
+    }
+    a(g + 1, g) = T(e[g]);
+    d[g] = real_part(a(g, g));
+    tau[g] = taui;
+  }
+  d[n - 1] = real_part(a(n - 1, n - 1));
+}
+
+}  // namespace
+
+template <class T>
+void tridiagonalize(const Context& ctx, index_t n, T* A, index_t lda, real_t<T>* d,
+                    real_t<T>* e, T* tau, const TridiagOptions& opt) {
+  if (n < 0) throw DimensionError("tridiagonalize: n = " + std::to_string(n) + " < 0");
+  if (lda < std::max<index_t>(1, n))
+    throw DimensionError("tridiagonalize: lda = " + std::to_string(lda) + " < max(1, n)");
+  if (opt.nb < 1) throw UsageError("tridiagonalize: nb = " + std::to_string(opt.nb) + " < 1");
+  if (n == 0) return;
+  const index_t nb = opt.nb;
+  // Panels while more than nx = nb columns remain (LAPACK's NX for nb = 32); nb = 1 or
+  // nb >= n: unblocked throughout.
+  const bool blocked = nb > 1 && nb < n;
+  Workspace<T> ws;
+  try {
+    const index_t kb = blocked ? nb : 1;
+    if (blocked) ws.W.assign(static_cast<std::size_t>(n * nb), T(0));
+    ws.NW.assign(static_cast<std::size_t>(kb * n), T(0));
+    ws.NV.assign(static_cast<std::size_t>(kb * n), T(0));
+    ws.y.assign(static_cast<std::size_t>(n), T(0));
+    ws.t.assign(static_cast<std::size_t>(2 * kb), T(0));
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory("tridiagonalize workspace",
+                      static_cast<std::uint64_t>((2 * nb + 2) * n) * sizeof(T));
+  }
+  index_t j0 = 0;
+  if (blocked) {
+    for (; j0 < n - nb; j0 += nb) {
+      panel(ctx, n, j0, nb, A, lda, e, tau, ws);
+      const index_t s = j0 + nb, m = n - s;
+      rank2k_update(ctx.num_threads(), m, nb, A + s + lda * j0, lda, ws.W.data() + s, n,
+                    A + s + lda * s, lda, ws.NW.data(), ws.NV.data());
+      for (index_t j = j0; j < s; ++j) {
+        A[(j + 1) + lda * j] = T(e[j]);
+        d[j] = real_part(A[j + lda * j]);
+      }
+      if (opt.progress) opt.progress(s, n);
+    }
+  }
+  unblocked(ctx, n, j0, A, lda, d, e, tau, ws);
+  if (opt.progress) opt.progress(n, n);
+}
+
+#define EIGSOLVE_INSTANTIATE_TRIDIAG(T)                                                \
+  template void tridiagonalize<T>(const Context&, index_t, T*, index_t, real_t<T>*, \
+                                  real_t<T>*, T*, const TridiagOptions&);
+EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_TRIDIAG)
+#undef EIGSOLVE_INSTANTIATE_TRIDIAG
+
+}  // namespace eigsolve

@@ -1,0 +1,207 @@
+// Internal helpers of io/: file buffers, the line tokenizer, number parsing, atomic output.
+// Not part of the public API (include io/matrix_io.hpp instead).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/errors.hpp"
+#include "core/matrix.hpp"
+#include "core/precision.hpp"
+#include "io/matrix_io.hpp"
+
+namespace eigsolve {
+namespace io_detail {
+
+// ---------------------------------------------------------------------------------------------
+// Whole-file buffer
+// ---------------------------------------------------------------------------------------------
+
+/// A file's bytes in memory followed by one '\n' sentinel (so every line, the last included,
+/// ends with '\n' and scanners need no end checks inside a line).
+class TextBuffer {
+ public:
+  /// Reads the whole file. Throws InputError(path, 0, ...) when it cannot be read.
+  static TextBuffer load(const std::string& path);
+  /// Reads at most `max_bytes` from the start of the file (for header probes).
+  static TextBuffer load_prefix(const std::string& path, std::size_t max_bytes, bool* complete);
+
+  const char* begin() const { return data_.get(); }
+  const char* content_end() const { return data_.get() + size_; }  ///< before the sentinel
+  const char* end() const { return data_.get() + size_ + 1; }      ///< after the sentinel
+  std::size_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+  /// 1-based line number of the byte at p (counts '\n' before it; lazy, for errors only).
+  std::int64_t line_of(const char* p) const;
+  /// Line of the last byte that is not white space (the end of a truncated file).
+  std::int64_t last_content_line() const;
+
+ private:
+  std::string path_;
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Line tokenizer
+// ---------------------------------------------------------------------------------------------
+
+extern const bool kHSpace[256];  ///< ' ', '\t', '\r', '\v', '\f'
+
+inline bool is_hspace(char c) { return kHSpace[static_cast<unsigned char>(c)]; }
+inline bool is_token_end(char c) { return c == '\n' || is_hspace(c); }
+
+struct Token {
+  const char* b = nullptr;
+  const char* e = nullptr;
+  std::string_view view() const { return {b, static_cast<std::size_t>(e - b)}; }
+};
+
+/// A data line: its first byte and up to kMaxTokens tokens (ntok counts all of them).
+struct DataLine {
+  static constexpr int kMaxTokens = 5;
+  const char* begin = nullptr;
+  Token tok[kMaxTokens];
+  int ntok = 0;
+};
+
+/// Splits the data lines of [p, end) (end[-1] must be '\n'), skipping blank lines and lines
+/// whose first non-blank byte is '%'. Calls f(const DataLine&) for each; f returns false to
+/// stop. Returns the position after the last line handed to f (or end).
+template <class F>
+const char* for_each_data_line(const char* p, const char* end, F&& f) {
+  while (p < end) {
+    const char* ls = p;
+    while (is_hspace(*p)) ++p;
+    if (*p == '\n') {
+      ++p;
+      continue;
+    }
+    if (*p == '%') {
+      while (*p != '\n') ++p;
+      ++p;
+      continue;
+    }
+    DataLine line;
+    line.begin = ls;
+    for (;;) {
+      const char* tb = p;
+      while (!is_token_end(*p)) ++p;
+      if (line.ntok < DataLine::kMaxTokens) line.tok[line.ntok] = Token{tb, p};
+      ++line.ntok;
+      while (is_hspace(*p)) ++p;
+      if (*p == '\n') break;
+    }
+    ++p;
+    if (!f(static_cast<const DataLine&>(line))) return p;
+  }
+  return end;
+}
+
+/// Shortens a token for an error message ("'1.5e3'", or the first 40 bytes and "...").
+std::string quote(std::string_view s);
+
+// ---------------------------------------------------------------------------------------------
+// Numbers
+// ---------------------------------------------------------------------------------------------
+
+enum class NumStatus { kOk, kBad, kNonFinite, kOverflow };
+
+/// Parses a whole token as a real of type R, correctly rounded (float/double: from_chars;
+/// dd_real: parse_dd of core/dd_io.hpp). Accepts a leading '+' and Fortran 'D' exponents.
+/// Underflow rounds (to a subnormal or zero); overflow is kOverflow; inf/nan are kNonFinite.
+template <class R>
+NumStatus parse_real(const char* b, const char* e, R& out);
+
+/// Parses a whole token as a signed 64-bit integer (leading '+' accepted). kOverflow when it
+/// does not fit.
+NumStatus parse_int64(const char* b, const char* e, std::int64_t& out);
+
+/// The real nearest to v (exact for |v| <= 2^53 in double, always exact in dd).
+template <class R>
+R int_to_real(std::int64_t v);
+
+/// "value 'x' is not a number" etc., for a token that failed with status s.
+std::string number_error(NumStatus s, std::string_view token, const char* what);
+
+/// The name of a real type for messages ("float", "double", "dd_real").
+template <class R>
+const char* real_type_name();
+
+// ---------------------------------------------------------------------------------------------
+// Shared validation of full matrices (general files, .npy)
+// ---------------------------------------------------------------------------------------------
+
+/// Where a general matrix fails to be symmetric/Hermitian: (i, j) 0-based with i >= j.
+/// i == j means a diagonal entry with a nonzero imaginary part.
+struct Asymmetry {
+  bool found = false;
+  index_t i = 0;
+  index_t j = 0;
+};
+
+/// Checks A(i,j) == conj(A(j,i)) for all i > j and imag(A(i,i)) == 0 (exact comparisons).
+template <class T>
+Asymmetry find_asymmetry(const HostMatrix<T>& a);
+
+/// Copies conj(lower) into the strict upper triangle and zeroes the imaginary part of the
+/// diagonal (which callers have checked to be +-0).
+template <class T>
+void mirror_lower(HostMatrix<T>& a);
+
+/// Allocates an n x n matrix, turning bad_alloc into OutOfMemory and absurd n into InputError.
+template <class T>
+HostMatrix<T> allocate_matrix(const std::string& path, std::int64_t line, index_t n);
+
+/// "1.5" or "(1.5, -2)" for messages.
+template <class T>
+std::string describe_value(const T& v);
+
+// ---------------------------------------------------------------------------------------------
+// Format back ends
+// ---------------------------------------------------------------------------------------------
+
+MatrixFileInfo probe_matrix_market(const std::string& path);
+template <class T>
+HostMatrix<T> read_matrix_market(const TextBuffer& buf, MatrixFileInfo* info);
+
+bool has_npy_magic(const char* b, std::size_t size);
+MatrixFileInfo probe_npy(const std::string& path);
+template <class T>
+HostMatrix<T> read_npy(const TextBuffer& buf, MatrixFileInfo* info);
+/// The .npy preamble (magic, version, padded header) of a Fortran-order rows x cols array.
+std::string npy_header(const char* descr, index_t rows, index_t cols);
+
+// ---------------------------------------------------------------------------------------------
+// Atomic output
+// ---------------------------------------------------------------------------------------------
+
+/// A file written through a temporary in the same folder and renamed into place by commit().
+/// Destroying it without commit() removes the temporary. "-" writes straight to stdout.
+class AtomicFile {
+ public:
+  explicit AtomicFile(const std::string& path);  ///< throws OutputError
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(const char* p, std::size_t n);  ///< buffered; throws OutputError
+  void write(std::string_view s) { write(s.data(), s.size()); }
+  void commit();  ///< flush, close, rename; throws OutputError (and removes the temporary)
+
+ private:
+  void flush();
+  void fail(const std::string& what);  // removes the temporary and throws
+  std::string path_;
+  std::string tmp_;
+  int fd_ = -1;
+  bool to_stdout_ = false;
+  bool done_ = false;
+  std::string buf_;
+};
+
+}  // namespace io_detail
+}  // namespace eigsolve

@@ -1,0 +1,303 @@
+// Matrix Market body reader: coordinate and array files into a dense n x n matrix.
+//
+//   TextBuffer ──parse_mm_header──▶ MMHeader ──coordinate / array body──▶ HostMatrix<T>
+//                                                   │ general: find_asymmetry (exact)
+//                                                   ▼
+//                                        mirror_lower (upper = conj(lower))
+//
+// Line numbers are computed lazily (only for error messages) by counting '\n' up to the
+// failing byte, so the hot loop touches each byte once.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/mm_body.hpp"
+#include "io/mm_header.hpp"
+
+namespace eigsolve {
+namespace io_detail {
+
+namespace {
+
+class Bits {
+ public:
+  explicit Bits(index_t n) {
+    try {
+      w_.assign(static_cast<std::size_t>((n + 63) / 64), 0);
+    } catch (const std::bad_alloc&) {
+      throw OutOfMemory("reading a coordinate file (entry bitmap)",
+                        static_cast<std::uint64_t>((n + 63) / 64) * 8);
+    }
+  }
+  bool test(index_t k) const { return (w_[static_cast<std::size_t>(k >> 6)] >> (k & 63)) & 1u; }
+  void set(index_t k) { w_[static_cast<std::size_t>(k >> 6)] |= std::uint64_t(1) << (k & 63); }
+
+ private:
+  std::vector<std::uint64_t> w_;
+};
+
+template <class T>
+class CoordinateReader : public BodyReader<T> {
+ public:
+  using BodyReader<T>::BodyReader;
+  using BodyReader<T>::buf_;
+  using BodyReader<T>::h_;
+  using BodyReader<T>::n_;
+  using BodyReader<T>::fail;
+  using BodyReader<T>::nvals_;
+
+  void run(HostMatrix<T>& a) {
+    const index_t n = n_, nnz = h_.info.entries;
+    const bool general = h_.info.symmetry == "general";
+    const bool herm = h_.info.symmetry == "hermitian";
+    const int expect = 2 + nvals_;
+    Bits lower(general ? 0 : n * n), upper(general ? 0 : n * n), seen(general ? n * n : 0);
+    T* A = a.ptr();
+    index_t count = 0;
+    const char* extra = nullptr;
+    for_each_data_line(h_.body, buf_.end(), [&](const DataLine& l) {
+      if (count == nnz) {
+        extra = l.begin;
+        return false;
+      }
+      if (l.ntok != expect) this->bad_token_count(l, expect, "row column", "");
+      index_t i = this->index(l, l.tok[0], "row") - 1;
+      index_t j = this->index(l, l.tok[1], "column") - 1;
+      T v = this->value(l, 2);
+      if (general) {
+        const index_t pos = i + j * n;
+        if (seen.test(pos)) {
+          if (!(A[pos] == v)) this->duplicate(l, i, j, A[pos], v);
+        } else {
+          seen.set(pos);
+          A[pos] = v;
+        }
+      } else {
+        if (i == j) this->check_real_diagonal(l, i, v);
+        this->check_complex_symmetric(l, i, j, v);
+        const bool up = i < j;
+        if (up) {
+          std::swap(i, j);
+          if (herm) v = conj(v);
+        }
+        const index_t pos = i + j * n;
+        Bits& same = up ? upper : lower;
+        Bits& other = up ? lower : upper;
+        if (same.test(pos)) {
+          if (!(A[pos] == v)) this->duplicate(l, up ? j : i, up ? i : j, A[pos], v);
+        } else {
+          same.set(pos);
+          if (other.test(pos)) {
+            if (!(A[pos] == v)) this->triangles_disagree(l, i, j, A[pos], v, herm);
+          } else {
+            A[pos] = v;
+          }
+        }
+      }
+      ++count;
+      return true;
+    });
+    this->check_count(count, nnz, extra);
+    if (general) {
+      Asymmetry s = find_asymmetry(a);
+      if (s.found) this->asymmetric(a, s, locate(s.i, s.j));
+    }
+    mirror_lower(a);
+  }
+
+ private:
+  // The last entry line that names (i, j) or (j, i) (0-based), for error messages.
+  const char* locate(index_t i, index_t j) const {
+    const char* found = h_.body;
+    for_each_data_line(h_.body, buf_.end(), [&](const DataLine& l) {
+      std::int64_t r = 0, c = 0;
+      if (l.ntok >= 2 && parse_int64(l.tok[0].b, l.tok[0].e, r) == NumStatus::kOk &&
+          parse_int64(l.tok[1].b, l.tok[1].e, c) == NumStatus::kOk) {
+        if ((r - 1 == i && c - 1 == j) || (r - 1 == j && c - 1 == i)) found = l.begin;
+      }
+      return true;
+    });
+    return found;
+  }
+};
+
+// Array bodies are parsed in chunks of whole lines, in parallel when the body is large:
+//   pass 1 counts the data lines of each chunk, a prefix sum gives each chunk its first
+//   value index, pass 2 parses every chunk into its fixed positions. Each chunk keeps its
+//   first error; the error of the earliest chunk is reported, which is the first error in
+//   the file, so neither the matrix nor the message depends on the thread count.
+template <class T>
+class ArrayReader : public BodyReader<T> {
+ public:
+  using BodyReader<T>::BodyReader;
+  using BodyReader<T>::buf_;
+  using BodyReader<T>::h_;
+  using BodyReader<T>::n_;
+  using BodyReader<T>::nvals_;
+
+  void run(HostMatrix<T>& a) {
+    const index_t n = n_;
+    general_ = h_.info.symmetry == "general";
+    const index_t expected = general_ ? n * n : n * (n + 1) / 2;
+    const char* body = h_.body;
+    const char* end = buf_.end();
+    const std::size_t bytes = static_cast<std::size_t>(end - body);
+    int nchunks = 1;
+    if (bytes >= kParallelBytes) {
+      nchunks = std::max(1, std::min<int>(omp_get_max_threads(), kMaxChunks));
+    }
+    // Chunk boundaries: just after a '\n' (the body itself starts a line).
+    std::vector<const char*> cut(static_cast<std::size_t>(nchunks) + 1);
+    cut[0] = body;
+    cut[static_cast<std::size_t>(nchunks)] = end;
+    for (int c = 1; c < nchunks; ++c) {
+      const char* p = body + bytes * static_cast<std::size_t>(c) / static_cast<std::size_t>(nchunks);
+      p = std::max(p, cut[static_cast<std::size_t>(c) - 1]);
+      while (p < end && p[-1] != '\n') ++p;
+      cut[static_cast<std::size_t>(c)] = p;
+    }
+    std::vector<index_t> first(static_cast<std::size_t>(nchunks) + 1, 0);
+    if (nchunks > 1) {
+#pragma omp parallel for num_threads(nchunks) schedule(static, 1)
+      for (int c = 0; c < nchunks; ++c) {
+        first[static_cast<std::size_t>(c) + 1] =
+            count_lines(cut[static_cast<std::size_t>(c)], cut[static_cast<std::size_t>(c) + 1]);
+      }
+      for (int c = 0; c < nchunks; ++c) first[c + 1] += first[c];
+    }
+    std::vector<std::exception_ptr> err(static_cast<std::size_t>(nchunks));
+    std::vector<index_t> parsed(static_cast<std::size_t>(nchunks), 0);
+    T* A = a.ptr();
+#pragma omp parallel for num_threads(nchunks) schedule(static, 1) if (nchunks > 1)
+    for (int c = 0; c < nchunks; ++c) {
+      const std::size_t u = static_cast<std::size_t>(c);
+      try {
+        parsed[u] = parse_chunk(cut[u], cut[u + 1], first[u], expected, A);
+      } catch (...) {
+        err[u] = std::current_exception();
+      }
+    }
+    for (auto& e : err)
+      if (e) std::rethrow_exception(e);
+    index_t count = 0;
+    for (index_t p : parsed) count += p;
+    this->check_count(count, expected, nullptr);
+    if (general_) {
+      Asymmetry s = find_asymmetry(a);
+      if (s.found) {
+        // Column-major order: (j, i) comes after (i, j) when i > j; report the later one.
+        const index_t k = s.j + s.i * n;
+        this->asymmetric(a, s, nth_line(k));
+      }
+    }
+    mirror_lower(a);
+  }
+
+ private:
+  static constexpr std::size_t kParallelBytes = std::size_t(16) << 20;
+  static constexpr int kMaxChunks = 64;
+
+  static index_t count_lines(const char* p, const char* end) {
+    index_t c = 0;
+    for_each_data_line(p, end, [&](const DataLine&) {
+      ++c;
+      return true;
+    });
+    return c;
+  }
+
+  // (i, j) of value number k in the file order (column-major; lower triangle if symmetric).
+  void position(index_t k, index_t& i, index_t& j) const {
+    const index_t n = n_;
+    if (general_) {
+      j = n > 0 ? k / n : 0;
+      i = k - j * n;
+      return;
+    }
+    // Column j starts at s(j) = j*n - j*(j-1)/2: the largest j with s(j) <= k.
+    index_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+      const index_t mid = (lo + hi) / 2;
+      if (mid * n - mid * (mid - 1) / 2 <= k) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    j = lo;
+    i = j + (k - (j * n - j * (j - 1) / 2));
+  }
+
+  index_t parse_chunk(const char* b, const char* e, index_t k0, index_t expected, T* A) const {
+    const index_t n = n_;
+    index_t i = 0, j = 0, k = k0;
+    if (k0 < expected) position(k0, i, j);
+    for_each_data_line(b, e, [&](const DataLine& l) {
+      if (k == expected) {
+        this->check_count(expected, expected, l.begin);  // throws "extra data"
+      }
+      if (l.ntok != nvals_) this->bad_token_count(l, nvals_, "", " (one value per line)");
+      T v = this->value(l, 0);
+      if (!general_) {
+        if (i == j) this->check_real_diagonal(l, i, v);
+        this->check_complex_symmetric(l, i, j, v);
+      }
+      A[i + j * n] = v;
+      ++k;
+      if (++i == n) {
+        ++j;
+        i = general_ ? 0 : j;
+      }
+      return true;
+    });
+    return k - k0;
+  }
+
+  const char* nth_line(index_t k) const {
+    index_t c = 0;
+    const char* found = h_.body;
+    for_each_data_line(h_.body, buf_.end(), [&](const DataLine& l) {
+      if (c++ == k) {
+        found = l.begin;
+        return false;
+      }
+      return true;
+    });
+    return found;
+  }
+
+  bool general_ = false;
+};
+
+}  // namespace
+
+template <class T>
+HostMatrix<T> read_matrix_market(const TextBuffer& buf, MatrixFileInfo* info) {
+  MMHeader h = parse_mm_header(buf, true);
+  if (info) *info = h.info;
+  if (h.info.field == "complex" && !is_complex_v<T>) {
+    throw InputError(buf.path(), h.banner_line,
+                     "the matrix is complex (field 'complex'); read it in a complex precision: "
+                     "use --precision c or z");
+  }
+  HostMatrix<T> a = allocate_matrix<T>(buf.path(), h.size_line, h.info.rows);
+  if (h.info.format == "coordinate") {
+    CoordinateReader<T>(buf, h).run(a);
+  } else {
+    ArrayReader<T>(buf, h).run(a);
+  }
+  return a;
+}
+
+#define EIGSOLVE_IO_INST(T) \
+  template HostMatrix<T> read_matrix_market<T>(const TextBuffer&, MatrixFileInfo*);
+EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_IO_INST)
+#undef EIGSOLVE_IO_INST
+
+}  // namespace io_detail
+}  // namespace eigsolve

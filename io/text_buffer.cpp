@@ -1,0 +1,134 @@
+// Whole-file buffers and the whitespace table of the tokenizer.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include "io/io_detail.hpp"
+
+namespace eigsolve {
+namespace io_detail {
+
+namespace {
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+[[noreturn]] void cannot_read(const std::string& path, int err) {
+  throw InputError(path, 0, std::string("cannot read the file: ") + std::strerror(err));
+}
+
+// Reads up to `want` bytes (or to EOF when want == SIZE_MAX) into a growing buffer.
+void read_all(const std::string& path, int fd, std::size_t want, std::unique_ptr<char[]>& data,
+              std::size_t& size, bool& eof) {
+  struct stat st {};
+  std::size_t cap = 1 << 16;
+  if (::fstat(fd, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) cannot_read(path, EISDIR);
+    if (S_ISREG(st.st_mode)) cap = static_cast<std::size_t>(st.st_size) + 1;
+  }
+  cap = std::min(cap, want) + 1;  // room for the sentinel
+  try {
+    data.reset(new char[cap]);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory("reading " + path, cap);
+  }
+  size = 0;
+  eof = false;
+  while (size < want) {
+    if (size + 1 >= cap) {  // grow (non-regular files, or a file that grew)
+      std::size_t ncap = std::min(want + 1, cap * 2);
+      if (ncap <= cap) break;
+      std::unique_ptr<char[]> n;
+      try {
+        n.reset(new char[ncap]);
+      } catch (const std::bad_alloc&) {
+        throw OutOfMemory("reading " + path, ncap);
+      }
+      std::memcpy(n.get(), data.get(), size);
+      data.swap(n);
+      cap = ncap;
+    }
+    std::size_t chunk = std::min<std::size_t>(cap - 1 - size, std::size_t(1) << 30);
+    chunk = std::min(chunk, want - size);
+    ssize_t r = ::read(fd, data.get() + size, chunk);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      cannot_read(path, errno);
+    }
+    if (r == 0) {
+      eof = true;
+      break;
+    }
+    size += static_cast<std::size_t>(r);
+  }
+  data[size] = '\n';
+}
+}  // namespace
+
+// , \t, \v, \f, \r (not \n): the separators inside a line.
+const bool kHSpace[256] = {false, false, false, false, false, false, false, false, false, true, false, true, true, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true};
+
+TextBuffer TextBuffer::load(const std::string& path) {
+  bool complete = false;
+  TextBuffer b = load_prefix(path, static_cast<std::size_t>(-1) - 2, &complete);
+  return b;
+}
+
+TextBuffer TextBuffer::load_prefix(const std::string& path, std::size_t max_bytes,
+                                   bool* complete) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    throw InputError(path, 0, std::string("cannot open the file: ") + std::strerror(err));
+  }
+  Fd guard(fd);
+  TextBuffer b;
+  b.path_ = path;
+  bool eof = false;
+  read_all(path, fd, max_bytes, b.data_, b.size_, eof);
+  if (complete) {
+    if (!eof && b.size_ < max_bytes) eof = true;
+    if (!eof) {  // exactly max_bytes read: look one byte further
+      char c;
+      ssize_t r = ::read(fd, &c, 1);
+      eof = (r == 0);
+    }
+    *complete = eof;
+  }
+  return b;
+}
+
+std::int64_t TextBuffer::line_of(const char* p) const {
+  const char* b = begin();
+  if (p > content_end()) p = content_end();
+  return 1 + static_cast<std::int64_t>(std::count(b, p, '\n'));
+}
+
+std::int64_t TextBuffer::last_content_line() const {
+  const char* p = content_end();
+  while (p > begin() && (is_hspace(p[-1]) || p[-1] == '\n')) --p;
+  if (p == begin()) return 1;
+  return line_of(p - 1);
+}
+
+std::string quote(std::string_view s) {
+  constexpr std::size_t kMax = 40;
+  if (s.size() > kMax) return "'" + std::string(s.substr(0, kMax)) + "...'";
+  return "'" + std::string(s) + "'";
+}
+
+}  // namespace io_detail
+}  // namespace eigsolve

@@ -1,0 +1,220 @@
+// The pipeline driver eigensolve<T>() and the solver names (solver/eigensolve.hpp).
+//
+//   A --tridiagonalize--> (d, e, reflectors) --eigen stage on R = real_t<T>--> w [, Z_T]
+//     --copy Z_T into T, back_transform (Q Z)--> Z --normalize_signs--> result
+//
+// Eigen stage per solver (s = the Subset):
+//   bisection  values: canonical bisection of the index range of s (value range: two Sturm
+//              counts give it); vectors: inverse_iteration (the only path for dd)
+//   sterf      all values by ?sterf, then the slice of s; vectors: ?stein on that slice
+//   stedc      all values (and vectors) by ?stedc, then the slice (columns) of s
+//   stemr      ?stemr with range 'A' / 'I' / 'V' itself
+#include "solver/eigensolve.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "householder/tridiagonalize.hpp"
+#include "solver/back_transform.hpp"
+#include "solver/bisection.hpp"
+#include "solver/inverse_iteration.hpp"
+#include "solver/lapack.hpp"
+
+namespace eigsolve {
+
+const char* tridiag_solver_name(TridiagSolver s) {
+  switch (s) {
+    case TridiagSolver::bisection:
+      return "bisection";
+    case TridiagSolver::sterf:
+      return "sterf";
+    case TridiagSolver::stedc:
+      return "stedc";
+    case TridiagSolver::stemr:
+      return "stemr";
+  }
+  return "?";
+}
+
+TridiagSolver parse_tridiag_solver(const std::string& s) {
+  if (s == "bisection") return TridiagSolver::bisection;
+  if (s == "sterf") return TridiagSolver::sterf;
+  if (s == "stedc") return TridiagSolver::stedc;
+  if (s == "stemr") return TridiagSolver::stemr;
+  throw UsageError("unknown tridiagonal solver '" + s +
+                   "' (expected bisection, sterf, stedc or stemr)");
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+void report(const SolveOptions& opt, const char* stage, double f) {
+  if (opt.progress) opt.progress(stage, f);
+}
+
+/// The index range [il, iu] of an index subset, validated (value subsets are resolved later).
+void check_subset(const Subset& s, index_t n) {
+  if (s.kind == Subset::Kind::index) {
+    if (s.il < 0 || s.iu >= n || s.il > s.iu)
+      throw UsageError("index range [" + std::to_string(s.il) + ", " + std::to_string(s.iu) +
+                       "] is not inside [0, " + std::to_string(n - 1) + "] (0-based, il <= iu)");
+  } else if (s.kind == Subset::Kind::value) {
+    if (!(s.vl < s.vu))
+      throw UsageError("value range (" + std::to_string(s.vl) + ", " + std::to_string(s.vu) +
+                       "] is empty: need vl < vu");
+  }
+}
+
+/// Positions [b, e) of the wanted eigenvalues inside the full ascending list w[0..n).
+template <class R>
+void select_slice(const Subset& s, index_t n, const R* w, index_t& b, index_t& e) {
+  b = 0;
+  e = n;
+  if (s.kind == Subset::Kind::index) {
+    b = s.il;
+    e = s.iu + 1;
+  } else if (s.kind == Subset::Kind::value) {
+    const R vl = R(s.vl), vu = R(s.vu);
+    while (b < n && !(vl < w[b])) ++b;
+    e = b;
+    while (e < n && !(vu < w[e])) ++e;
+  }
+}
+
+/// Eigen stage on the real tridiagonal: fills w (m values) and, with vectors, zt (n x m).
+template <class T>
+void tridiag_stage(const Context& ctx, const SolveOptions& opt, index_t n, std::vector<real_t<T>>& d,
+                   std::vector<real_t<T>>& e, std::vector<real_t<T>>& w,
+                   std::vector<real_t<T>>& zt) {
+  using R = real_t<T>;
+  const Subset& s = opt.subset;
+  if (opt.solver == TridiagSolver::bisection) {
+    index_t il = 0, iu = n - 1;
+    if (s.kind == Subset::Kind::index) {
+      il = s.il;
+      iu = s.iu;
+    } else if (s.kind == Subset::Kind::value) {
+      bisection_index_range(n, d.data(), e.data(), R(s.vl), R(s.vu), il, iu);
+    }
+    const index_t m = iu - il + 1;
+    w.assign(static_cast<std::size_t>(m), R(0));
+    bisection_eigenvalues(ctx, n, d.data(), e.data(), il, iu, w.data());
+    report(opt, "eigenvalues", 1.0);
+    if (opt.vectors) {
+      zt.assign(static_cast<std::size_t>(n * m), R(0));
+      inverse_iteration(ctx, n, d.data(), e.data(), m, w.data(), il, zt.data(), n);
+      report(opt, "eigenvectors", 1.0);
+    }
+    return;
+  }
+  if constexpr (!has_vendor_lapack_v<T>) {
+    throw UsageError(std::string("--tridiag-solver ") + tridiag_solver_name(opt.solver) +
+                     " is not available for --precision dd (no LAPACK for double-double); "
+                     "use bisection");
+  } else {
+    e.resize(static_cast<std::size_t>(std::max<index_t>(n, 1)), R(0));  // stemr wants n
+    std::vector<R> dc(d), ec(e);  // LAPACK destroys its inputs
+    if (opt.solver == TridiagSolver::stemr) {
+      char range = 'A';
+      if (s.kind == Subset::Kind::index) range = 'I';
+      if (s.kind == Subset::Kind::value) range = 'V';
+      std::vector<R> wf(static_cast<std::size_t>(n));
+      std::vector<R> zf;
+      if (opt.vectors) zf.assign(static_cast<std::size_t>(n * n), R(0));
+      const index_t m =
+          lapack::stemr(range, n, dc.data(), ec.data(), R(s.vl), R(s.vu), s.il, s.iu, wf.data(),
+                        opt.vectors ? zf.data() : nullptr, n, n);
+      w.assign(wf.begin(), wf.begin() + m);
+      if (opt.vectors) zt.assign(zf.begin(), zf.begin() + n * m);
+    } else {
+      std::vector<R> zf;
+      if (opt.solver == TridiagSolver::stedc && opt.vectors) {
+        zf.assign(static_cast<std::size_t>(n * n), R(0));
+        lapack::stedc(n, dc.data(), ec.data(), zf.data(), n);
+      } else if (opt.solver == TridiagSolver::stedc) {
+        lapack::stedc(n, dc.data(), ec.data(), nullptr, n);
+      } else {
+        lapack::sterf(n, dc.data(), ec.data());
+      }
+      index_t b = 0, en = n;
+      select_slice(s, n, dc.data(), b, en);
+      w.assign(dc.begin() + b, dc.begin() + en);
+      const index_t m = en - b;
+      report(opt, "eigenvalues", 1.0);
+      if (opt.vectors && opt.solver == TridiagSolver::stedc) {
+        zt.assign(zf.begin() + b * n, zf.begin() + en * n);
+      } else if (opt.vectors) {  // sterf + vectors: ?stein on the selected eigenvalues
+        zt.assign(static_cast<std::size_t>(n * m), R(0));
+        lapack::stein(n, d.data(), e.data(), m, w.data(), zt.data(), n);
+      }
+    }
+    report(opt, "eigenvalues", 1.0);
+  }
+}
+
+}  // namespace
+
+template <class T>
+SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptions& opt) {
+  using R = real_t<T>;
+  const index_t n = A.n;
+  if (static_cast<index_t>(A.data.size()) < n * n)
+    throw DimensionError("eigensolve: matrix storage smaller than n*n");
+  check_subset(opt.subset, n);
+  if (opt.solver != TridiagSolver::bisection && !has_vendor_lapack_v<T>)
+    throw UsageError(std::string("--tridiag-solver ") + tridiag_solver_name(opt.solver) +
+                     " is not available for --precision dd (no LAPACK for double-double); "
+                     "use bisection");
+  SolveResult<T> res;
+  res.n = n;
+  if (n == 0) return res;
+
+  // 1. Tridiagonalization.
+  auto t0 = Clock::now();
+  std::vector<R> d(static_cast<std::size_t>(n)), e(static_cast<std::size_t>(n), R(0));
+  std::vector<T> tau(static_cast<std::size_t>(n), T(0));
+  TridiagOptions topt;
+  topt.nb = opt.nb;
+  if (opt.progress)
+    topt.progress = [&opt](index_t done, index_t total) {
+      opt.progress("tridiagonalize", total > 0 ? double(done) / double(total) : 1.0);
+    };
+  tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt);
+  res.times.tridiagonalize = seconds_since(t0);
+  report(opt, "tridiagonalize", 1.0);
+
+  // 2. Eigenvalues (and vectors) of T.
+  t0 = Clock::now();
+  std::vector<R> zt;
+  tridiag_stage<T>(ctx, opt, n, d, e, res.w, zt);
+  res.m = static_cast<index_t>(res.w.size());
+  res.times.tridiag_eigen = seconds_since(t0);
+
+  // 3. Back-transformation and sign normalization.
+  if (opt.vectors) {
+    t0 = Clock::now();
+    const index_t m = res.m;
+    res.z.resize(static_cast<std::size_t>(n * m));
+    for (index_t k = 0; k < n * m; ++k) res.z[k] = T(zt[k]);
+    zt.clear();
+    zt.shrink_to_fit();
+    back_transform(ctx, n, A.ptr(), n, tau.data(), m, res.z.data(), n);
+    normalize_signs(ctx, n, m, res.z.data(), n);
+    res.times.back_transform = seconds_since(t0);
+    report(opt, "back-transform", 1.0);
+  }
+  return res;
+}
+
+#define EIGSOLVE_INSTANTIATE_EIGENSOLVE(T) \
+  template SolveResult<T> eigensolve<T>(const Context&, HostMatrix<T>&, const SolveOptions&);
+EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_EIGENSOLVE)
+#undef EIGSOLVE_INSTANTIATE_EIGENSOLVE
+
+}  // namespace eigsolve

@@ -1,0 +1,112 @@
+// Internal building block shared by symv/ and householder/: the canonical partial of one
+// 64-column tile for a block of rows, vectorized over rows (the chunk chains run down j).
+#pragma once
+
+#include <algorithm>
+#include <type_traits>
+
+#include "core/canonical.hpp"
+#include "core/precision.hpp"
+
+namespace eigsolve {
+namespace symv_detail {
+
+/// Rows handled together by the vector path (one 256-bit register for float/double).
+template <class T>
+constexpr int kLanes = std::is_arithmetic<T>::value ? int(32 / sizeof(T)) : 4;
+
+/// p[i] = canonical partial of one tile for rows i < rows: the row elements are
+/// B[i + ldb * j] for j < cols; chunk k holds j in [8k, 8k + 8).
+template <class T>
+void tile_partials(int rows, int cols, const T* B, index_t ldb, const T* x, T* p) {
+  constexpr int R = kLanes<T>;
+  int i0 = 0;
+  if (cols == kTile) {
+    for (; i0 + R <= rows; i0 += R) {
+      T c[kChunk][R];
+      for (int k = 0; k < kChunk; ++k)
+        for (int l = 0; l < R; ++l) c[k][l] = T(0);
+      // Chunks are independent chains: interleave them so that 8 chains are in flight.
+      for (int jj = 0; jj < kChunk; ++jj) {
+        for (int k = 0; k < kChunk; ++k) {
+          const int j = k * kChunk + jj;
+          const T xj = x[j];
+          const T* b = B + i0 + ldb * j;
+          for (int l = 0; l < R; ++l) c[k][l] = madd(b[l], xj, c[k][l]);
+        }
+      }
+      for (int l = 0; l < R; ++l)
+        p[i0 + l] = ((c[0][l] + c[1][l]) + (c[2][l] + c[3][l])) +
+                    ((c[4][l] + c[5][l]) + (c[6][l] + c[7][l]));
+    }
+  }
+  for (; i0 < rows; ++i0) {
+    T c[kChunk];
+    for (int k = 0; k < kChunk; ++k) {
+      T s = T(0);
+      for (int j = k * kChunk; j < std::min(cols, (k + 1) * kChunk); ++j)
+        s = madd(B[i0 + ldb * j], x[j], s);
+      c[k] = s;
+    }
+    p[i0] = tile_tree(c);
+  }
+}
+
+
+/// out[r] = canonical_dot over k in [0, kc) of M[r + ldm*k] * t[k] for r < rows
+/// (tiles of k start at 0): a "gemv N" in the canonical shape, vectorized over rows.
+template <class T>
+void row_dots(index_t rows, index_t kc, const T* M, index_t ldm, const T* t, T* out) {
+  T p[kTile];
+  for (index_t r0 = 0; r0 < rows; r0 += kTile) {
+    const int nr = static_cast<int>(std::min<index_t>(kTile, rows - r0));
+    for (index_t k0 = 0; k0 < kc; k0 += kTile) {
+      const int nc = static_cast<int>(std::min<index_t>(kTile, kc - k0));
+      tile_partials(nr, nc, M + r0 + ldm * k0, ldm, t + k0, p);
+      if (k0 == 0)
+        for (int i = 0; i < nr; ++i) out[r0 + i] = p[i];
+      else
+        for (int i = 0; i < nr; ++i) out[r0 + i] = out[r0 + i] + p[i];
+    }
+    if (kc == 0)
+      for (int i = 0; i < nr; ++i) out[r0 + i] = T(0);
+  }
+}
+
+/// canonical_dot<ConjX>(n, x, 1, y, 1) (core/canonical.hpp), the same bits, with the eight
+/// chunk chains of a full tile interleaved for instruction-level parallelism.
+template <bool ConjX, class T>
+T contiguous_dot(index_t n, const T* x, const T* y) {
+  T acc = T(0);
+  for (index_t t0 = 0; t0 < n; t0 += kTile) {
+    T c[kChunk];
+    if (t0 + kTile <= n) {
+      for (int k = 0; k < kChunk; ++k) c[k] = T(0);
+      for (int jj = 0; jj < kChunk; ++jj)
+        for (int k = 0; k < kChunk; ++k) {
+          const index_t i = t0 + k * kChunk + jj;
+          if constexpr (ConjX)
+            c[k] = madd_conj(x[i], y[i], c[k]);
+          else
+            c[k] = madd(x[i], y[i], c[k]);
+        }
+    } else {
+      for (int k = 0; k < kChunk; ++k) {
+        T s = T(0);
+        for (index_t i = t0 + k * kChunk; i < std::min(n, t0 + (k + 1) * kChunk); ++i) {
+          if constexpr (ConjX)
+            s = madd_conj(x[i], y[i], s);
+          else
+            s = madd(x[i], y[i], s);
+        }
+        c[k] = s;
+      }
+    }
+    const T p = tile_tree(c);
+    acc = (t0 == 0) ? p : acc + p;
+  }
+  return acc;
+}
+
+}  // namespace symv_detail
+}  // namespace eigsolve

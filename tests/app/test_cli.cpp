@@ -1,0 +1,234 @@
+// End to end: the eigsolve binary on the shared real matrices, generated exact-spectrum
+// matrices, bad input and bad options.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "cli_util.hpp"
+
+using cli::matrix;
+using cli::run;
+
+namespace {
+
+struct Published {
+  const char* file;
+  const char* precision;
+  double lmin, lmax;  // SOURCES.md 7c (scipy) / 7a (SuiteSparse)
+  int count_zero;     // eigenvalues that must be |lambda| <= tol (-1: not checked)
+};
+
+// n * eps * ||A|| style tolerance with c = 50, and at least the printed digits of the reference.
+double tolerance(double ref, double norm, int n, double eps) {
+  return std::max(6e-10 * std::abs(ref), 50.0 * n * eps * norm);
+}
+
+class PublishedSpectrum : public ::testing::TestWithParam<Published> {};
+
+TEST_P(PublishedSpectrum, ExtremesMatchTheReference) {
+  const Published& p = GetParam();
+  cli::TempDir dir;
+  auto r = run(matrix(p.file) + " --precision " + p.precision + " -q -o " + (dir / "w.txt"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto w = cli::numbers(cli::slurp(dir / "w.txt"));
+  ASSERT_FALSE(w.empty());
+  EXPECT_TRUE(std::is_sorted(w.begin(), w.end()));
+  const int n = static_cast<int>(w.size());
+  const double norm = std::max(std::abs(w.front()), std::abs(w.back()));
+  const double eps = std::string(p.precision) == "s" || std::string(p.precision) == "c"
+                         ? 0x1p-24
+                         : 0x1p-53;
+  EXPECT_NEAR(w.front(), p.lmin, tolerance(p.lmin, norm, n, eps)) << p.file;
+  EXPECT_NEAR(w.back(), p.lmax, tolerance(p.lmax, norm, n, eps)) << p.file;
+  if (p.count_zero >= 0) {
+    const double tol = 50.0 * n * eps * norm;
+    int zeros = static_cast<int>(
+        std::count_if(w.begin(), w.end(), [&](double x) { return std::abs(x) <= tol; }));
+    EXPECT_EQ(zeros, p.count_zero) << p.file;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    SharedMatrices, PublishedSpectrum,
+    ::testing::Values(
+        Published{"bcsstk01.mtx", "d", 3.417267563e+03, 3.015179090e+09, 0},
+        Published{"bcsstm01.mtx", "d", 0, 200, 24},
+        Published{"bcsstk03.mtx", "d", 2.941020464e+04, 1.997344948e+11, 0},
+        Published{"LFAT5.mtx", "d", 1.499189348e-01, 2.145218666e+07, -1},
+        Published{"LUNDA.mtx", "d", 8.003510932e+01, 2.238540644e+08, 0},
+        Published{"lund_b.mtx", "d", 2.474423978e-01, 7.432298557e+03, 0},
+        Published{"GD97_b.mtx", "d", -2.043407386e+03, 2.841064458e+03, 3},
+        Published{"plat362.mtx", "d", 3.554378999e-12, 7.742794278e-01, -1},
+        Published{"494_bus.mtx", "d", 1.242237514e-02, 3.000514176e+04, 0},
+        Published{"gr_30_30.mtx", "d", 6.146282393e-02, 1.195905988e+01, 0},
+        Published{"1138_bus.mtx", "d", 3.516860008e-03, 3.014879442e+04, 0},
+        Published{"Trefethen_20b.mtx", "d", 2.356147016e+00, 7.151239964e+01, 0},
+        Published{"can_24.mtx", "d", -2.099500249e+00, 7.335568227e+00, 0},
+        Published{"karate.mtx", "d", -4.487229194e+00, 6.725697728e+00, 10},
+        Published{"ldbc_undirected_example.mtx", "d", -1.355537929e+00, 1.483896458e+00, -1},
+        Published{"full_symmetric_array4.mtx", "d", -1.961393971e+01, 7.109700554e+01, -1},
+        Published{"cholmod_fullrsa_array2.mtx", "d", -1.690470120e-01, 9.169047012e+00, -1},
+        Published{"lis_testmat0_laplace2d_general.mtx", "d", 1.620281055e-01, 7.837971894e+00, 0},
+        Published{"mhd1280b.mtx", "z", 1.4806e-11, 7.032203242e+01, -1},
+        Published{"cholmod_c_hermitian3.mtx", "z", 6.613340158e-01, 4.233866598e+01, -1},
+        Published{"primme_HA_hermitian245.mtx", "z", -6.675665068e-01, 3.306924124e+00, -1},
+        Published{"fmm_array_hermitian3.mtx", "z", -4.358824442e+01, 6.900140643e+01, -1},
+        Published{"bcsstk01.mtx", "s", 3.417267563e+03, 3.015179090e+09, -1},
+        Published{"gr_30_30.mtx", "s", 6.146282393e-02, 1.195905988e+01, -1},
+        Published{"fmm_array_hermitian3.mtx", "c", -4.358824442e+01, 6.900140643e+01, -1},
+        Published{"bcsstk01.mtx", "dd", 3.417267563e+03, 3.015179090e+09, 0},
+        Published{"Trefethen_20b.mtx", "dd", 2.356147016e+00, 7.151239964e+01, 0},
+        Published{"can_24.mtx", "dd", -2.099500249e+00, 7.335568227e+00, 0}),
+    [](const auto& info) {
+      std::string s = std::string(info.param.file) + "_" + info.param.precision;
+      for (char& c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      return s;
+    });
+
+TEST(Cli, SameMatrixAsIntegerAndRealGivesIdenticalEigenvalues) {
+  cli::TempDir dir;
+  ASSERT_EQ(run(matrix("gr_30_30.mtx") + " -q -o " + (dir / "a.txt")).code, 0);
+  ASSERT_EQ(run(matrix("gr_900_900_crg.mtx") + " -q -o " + (dir / "b.txt")).code, 0);
+  EXPECT_EQ(cli::slurp(dir / "a.txt"), cli::slurp(dir / "b.txt"));
+  EXPECT_EQ(run("compare " + (dir / "a.txt") + " " + (dir / "b.txt")).code, 0);
+}
+
+TEST(Cli, BitwiseIdenticalAcrossThreadCountsAndRuns) {
+  cli::TempDir dir;
+  for (const char* p : {"d", "z", "s", "dd"}) {
+    std::string f = std::string(p) == "z" ? "primme_HA_hermitian245.mtx" : "494_bus.mtx";
+    if (std::string(p) == "dd") f = "lund_b.mtx";
+    auto a = run(matrix(f) + " -q -p " + p + " --threads 1 -o " + (dir / "t1.txt"));
+    auto b = run(matrix(f) + " -q -p " + p + " --threads 2 -o " + (dir / "t2.txt"));
+    auto c = run(matrix(f) + " -q -p " + p + " --threads 3 -o " + (dir / "t3.txt"));
+    ASSERT_EQ(a.code, 0) << a.err;
+    ASSERT_EQ(b.code, 0) << b.err;
+    ASSERT_EQ(c.code, 0) << c.err;
+    EXPECT_EQ(cli::slurp(dir / "t1.txt"), cli::slurp(dir / "t2.txt")) << p;
+    EXPECT_EQ(cli::slurp(dir / "t1.txt"), cli::slurp(dir / "t3.txt")) << p;
+  }
+}
+
+TEST(Cli, HadamardExactSpectrumInEveryPrecision) {
+  cli::TempDir dir;
+  for (bool cplx : {false, true}) {
+    std::string A = dir / (cplx ? "hc.mtx" : "h.mtx");
+    auto g = run("generate hadamard --n 128 --spectrum clustered " +
+                 std::string(cplx ? "--complex " : "") + "-o " + A + " --eigenvalues-output " +
+                 (dir / "exact.txt"));
+    ASSERT_EQ(g.code, 0) << g.err;
+    for (const char* p : cplx ? std::vector<const char*>{"c", "z"}
+                              : std::vector<const char*>{"s", "d", "dd"}) {
+      auto r = run(A + " -q -p " + p + " -o " + (dir / "w.txt"));
+      ASSERT_EQ(r.code, 0) << r.err;
+      const double eps = (std::string(p) == "s" || std::string(p) == "c") ? 0x1p-24
+                         : std::string(p) == "dd"                         ? 0x1p-104
+                                                                          : 0x1p-53;
+      const double tol = 50.0 * 128 * eps * 100.0;
+      auto cmp = run("compare " + (dir / "w.txt") + " " + (dir / "exact.txt") + " --rtol " +
+                     std::to_string(tol / 100.0));
+      EXPECT_EQ(cmp.code, 0) << p << (cplx ? " complex\n" : " real\n") << cmp.out;
+    }
+  }
+}
+
+TEST(Cli, ReportHoldsTimingsDigestAndResiduals) {
+  cli::TempDir dir;
+  auto r = run(matrix("bcsstk01.mtx") + " --vectors --vectors-output " + (dir / "z.mtx") +
+               " --report " + (dir / "r.json") + " -o " + (dir / "w.txt"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string rep = cli::slurp(dir / "r.json");
+  EXPECT_NE(rep.find("\"digest\": \"sha256:"), std::string::npos) << rep;
+  EXPECT_NE(rep.find("\"tridiagonalize\""), std::string::npos);
+  EXPECT_NE(rep.find("\"backward\""), std::string::npos);
+  EXPECT_NE(r.err.find("digest: sha256:"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "z.mtx"));
+  // the digest printed on stderr equals the one in the report
+  auto pos = r.err.find("sha256:");
+  ASSERT_NE(pos, std::string::npos);
+  EXPECT_NE(rep.find(r.err.substr(pos, 7 + 64)), std::string::npos);
+}
+
+TEST(Cli, SubsetsAreSlicesOfTheFullRun) {
+  cli::TempDir dir;
+  ASSERT_EQ(run(matrix("494_bus.mtx") + " -q -o " + (dir / "all.txt")).code, 0);
+  ASSERT_EQ(run(matrix("494_bus.mtx") + " -q --index-range 10:20 -o " + (dir / "sub.txt")).code, 0);
+  auto all = cli::numbers(cli::slurp(dir / "all.txt"));
+  auto sub = cli::numbers(cli::slurp(dir / "sub.txt"));
+  ASSERT_EQ(sub.size(), 11u);
+  for (int i = 0; i < 11; ++i) EXPECT_EQ(sub[i], all[9 + i]);
+  ASSERT_EQ(run(matrix("494_bus.mtx") + " -q --value-range 1:100 -o " + (dir / "v.txt")).code, 0);
+  auto v = cli::numbers(cli::slurp(dir / "v.txt"));
+  std::vector<double> want;
+  for (double x : all)
+    if (x > 1 && x <= 100) want.push_back(x);
+  EXPECT_EQ(v, want);
+}
+
+TEST(Cli, BadInputGivesOneLineFileAndLineAndNoOutput) {
+  cli::TempDir dir;
+  struct Case {
+    const char* file;
+    const char* needle;
+  } cases[] = {{"west0067.mtx", "symmetric"},
+               {"skew_fp64_with_inf.mtx", "skew"},
+               {"cholmod_cha_bad_hermitian3.mtx", "diagonal"},
+               {"lis_testmat4_array_general50.mtx", "symmetric"},
+               {"nist_ex1_crlf_freeformat.mtx", "symmetric"},
+               {"bcsstk01_noheader.mtx", "MatrixMarket"}};
+  for (const auto& c : cases) {
+    auto r = run(matrix(c.file) + " -o " + (dir / "w.txt"));
+    EXPECT_EQ(r.code, 3) << c.file << ": " << r.err;
+    EXPECT_NE(r.err.find(c.file), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.file << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "w.txt")) << c.file;
+  }
+  auto r = run(matrix("mhd1280b.mtx") + " -p d");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("--precision c or z"), std::string::npos) << r.err;
+  EXPECT_EQ(run((dir / "missing.mtx")).code, 3);
+}
+
+TEST(Cli, UsageErrorsAndDeviceErrors) {
+  EXPECT_EQ(run(matrix("can_24.mtx") + " --precision q").code, 2);
+  EXPECT_EQ(run(matrix("can_24.mtx") + " --tridiag-solver nope").code, 2);
+  EXPECT_EQ(run(matrix("can_24.mtx") + " --index-range 5:2").code, 2);
+  EXPECT_EQ(run(matrix("can_24.mtx") + " --index-range 1:25").code, 2);
+  EXPECT_EQ(run(matrix("can_24.mtx") + " --no-such-option").code, 2);
+  EXPECT_EQ(run("").code, 2);
+  EXPECT_EQ(run(matrix("can_24.mtx") + " -p dd --tridiag-solver stedc").code, 2);
+  auto r = run(matrix("can_24.mtx") + " --device cuda");
+  EXPECT_EQ(r.code, 5) << r.err;  // never a silent CPU run
+  auto h = run("--help");
+  EXPECT_EQ(h.code, 0);
+  EXPECT_NE(h.out.find("Exit codes"), std::string::npos);
+}
+
+TEST(Cli, UnwritableOutputFailsCleanly) {
+  cli::TempDir dir;
+  auto r = run(matrix("can_24.mtx") + " -o " + (dir / "no/such/dir/w.txt"));
+  EXPECT_EQ(r.code, 6) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(Cli, CompareReportsDifferences) {
+  cli::TempDir dir;
+  {
+    std::ofstream(dir / "a.txt") << "1\n2\n3\n";
+    std::ofstream(dir / "b.txt") << "1\n2.0000000000000004\n3\n";
+    std::ofstream(dir / "c.txt") << "1\n2\n";
+  }
+  auto r = run("compare " + (dir / "a.txt") + " " + (dir / "b.txt"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("ULP distance    1"), std::string::npos) << r.out;
+  EXPECT_EQ(run("compare " + (dir / "a.txt") + " " + (dir / "b.txt") + " --rtol 1e-15").code, 0);
+  EXPECT_EQ(run("compare " + (dir / "a.txt") + " " + (dir / "c.txt")).code, 1);
+  EXPECT_EQ(run("compare " + (dir / "a.txt") + " " + (dir / "a.txt")).code, 0);
+  EXPECT_EQ(run("compare " + (dir / "a.txt") + " " + (dir / "missing.txt")).code, 3);
+}
+
+}  // namespace

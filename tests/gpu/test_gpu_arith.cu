@@ -1,0 +1,110 @@
+// The canonical scalar arithmetic (core/complex.hpp, core/dd_real.hpp) compiled for the device
+// gives the same bits as on the host: the premise of backend-independent results.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include <cstring>
+
+#include "core/precision.hpp"
+#include "core/dd_real.hpp"
+#include "gpu_guard.hpp"
+
+using eigsolve::cdouble;
+using eigsolve::dd_real;
+
+namespace {
+
+constexpr int kOps = 8;
+
+__host__ __device__ void dd_ops(const dd_real& a, const dd_real& b, dd_real* out) {
+  out[0] = a + b;
+  out[1] = a - b;
+  out[2] = a * b;
+  out[3] = a / b;
+  out[4] = eigsolve::sqrt_(eigsolve::abs(a));
+  out[5] = eigsolve::madd(a, b, out[0]);
+  out[6] = eigsolve::scale2(a, -7) * b + a;
+  out[7] = (a * a - b * b) / (a + b);
+}
+
+__host__ __device__ void complex_ops(const cdouble& a, const cdouble& b, cdouble* out) {
+  out[0] = a * b;
+  out[1] = eigsolve::madd(a, b, out[0]);
+  out[2] = eigsolve::madd_conj(a, b, a);
+  out[3] = a / b;
+  out[4] = cdouble(eigsolve::abs2(a), eigsolve::abs1(b));
+  out[5] = a + b * a - b;
+  out[6] = eigsolve::conj(a) * b;
+  out[7] = (a * b) / (a + b);
+}
+
+__global__ void run_dd(int n, const dd_real* a, const dd_real* b, dd_real* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) dd_ops(a[i], b[i], out + kOps * i);
+}
+__global__ void run_complex(int n, const cdouble* a, const cdouble* b, cdouble* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) complex_ops(a[i], b[i], out + kOps * i);
+}
+
+template <class T>
+T* to_device(const std::vector<T>& v) {
+  T* p = nullptr;
+  EXPECT_EQ(cudaMalloc(&p, v.size() * sizeof(T)), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  return p;
+}
+
+template <class T, class Kernel, class HostOp>
+void check(const std::vector<T>& a, const std::vector<T>& b, Kernel kernel, HostOp host) {
+  const int n = static_cast<int>(a.size());
+  T *da = to_device(a), *db = to_device(b), *dout = nullptr;
+  ASSERT_EQ(cudaMalloc(&dout, sizeof(T) * kOps * n), cudaSuccess);
+  kernel<<<(n + 127) / 128, 128>>>(n, da, db, dout);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  std::vector<T> got(static_cast<std::size_t>(kOps) * n);
+  ASSERT_EQ(cudaMemcpy(got.data(), dout, got.size() * sizeof(T), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dout);
+  int mismatches = 0;
+  for (int i = 0; i < n; ++i) {
+    T want[kOps];
+    host(a[i], b[i], want);
+    for (int k = 0; k < kOps; ++k)
+      if (std::memcmp(&want[k], &got[kOps * i + k], sizeof(T)) != 0) ++mismatches;
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+TEST(GpuArith, DoubleDoubleBitwiseEqualToHost) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<dd_real> a, b;
+  for (int i = 0; i < 100000; ++i) {
+    double ah = std::ldexp(u(rng), static_cast<int>(rng() % 200) - 100);
+    double bh = std::ldexp(u(rng), static_cast<int>(rng() % 200) - 100);
+    a.push_back(dd_real::from_sum(ah, std::ldexp(u(rng), -60) * ah));
+    b.push_back(dd_real::from_sum(bh, std::ldexp(u(rng), -60) * bh));
+  }
+  check(a, b, run_dd, dd_ops);
+}
+
+TEST(GpuArith, ComplexBitwiseEqualToHost) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<cdouble> a, b;
+  for (int i = 0; i < 100000; ++i) {
+    a.emplace_back(u(rng), u(rng));
+    b.emplace_back(u(rng) * 1e3, u(rng) * 1e-3);
+  }
+  check(a, b, run_complex, complex_ops);
+}
+
+}  // namespace

@@ -1,0 +1,215 @@
+// symv_reference: the canonical order (bitwise against a literal scalar loop), accuracy against
+// an independent plain loop, exact results on small integers, thread-count independence.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "core/canonical.hpp"
+#include "core/errors.hpp"
+#include "core/precision.hpp"
+#include "symv/reference.hpp"
+
+using namespace eigsolve;
+
+namespace {
+
+const index_t kSizes[] = {0, 1, 2, 7, 63, 64, 65, 127, 128, 129, 200};
+
+template <class T>
+T random_scalar(std::mt19937_64& g) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  if constexpr (std::is_same_v<T, dd_real>) {
+    double h = u(g);
+    return dd_real::from_sum(h, h * 0x1p-60 * u(g));
+  } else if constexpr (is_complex_v<T>) {
+    using R = real_t<T>;
+    return T(R(u(g)), R(u(g)));
+  } else {
+    return T(u(g));
+  }
+}
+
+template <class T>
+T int_scalar(std::mt19937_64& g) {
+  std::uniform_int_distribution<int> u(-8, 8);
+  using R = real_t<T>;
+  return make_scalar<T>(R(u(g)), R(u(g)));
+}
+
+/// |a| in double.
+template <class T>
+double mag(const T& a) {
+  if constexpr (is_complex_v<T>)
+    return std::sqrt(to_double(abs2(a)));
+  else
+    return std::fabs(to_double(a));
+}
+
+template <class T>
+T row_elem(const std::vector<T>& A, index_t lda, index_t i, index_t j) {
+  if (j < i) return A[i + lda * j];
+  if (j > i) return conj(A[j + lda * i]);
+  return make_scalar<T>(real_part(A[i + lda * i]), real_t<T>(0));
+}
+
+/// The canonical order of docs/canonical-symv.md written as a literal scalar loop.
+template <class T>
+void canonical_loop(index_t n, T alpha, const std::vector<T>& A, index_t lda,
+                    const std::vector<T>& x, T beta, std::vector<T>& y) {
+  for (index_t i = 0; i < n; ++i) {
+    T acc = T(0);
+    for (index_t t0 = 0; t0 < n; t0 += 64) {
+      T c[8];
+      for (int k = 0; k < 8; ++k) {
+        T s = T(0);
+        for (index_t j = t0 + 8 * k; j < t0 + 8 * k + 8 && j < n; ++j)
+          s = madd(row_elem(A, lda, i, j), x[j], s);
+        c[k] = s;
+      }
+      T p = ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]));
+      acc = t0 == 0 ? p : acc + p;
+    }
+    y[i] = beta == T(0) ? alpha * acc : madd(alpha, acc, beta * y[i]);
+  }
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+template <class T>
+struct Problem {
+  index_t n, lda;
+  std::vector<T> A, x, y;
+};
+
+template <class T>
+Problem<T> make_problem(index_t n, std::uint64_t seed, bool integers) {
+  std::mt19937_64 g(seed);
+  Problem<T> p{n, n + 3, {}, {}, {}};
+  p.A.assign(static_cast<size_t>(p.lda * std::max<index_t>(n, 1)), T(0));
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < p.lda; ++i) {
+      // The strict upper triangle and the padding hold garbage that must not be read.
+      p.A[i + p.lda * j] = (i >= j && i < n)
+                               ? (integers ? int_scalar<T>(g) : random_scalar<T>(g))
+                               : T(std::numeric_limits<double>::quiet_NaN());
+    }
+  p.x.resize(n);
+  p.y.resize(n);
+  for (index_t i = 0; i < n; ++i) {
+    p.x[i] = integers ? int_scalar<T>(g) : random_scalar<T>(g);
+    p.y[i] = integers ? int_scalar<T>(g) : random_scalar<T>(g);
+  }
+  return p;
+}
+
+template <class T>
+class SymvTest : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double, cfloat, cdouble, dd_real>;
+TYPED_TEST_SUITE(SymvTest, Scalars);
+
+TYPED_TEST(SymvTest, MatchesTheCanonicalLoopBitwise) {
+  using T = TypeParam;
+  const T alphas[] = {T(1), make_scalar<T>(real_t<T>(0.75), real_t<T>(-0.5))};
+  const T betas[] = {T(0), make_scalar<T>(real_t<T>(-1.25), real_t<T>(0.5))};
+  for (index_t n : kSizes) {
+    for (int ab = 0; ab < 4; ++ab) {
+      auto p = make_problem<T>(n, 1000 + n, false);
+      const T alpha = alphas[ab & 1], beta = betas[ab >> 1];
+      std::vector<T> ref = p.y;
+      canonical_loop(n, alpha, p.A, p.lda, p.x, beta, ref);
+      std::vector<T> y = p.y;
+      if (beta == T(0))
+        for (auto& v : y) v = T(std::numeric_limits<double>::quiet_NaN());  // not read
+      Context ctx;
+      ctx.threads = 2;
+      symv_reference(ctx, n, alpha, p.A.data(), p.lda, p.x.data(), beta, y.data());
+      EXPECT_TRUE(same_bits(y, ref)) << "n = " << n << " case " << ab;
+    }
+  }
+}
+
+TYPED_TEST(SymvTest, BitwiseIndependentOfThreadCount) {
+  using T = TypeParam;
+  for (index_t n : kSizes) {
+    auto p = make_problem<T>(n, 77 + n, false);
+    std::vector<T> y1 = p.y;
+    Context ctx;
+    ctx.threads = 1;
+    const T alpha = make_scalar<T>(real_t<T>(1.5), real_t<T>(0.25));
+    symv_reference(ctx, n, alpha, p.A.data(), p.lda, p.x.data(), T(1), y1.data());
+    for (int t : {2, 3, 7}) {
+      std::vector<T> yt = p.y;
+      ctx.threads = t;
+      symv_reference(ctx, n, alpha, p.A.data(), p.lda, p.x.data(), T(1), yt.data());
+      EXPECT_TRUE(same_bits(y1, yt)) << "n = " << n << " threads = " << t;
+    }
+  }
+}
+
+TYPED_TEST(SymvTest, AgreesWithAPlainLoopWithinTheErrorBound) {
+  using T = TypeParam;
+  const double u = ScalarTraits<T>::unit_roundoff();
+  for (index_t n : kSizes) {
+    auto p = make_problem<T>(n, 5 + n, false);
+    const T alpha = make_scalar<T>(real_t<T>(0.5), real_t<T>(1.0));
+    const T beta = make_scalar<T>(real_t<T>(2.0), real_t<T>(0.0));
+    std::vector<T> y = p.y;
+    Context ctx;
+    symv_reference(ctx, n, alpha, p.A.data(), p.lda, p.x.data(), beta, y.data());
+    for (index_t i = 0; i < n; ++i) {
+      T s = T(0);
+      double bound = 0;
+      for (index_t j = 0; j < n; ++j) {
+        const T a = row_elem(p.A, p.lda, i, j);
+        s = s + a * p.x[j];
+        bound += mag(a) * mag(p.x[j]);
+      }
+      const T ref = alpha * s + beta * p.y[i];
+      bound = 8.0 * (n + 2) * u * (mag(alpha) * bound + mag(beta) * mag(p.y[i]));
+      EXPECT_LE(mag(y[i] - ref), bound) << "n = " << n << " i = " << i;
+    }
+  }
+}
+
+TYPED_TEST(SymvTest, ExactOnSmallIntegers) {
+  using T = TypeParam;
+  for (index_t n : kSizes) {
+    auto p = make_problem<T>(n, 9 + n, true);
+    std::vector<T> y = p.y;
+    Context ctx;
+    symv_reference(ctx, n, T(2), p.A.data(), p.lda, p.x.data(), T(-3), y.data());
+    for (index_t i = 0; i < n; ++i) {
+      // Exact integer arithmetic in long long on the real and imaginary parts.
+      long long re = 0, im = 0;
+      for (index_t j = 0; j < n; ++j) {
+        const T a = row_elem(p.A, p.lda, i, j);
+        const long long ar = (long long)to_double(real_part(a)),
+                        ai = (long long)to_double(imag_part(a));
+        const long long xr = (long long)to_double(real_part(p.x[j])),
+                        xi = (long long)to_double(imag_part(p.x[j]));
+        re += ar * xr - ai * xi;
+        im += ar * xi + ai * xr;
+      }
+      re = 2 * re - 3 * (long long)to_double(real_part(p.y[i]));
+      im = 2 * im - 3 * (long long)to_double(imag_part(p.y[i]));
+      EXPECT_EQ(to_double(real_part(y[i])), double(re)) << "n = " << n << " i = " << i;
+      EXPECT_EQ(to_double(imag_part(y[i])), double(im)) << "n = " << n << " i = " << i;
+    }
+  }
+}
+
+TEST(Symv, RejectsBadDimensions) {
+  Context ctx;
+  double a = 1, x = 1, y = 0;
+  EXPECT_THROW(symv_reference(ctx, -1, 1.0, &a, 1, &x, 0.0, &y), DimensionError);
+  EXPECT_THROW(symv_reference(ctx, 2, 1.0, &a, 1, &x, 0.0, &y), DimensionError);
+}
+
+}  // namespace
