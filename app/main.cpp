@@ -138,6 +138,7 @@ int main_generate(int argc, char** argv) {
   pos.add("kind", 1);
   po::variables_map vm;
   po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+  if (!vm.count("help")) po::notify(vm);
   if (vm.count("help") || o.kind.empty()) {
     (o.kind.empty() && !vm.count("help") ? std::cerr : std::cout)
         << "Usage: eigsolve generate KIND --n N -o FILE [options]\n"
@@ -150,7 +151,6 @@ int main_generate(int argc, char** argv) {
         << desc;
     return vm.count("help") ? kExitOk : kExitUsage;
   }
-  po::notify(vm);
   o.n = n;
   o.seed = seed;
   return run_generate(o);

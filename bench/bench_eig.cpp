@@ -92,7 +92,8 @@ void run_tridiag_case(index_t n, int threads) {
   LAPACKE_dstedc(LAPACK_COL_MAJOR, 'N', n, d2.data(), e2.data(), nullptr, 1);
   const double t_stedc = seconds(t0);
   double err = 0;
-  for (index_t k = 0; k < n; ++k) err = std::max(err, std::fabs(w[k] - d1[k]));
+  for (index_t k = 0; k < n; ++k)
+    err = std::max(err, std::fabs(w[k] - d1[k]));
   std::printf("T-stage n=%5lld: bisection %.4f s  dsterf %.4f s  dstedc(N) %.4f s  max|dw| %.2e\n",
               static_cast<long long>(n), t_bis, t_sterf, t_stedc, err);
   std::printf(
@@ -108,11 +109,14 @@ int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
   openblas_set_num_threads(threads);
   std::vector<index_t> sizes;
-  for (int i = 2; i < argc; ++i) sizes.push_back(std::atoll(argv[i]));
+  for (int i = 2; i < argc; ++i)
+    sizes.push_back(std::atoll(argv[i]));
   const bool defaults = sizes.empty();
   if (defaults) sizes = {512, 1024, 2048};
-  for (index_t n : sizes) run_tridiag_case(n, threads);
-  for (index_t n : sizes) run_case(n, threads, false);
+  for (index_t n : sizes)
+    run_tridiag_case(n, threads);
+  for (index_t n : sizes)
+    run_case(n, threads, false);
   if (defaults) run_case(1024, threads, true);
   return 0;
 }

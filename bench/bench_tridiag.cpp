@@ -27,8 +27,7 @@ using namespace eigsolve;
 namespace {
 
 double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::vector<double> random_lower(index_t n, unsigned seed) {
@@ -36,7 +35,8 @@ std::vector<double> random_lower(index_t n, unsigned seed) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<double> A(static_cast<size_t>(n * n), 0.0);
   for (index_t j = 0; j < n; ++j)
-    for (index_t i = j; i < n; ++i) A[i + n * j] = u(g);
+    for (index_t i = j; i < n; ++i)
+      A[i + n * j] = u(g);
   return A;
 }
 
@@ -44,7 +44,8 @@ std::vector<index_t> parse_list(const char* s) {
   std::vector<index_t> v;
   std::stringstream ss(s);
   std::string tok;
-  while (std::getline(ss, tok, ',')) v.push_back(std::stoll(tok));
+  while (std::getline(ss, tok, ','))
+    v.push_back(std::stoll(tok));
   return v;
 }
 
@@ -122,21 +123,27 @@ int main(int argc, char** argv) {
   for (index_t n : sizes) {
     const std::vector<double> A = random_lower(n, 7);
     std::vector<double> x(n, 1.0), y(n, 0.0);
-    for (index_t i = 0; i < n; ++i) x[i] = std::sin(double(i));
+    for (index_t i = 0; i < n; ++i)
+      x[i] = std::sin(double(i));
     const int it = std::max<int>(3, int(4e8 / double(n * n)));
-    const double to = best_of(reps, [&] {
-      for (int k = 0; k < it; ++k)
-        symv_reference(ctx, n, 1.0, A.data(), n, x.data(), 0.0, y.data());
-    }) / it;
-    const double tb = best_of(reps, [&] {
-      for (int k = 0; k < it; ++k)
-        cblas_dsymv(CblasColMajor, CblasLower, n, 1.0, A.data(), n, x.data(), 1, 0.0, y.data(),
-                    1);
-    }) / it;
+    const double to = best_of(reps,
+                              [&] {
+                                for (int k = 0; k < it; ++k)
+                                  symv_reference(ctx, n, 1.0, A.data(), n, x.data(), 0.0, y.data());
+                              }) /
+                      it;
+    const double tb = best_of(reps,
+                              [&] {
+                                for (int k = 0; k < it; ++k)
+                                  cblas_dsymv(CblasColMajor, CblasLower, n, 1.0, A.data(), n,
+                                              x.data(), 1, 0.0, y.data(), 1);
+                              }) /
+                      it;
     const double gb = 4.0 * double(n) * double(n) * 1e-9;
-    std::printf("symv   d n=%5lld  ours %8.3f ms %6.1f GB/s   openblas %8.3f ms %6.1f GB/s   "
-                "ratio %.2f\n",
-                (long long)n, to * 1e3, gb / to, tb * 1e3, gb / tb, to / tb);
+    std::printf(
+        "symv   d n=%5lld  ours %8.3f ms %6.1f GB/s   openblas %8.3f ms %6.1f GB/s   "
+        "ratio %.2f\n",
+        (long long)n, to * 1e3, gb / to, tb * 1e3, gb / tb, to / tb);
     js << (first ? "" : ",") << "{\"n\":" << n << ",\"ours_s\":" << to << ",\"openblas_s\":" << tb
        << "}";
     first = false;

@@ -24,7 +24,9 @@ inline int exponent_of(double a) {
   std::frexp(a, &e);
   return e;
 }
-inline int exponent_of(const dd_real& a) { return exponent_of(a.hi); }
+inline int exponent_of(const dd_real& a) {
+  return exponent_of(a.hi);
+}
 
 template <class T>
 T scale2_any(const T& a, int k) {
@@ -109,7 +111,8 @@ T larfg(index_t m, T& alpha, T* x) {
   else
     tau = (bs - ars) / bs;
   const T r = T(1) / (make_scalar<T>(ars, ais) - T(bs));
-  for (index_t i = 0; i < nx; ++i) x[i] = scale2_any(x[i], -e) * r;
+  for (index_t i = 0; i < nx; ++i)
+    x[i] = scale2_any(x[i], -e) * r;
   alpha = T(scale2(bs, e));
   return tau;
 }

@@ -46,12 +46,13 @@ void make_real(T& a) {
 /// a = madd(W[r + ldw k], nv[k], a), where nw[k] = -conj(w_jk), nv[k] = -conj(v_jk)
 /// (the same bits as madd(-v_rk, conj(w_jk), a), madd(-w_rk, conj(v_jk), a)).
 template <class T>
-void chain_rows(int len, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw,
-                const T* nw, const T* nv, T* a) {
+void chain_rows(int len, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, const T* nw,
+                const T* nv, T* a) {
   constexpr int R = kUpdRows<T>;
   if (len == R) {
     T c[R];
-    for (int l = 0; l < R; ++l) c[l] = a[l];
+    for (int l = 0; l < R; ++l)
+      c[l] = a[l];
     for (index_t k = 0; k < kb; ++k) {
       const T* vk = V + ldv * k;
       const T* wk = W + ldw * k;
@@ -61,7 +62,8 @@ void chain_rows(int len, index_t kb, const T* V, index_t ldv, const T* W, index_
         c[l] = madd(wk[l], y, c[l]);
       }
     }
-    for (int l = 0; l < R; ++l) a[l] = c[l];
+    for (int l = 0; l < R; ++l)
+      a[l] = c[l];
     return;
   }
   for (int l = 0; l < len; ++l) {
@@ -123,8 +125,8 @@ struct Workspace {
 
 /// The latrd panel: columns [j0, j0 + nb) of A, W(:, 0..nb) filled.
 template <class T>
-void panel(const Context& ctx, index_t n, index_t j0, index_t nb, T* A, index_t lda,
-           real_t<T>* e, T* tau, Workspace<T>& ws) {
+void panel(const Context& ctx, index_t n, index_t j0, index_t nb, T* A, index_t lda, real_t<T>* e,
+           T* tau, Workspace<T>& ws) {
   const int nt = ctx.num_threads();
   T* W = ws.W.data();
   const index_t ldw = n;
@@ -147,8 +149,8 @@ void panel(const Context& ctx, index_t n, index_t j0, index_t nb, T* A, index_t 
       parallel_for(blocks, nt, grain_for(2 * R * i), [&](index_t b, index_t e2) {
         for (index_t q = b; q < e2; ++q) {
           const index_t r0 = g + q * R;
-          chain_rows(static_cast<int>(std::min<index_t>(R, n - r0)), i, &a(r0, j0), lda,
-                     W + r0, ldw, nw, nv, &a(r0, g));
+          chain_rows(static_cast<int>(std::min<index_t>(R, n - r0)), i, &a(r0, j0), lda, W + r0,
+                     ldw, nw, nv, &a(r0, g));
         }
       });
     }
@@ -174,21 +176,25 @@ void panel(const Context& ctx, index_t n, index_t j0, index_t nb, T* A, index_t 
       });
       // w_r = (w_r - dot_k(V_r, t1)) - dot_k(W_r, t2), then w_r = tau * w_r.
       const T tg = tau[g];
-      parallel_for((m + kTile - 1) / kTile, nt, grain_for(4 * kTile * i), [&](index_t b, index_t e2) {
-        T d1[kTile], d2[kTile];
-        for (index_t q = b; q < e2; ++q) {
-          const index_t r0 = q * kTile, nr = std::min<index_t>(kTile, m - r0);
-          row_dots(nr, i, &a(g + 1 + r0, j0), lda, t1, d1);
-          row_dots(nr, i, W + (g + 1 + r0), ldw, t2, d2);
-          for (index_t r = 0; r < nr; ++r) w[r0 + r] = tg * ((w[r0 + r] - d1[r]) - d2[r]);
-        }
-      });
+      parallel_for((m + kTile - 1) / kTile, nt, grain_for(4 * kTile * i),
+                   [&](index_t b, index_t e2) {
+                     T d1[kTile], d2[kTile];
+                     for (index_t q = b; q < e2; ++q) {
+                       const index_t r0 = q * kTile, nr = std::min<index_t>(kTile, m - r0);
+                       row_dots(nr, i, &a(g + 1 + r0, j0), lda, t1, d1);
+                       row_dots(nr, i, W + (g + 1 + r0), ldw, t2, d2);
+                       for (index_t r = 0; r < nr; ++r)
+                         w[r0 + r] = tg * ((w[r0 + r] - d1[r]) - d2[r]);
+                     }
+                   });
     } else {
-      for (index_t r = 0; r < m; ++r) w[r] = tau[g] * w[r];
+      for (index_t r = 0; r < m; ++r)
+        w[r] = tau[g] * w[r];
     }
     // w += alpha v with alpha = (-1/2 tau) (w^H v).
     const T al = (T(-0.5) * tau[g]) * contiguous_dot<true>(m, w, v);
-    for (index_t r = 0; r < m; ++r) w[r] = madd(al, v[r], w[r]);
+    for (index_t r = 0; r < m; ++r)
+      w[r] = madd(al, v[r], w[r]);
   }
 }
 
@@ -209,7 +215,8 @@ void unblocked(const Context& ctx, index_t n, index_t j0, T* A, index_t lda, rea
       const T* v = &a(g + 1, g);
       symv_reference(ctx, m, taui, &a(g + 1, g + 1), lda, v, T(0), y);
       const T al = (T(-0.5) * taui) * contiguous_dot<true>(m, y, v);
-      for (index_t r = 0; r < m; ++r) y[r] = madd(al, v[r], y[r]);
+      for (index_t r = 0; r < m; ++r)
+        y[r] = madd(al, v[r], y[r]);
       rank2k_update(ctx.num_threads(), m, index_t(1), v, lda, y, m, &a(g + 1, g + 1), lda,
                     ws.NW.data(), ws.NV.data());
     } else {
@@ -225,8 +232,8 @@ void unblocked(const Context& ctx, index_t n, index_t j0, T* A, index_t lda, rea
 }  // namespace
 
 template <class T>
-void tridiagonalize(const Context& ctx, index_t n, T* A, index_t lda, real_t<T>* d,
-                    real_t<T>* e, T* tau, const TridiagOptions& opt) {
+void tridiagonalize(const Context& ctx, index_t n, T* A, index_t lda, real_t<T>* d, real_t<T>* e,
+                    T* tau, const TridiagOptions& opt) {
   if (n < 0) throw DimensionError("tridiagonalize: n = " + std::to_string(n) + " < 0");
   if (lda < std::max<index_t>(1, n))
     throw DimensionError("tridiagonalize: lda = " + std::to_string(lda) + " < max(1, n)");
@@ -266,9 +273,9 @@ void tridiagonalize(const Context& ctx, index_t n, T* A, index_t lda, real_t<T>*
   if (opt.progress) opt.progress(n, n);
 }
 
-#define EIGSOLVE_INSTANTIATE_TRIDIAG(T)                                                \
-  template void tridiagonalize<T>(const Context&, index_t, T*, index_t, real_t<T>*, \
-                                  real_t<T>*, T*, const TridiagOptions&);
+#define EIGSOLVE_INSTANTIATE_TRIDIAG(T)                                                         \
+  template void tridiagonalize<T>(const Context&, index_t, T*, index_t, real_t<T>*, real_t<T>*, \
+                                  T*, const TridiagOptions&);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_TRIDIAG)
 #undef EIGSOLVE_INSTANTIATE_TRIDIAG
 

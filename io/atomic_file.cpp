@@ -28,7 +28,9 @@ mode_t process_umask() {
   return m;
 }
 
-std::string errno_text(int err) { return std::strerror(err); }
+std::string errno_text(int err) {
+  return std::strerror(err);
+}
 }  // namespace
 
 AtomicFile::AtomicFile(const std::string& path) : path_(path) {
@@ -45,8 +47,8 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
-    throw OutputError(path, "cannot create a temporary file beside the output (" +
-                                errno_text(err) + "); does the folder exist and is it writable?");
+    throw OutputError(path, "cannot create a temporary file beside the output (" + errno_text(err) +
+                                "); does the folder exist and is it writable?");
   }
   fd_ = fd;
   tmp_.assign(tmpl.data());

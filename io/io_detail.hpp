@@ -51,8 +51,12 @@ class TextBuffer {
 
 extern const bool kHSpace[256];  ///< ' ', '\t', '\r', '\v', '\f'
 
-inline bool is_hspace(char c) { return kHSpace[static_cast<unsigned char>(c)]; }
-inline bool is_token_end(char c) { return c == '\n' || is_hspace(c); }
+inline bool is_hspace(char c) {
+  return kHSpace[static_cast<unsigned char>(c)];
+}
+inline bool is_token_end(char c) {
+  return c == '\n' || is_hspace(c);
+}
 
 struct Token {
   const char* b = nullptr;
@@ -75,13 +79,15 @@ template <class F>
 const char* for_each_data_line(const char* p, const char* end, F&& f) {
   while (p < end) {
     const char* ls = p;
-    while (is_hspace(*p)) ++p;
+    while (is_hspace(*p))
+      ++p;
     if (*p == '\n') {
       ++p;
       continue;
     }
     if (*p == '%') {
-      while (*p != '\n') ++p;
+      while (*p != '\n')
+        ++p;
       ++p;
       continue;
     }
@@ -89,10 +95,12 @@ const char* for_each_data_line(const char* p, const char* end, F&& f) {
     line.begin = ls;
     for (;;) {
       const char* tb = p;
-      while (!is_token_end(*p)) ++p;
+      while (!is_token_end(*p))
+        ++p;
       if (line.ntok < DataLine::kMaxTokens) line.tok[line.ntok] = Token{tb, p};
       ++line.ntok;
-      while (is_hspace(*p)) ++p;
+      while (is_hspace(*p))
+        ++p;
       if (*p == '\n') break;
     }
     ++p;
@@ -165,6 +173,9 @@ std::string describe_value(const T& v);
 // ---------------------------------------------------------------------------------------------
 
 MatrixFileInfo probe_matrix_market(const std::string& path);
+/// Array bodies of at least this many bytes are parsed in parallel chunks (default 16 MiB;
+/// tests lower it to exercise the chunked path on small files).
+std::size_t& array_parallel_bytes();
 template <class T>
 HostMatrix<T> read_matrix_market(const TextBuffer& buf, MatrixFileInfo* info);
 

@@ -16,7 +16,7 @@ struct MatrixFileInfo {
   std::string symmetry;  ///< "general", "symmetric", "hermitian", "skew-symmetric"
   index_t rows = 0;
   index_t cols = 0;
-  index_t entries = 0;   ///< stored entries (coordinate), rows*cols otherwise
+  index_t entries = 0;  ///< stored entries (coordinate), rows*cols otherwise
   bool is_complex() const { return field == "complex"; }
 };
 
@@ -25,8 +25,15 @@ MatrixFileInfo probe_matrix_file(const std::string& path);
 
 /// Reads a .mtx or .npy file (chosen by content: the .npy magic, else Matrix Market) into a
 /// dense n x n column-major matrix of scalar T whose lower triangle holds the matrix.
+/// The strict upper triangle is filled too, with the mirror conj(A(i,j)) of the lower one,
+/// and the diagonal has imaginary part +0: the result is the full symmetric/Hermitian matrix.
+/// Values are parsed with one correct rounding straight into real_t<T> (float/double:
+/// std::from_chars; dd: parse_dd); symmetry is checked exactly after that rounding.
 /// Validates everything (see docs/formats.md); throws InputError naming file:line and the
-/// problem. Complex data with a real T is an InputError.
+/// problem (line 0: the whole file, and every .npy error). Complex data with a real T is an
+/// InputError ("use --precision c or z"); real data with a complex T has imaginary parts 0.
+/// Large array bodies are parsed by several OpenMP threads; neither the matrix nor the
+/// reported error depends on the thread count. Throws OutOfMemory when the matrix does not fit.
 template <class T>
 HostMatrix<T> read_matrix(const std::string& path, MatrixFileInfo* info = nullptr);
 
@@ -36,12 +43,15 @@ HostMatrix<T> read_matrix(const std::string& path, MatrixFileInfo* info = nullpt
 template <class R>
 void write_eigenvalues(const std::string& path, const std::vector<R>& w);
 
-/// Reads an eigenvalue file as written by write_eigenvalues (one number per line).
+/// Reads an eigenvalue file as written by write_eigenvalues (one number per line; blank lines
+/// and lines starting with '%' or '#' are skipped; "-" = stdin). Throws InputError(file:line).
 template <class R>
 std::vector<R> read_eigenvalues(const std::string& path);
 
-/// Writes an n x m column-major matrix: Matrix Market `array general` for .mtx, NumPy for
-/// .npy (dd is written as .mtx only, with round-trip digits). Atomic. Throws OutputError.
+/// Writes an n x m column-major matrix (leading dimension ldz >= max(1, n)): NumPy for a path
+/// ending in .npy (Fortran order; '<f4', '<f8', '<c8', '<c16'), else Matrix Market
+/// `array real|complex general` with round-trip digits. dd is written as .mtx only (a .npy
+/// path for dd is an OutputError). Atomic. Throws OutputError, DimensionError.
 template <class T>
 void write_dense(const std::string& path, index_t n, index_t m, const T* z, index_t ldz);
 

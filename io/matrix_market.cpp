@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -60,15 +61,8 @@ class CoordinateReader : public BodyReader<T> {
     T* A = a.ptr();
     index_t count = 0;
     const char* extra = nullptr;
-    for_each_data_line(h_.body, buf_.end(), [&](const DataLine& l) {
-      if (count == nnz) {
-        extra = l.begin;
-        return false;
-      }
-      if (l.ntok != expect) this->bad_token_count(l, expect, "row column", "");
-      index_t i = this->index(l, l.tok[0], "row") - 1;
-      index_t j = this->index(l, l.tok[1], "column") - 1;
-      T v = this->value(l, 2);
+    // Stores entry (i, j) = v (0-based, range-checked) of the line l.
+    auto put = [&](const DataLine& l, index_t i, index_t j, T v) {
       if (general) {
         const index_t pos = i + j * n;
         if (seen.test(pos)) {
@@ -100,8 +94,59 @@ class CoordinateReader : public BodyReader<T> {
         }
       }
       ++count;
-      return true;
-    });
+    };
+    auto general_line = [&](const DataLine& l) {
+      if (count == nnz) {
+        extra = l.begin;
+        return false;
+      }
+      if (l.ntok != expect) this->bad_token_count(l, expect, "row column", "");
+      index_t i = this->index(l, l.tok[0], "row") - 1;
+      index_t j = this->index(l, l.tok[1], "column") - 1;
+      put(l, i, j, this->value(l, 2));
+      return false;  // one line at a time
+    };
+    using R = real_t<T>;
+    constexpr bool kFast = !std::is_same<R, dd_real>::value;
+    const bool fast = kFast && this->field_ == Field::kReal;
+    const char* p = h_.body;
+    const char* const e = buf_.end();
+    while (p < e && extra == nullptr) {
+      // Fast path: "i j value" with plain numbers and in-range indices; anything else
+      // (comments, blank lines, signs, errors) goes through general_line.
+      if (fast && count < nnz) {
+        std::int64_t i = 0, j = 0;
+        auto r1 = std::from_chars(p, e, i);
+        const char* q = r1.ptr;
+        if (r1.ec == std::errc() && is_hspace(*q) && i >= 1 && i <= n) {
+          while (is_hspace(*q))
+            ++q;
+          auto r2 = std::from_chars(q, e, j);
+          q = r2.ptr;
+          if (r2.ec == std::errc() && is_hspace(*q) && j >= 1 && j <= n) {
+            while (is_hspace(*q))
+              ++q;
+            R x{};
+            if constexpr (kFast) {
+              auto r3 = std::from_chars(q, e, x);
+              q = r3.ptr;
+              if (r3.ec == std::errc() && is_finite(x)) {
+                while (is_hspace(*q))
+                  ++q;
+                if (*q == '\n') {
+                  DataLine l;
+                  l.begin = p;
+                  put(l, i - 1, j - 1, T(x));
+                  p = q + 1;
+                  continue;
+                }
+              }
+            }
+          }
+        }
+      }
+      p = for_each_data_line(p, e, general_line);
+    }
     this->check_count(count, nnz, extra);
     if (general) {
       Asymmetry s = find_asymmetry(a);
@@ -148,7 +193,7 @@ class ArrayReader : public BodyReader<T> {
     const char* end = buf_.end();
     const std::size_t bytes = static_cast<std::size_t>(end - body);
     int nchunks = 1;
-    if (bytes >= kParallelBytes) {
+    if (bytes >= array_parallel_bytes()) {
       nchunks = std::max(1, std::min<int>(omp_get_max_threads(), kMaxChunks));
     }
     // Chunk boundaries: just after a '\n' (the body itself starts a line).
@@ -156,9 +201,11 @@ class ArrayReader : public BodyReader<T> {
     cut[0] = body;
     cut[static_cast<std::size_t>(nchunks)] = end;
     for (int c = 1; c < nchunks; ++c) {
-      const char* p = body + bytes * static_cast<std::size_t>(c) / static_cast<std::size_t>(nchunks);
+      const char* p =
+          body + bytes * static_cast<std::size_t>(c) / static_cast<std::size_t>(nchunks);
       p = std::max(p, cut[static_cast<std::size_t>(c) - 1]);
-      while (p < end && p[-1] != '\n') ++p;
+      while (p < end && p[-1] != '\n')
+        ++p;
       cut[static_cast<std::size_t>(c)] = p;
     }
     std::vector<index_t> first(static_cast<std::size_t>(nchunks) + 1, 0);
@@ -168,7 +215,8 @@ class ArrayReader : public BodyReader<T> {
         first[static_cast<std::size_t>(c) + 1] =
             count_lines(cut[static_cast<std::size_t>(c)], cut[static_cast<std::size_t>(c) + 1]);
       }
-      for (int c = 0; c < nchunks; ++c) first[c + 1] += first[c];
+      for (int c = 0; c < nchunks; ++c)
+        first[c + 1] += first[c];
     }
     std::vector<std::exception_ptr> err(static_cast<std::size_t>(nchunks));
     std::vector<index_t> parsed(static_cast<std::size_t>(nchunks), 0);
@@ -185,7 +233,8 @@ class ArrayReader : public BodyReader<T> {
     for (auto& e : err)
       if (e) std::rethrow_exception(e);
     index_t count = 0;
-    for (index_t p : parsed) count += p;
+    for (index_t p : parsed)
+      count += p;
     this->check_count(count, expected, nullptr);
     if (general_) {
       Asymmetry s = find_asymmetry(a);
@@ -199,7 +248,6 @@ class ArrayReader : public BodyReader<T> {
   }
 
  private:
-  static constexpr std::size_t kParallelBytes = std::size_t(16) << 20;
   static constexpr int kMaxChunks = 64;
 
   static index_t count_lines(const char* p, const char* end) {
@@ -234,27 +282,52 @@ class ArrayReader : public BodyReader<T> {
   }
 
   index_t parse_chunk(const char* b, const char* e, index_t k0, index_t expected, T* A) const {
+    using R = real_t<T>;
     const index_t n = n_;
     index_t i = 0, j = 0, k = k0;
     if (k0 < expected) position(k0, i, j);
-    for_each_data_line(b, e, [&](const DataLine& l) {
-      if (k == expected) {
-        this->check_count(expected, expected, l.begin);  // throws "extra data"
-      }
-      if (l.ntok != nvals_) this->bad_token_count(l, nvals_, "", " (one value per line)");
-      T v = this->value(l, 0);
-      if (!general_) {
-        if (i == j) this->check_real_diagonal(l, i, v);
-        this->check_complex_symmetric(l, i, j, v);
-      }
+    auto store = [&](const T& v) {
       A[i + j * n] = v;
       ++k;
       if (++i == n) {
         ++j;
         i = general_ ? 0 : j;
       }
-      return true;
-    });
+    };
+    auto general_line = [&](const DataLine& l) {
+      if (k == expected) this->check_count(expected, expected, l.begin);  // "extra data"
+      if (l.ntok != nvals_) this->bad_token_count(l, nvals_, "", " (one value per line)");
+      T v = this->value(l, 0);
+      if (!general_) {
+        if (i == j) this->check_real_diagonal(l, i, v);
+        this->check_complex_symmetric(l, i, j, v);
+      }
+      store(v);
+      return false;  // one line at a time
+    };
+    // Fast path: a line that is exactly one plain real number (the dense case); anything
+    // else (blank, comment, several tokens, '+', 'D' exponents, errors) takes general_line.
+    constexpr bool kFast = !std::is_same<R, dd_real>::value;
+    const bool fast = kFast && this->field_ == Field::kReal;
+    const char* p = b;
+    while (p < e) {
+      if (fast && k < expected) {
+        // from_chars stops at the first byte that is not part of the number; the line must
+        // end right there (optionally after a '\r').
+        R x{};
+        if constexpr (kFast) {
+          auto r = std::from_chars(p, e, x);
+          const char* q = r.ptr;
+          if (*q == '\r') ++q;
+          if (r.ec == std::errc() && q < e && *q == '\n' && is_finite(x)) {
+            store(T(x));
+            p = q + 1;
+            continue;
+          }
+        }
+      }
+      p = for_each_data_line(p, e, general_line);
+    }
     return k - k0;
   }
 
@@ -275,6 +348,11 @@ class ArrayReader : public BodyReader<T> {
 };
 
 }  // namespace
+
+std::size_t& array_parallel_bytes() {
+  static std::size_t bytes = std::size_t(16) << 20;
+  return bytes;
+}
 
 template <class T>
 HostMatrix<T> read_matrix_market(const TextBuffer& buf, MatrixFileInfo* info) {

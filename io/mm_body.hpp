@@ -28,7 +28,9 @@ class BodyReader {
         h_(h),
         n_(h.info.rows),
         field_(field_of(h.info.field)),
-        nvals_(field_ == Field::kPattern ? 0 : field_ == Field::kComplex ? 2 : 1),
+        nvals_(field_ == Field::kPattern   ? 0
+               : field_ == Field::kComplex ? 2
+                                           : 1),
         csym_(field_ == Field::kComplex && h.info.symmetry == "symmetric") {}
 
  protected:
@@ -41,8 +43,8 @@ class BodyReader {
     std::int64_t v = 0;
     NumStatus s = parse_int64(t.b, t.e, v);
     if (s != NumStatus::kOk) {
-      fail(l.begin, std::string("bad ") + what + " index " + quote(t.view()) +
-                        " (expected an integer)");
+      fail(l.begin,
+           std::string("bad ") + what + " index " + quote(t.view()) + " (expected an integer)");
     }
     if (v < 1 || v > n_) {
       fail(l.begin, std::string(what) + " index " + std::to_string(v) + " is out of range 1.." +
@@ -92,9 +94,9 @@ class BodyReader {
       if (!what.empty()) what += " ";
       what += nvals_ == 2 ? "real imaginary" : "value";
     }
-    fail(l.begin, "entry line has " + std::to_string(l.ntok) + " field" +
-                      (l.ntok == 1 ? "" : "s") + ", expected " + std::to_string(expect) + " ('" +
-                      what + "' for a " + h_.info.field + " " + h_.info.format + " file)" + tail);
+    fail(l.begin, "entry line has " + std::to_string(l.ntok) + " field" + (l.ntok == 1 ? "" : "s") +
+                      ", expected " + std::to_string(expect) + " ('" + what + "' for a " +
+                      h_.info.field + " " + h_.info.format + " file)" + tail);
   }
 
   void check_real_diagonal(const DataLine& l, index_t i, const T& v) const {
@@ -108,8 +110,8 @@ class BodyReader {
   /// A complex `symmetric` file (A = A^T, not A^H) is Hermitian only when it is real.
   void check_complex_symmetric(const DataLine& l, index_t i, index_t j, const T& v) const {
     if (csym_ && !(imag_part(v) == R(0))) {
-      fail(l.begin, "entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ") = " +
-                        describe_value(v) +
+      fail(l.begin, "entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
+                        ") = " + describe_value(v) +
                         " has a nonzero imaginary part in a 'complex symmetric' file: a complex "
                         "symmetric matrix (A = A^T) is not Hermitian; eigsolve needs 'hermitian'");
     }
@@ -118,8 +120,8 @@ class BodyReader {
   [[noreturn]] void duplicate(const DataLine& l, index_t i, index_t j, const T& old,
                               const T& v) const {
     fail(l.begin, "conflicting duplicate entry (" + std::to_string(i + 1) + ", " +
-                      std::to_string(j + 1) + "): " + describe_value(v) +
-                      " here, " + describe_value(old) + " before");
+                      std::to_string(j + 1) + "): " + describe_value(v) + " here, " +
+                      describe_value(old) + " before");
   }
 
   /// (i, j) lower with value `low`; the upper entry (j, i) maps to `up_mapped` (conj'ed).
@@ -127,8 +129,8 @@ class BodyReader {
                                        const T& up_mapped, bool herm) const {
     fail(l.begin, std::string("the matrix is not ") + (herm ? "Hermitian" : "symmetric") +
                       ": the file stores both triangles and A(" + std::to_string(j + 1) + ", " +
-                      std::to_string(i + 1) + ") = " +
-                      describe_value(herm ? conj(up_mapped) : up_mapped) + " but A(" +
+                      std::to_string(i + 1) +
+                      ") = " + describe_value(herm ? conj(up_mapped) : up_mapped) + " but A(" +
                       std::to_string(i + 1) + ", " + std::to_string(j + 1) +
                       ") = " + describe_value(low));
   }
@@ -142,7 +144,8 @@ class BodyReader {
     if (count < expected) {
       throw InputError(buf_.path(), buf_.last_content_line(),
                        "the file ends after " + std::to_string(count) + " of the " +
-                           std::to_string(expected) + (h_.info.format == "array" ? " values" : " entries") +
+                           std::to_string(expected) +
+                           (h_.info.format == "array" ? " values" : " entries") +
                            " announced by the size line (line " + std::to_string(h_.size_line) +
                            "): truncated file?");
     }

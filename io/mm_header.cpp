@@ -12,7 +12,8 @@ namespace {
 
 std::string lower(std::string_view s) {
   std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : r)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return r;
 }
 
@@ -20,10 +21,12 @@ std::vector<std::string_view> split(const char* b, const char* e) {
   std::vector<std::string_view> t;
   const char* p = b;
   while (p < e) {
-    while (p < e && is_hspace(*p)) ++p;
+    while (p < e && is_hspace(*p))
+      ++p;
     if (p == e) break;
     const char* q = p;
-    while (q < e && !is_hspace(*q)) ++q;
+    while (q < e && !is_hspace(*q))
+      ++q;
     t.emplace_back(p, static_cast<std::size_t>(q - p));
     p = q;
   }
@@ -38,7 +41,8 @@ bool is_blank(const char* b, const char* e) {
 
 bool is_comment(const char* b, const char* e) {
   const char* p = b;
-  while (p < e && is_hspace(*p)) ++p;
+  while (p < e && is_hspace(*p))
+    ++p;
   return p < e && *p == '%';
 }
 
@@ -65,7 +69,8 @@ MMHeader parse_mm_header(const TextBuffer& buf, bool complete) {
     }
     ls = p;
     le = p;
-    while (*le != '\n') ++le;
+    while (*le != '\n')
+      ++le;
     if (le == ce && !complete) throw NeedMoreHeader{};
     p = le + 1;
     return true;
@@ -76,7 +81,8 @@ MMHeader parse_mm_header(const TextBuffer& buf, bool complete) {
   const char* le = nullptr;
   // --- banner: the first line that is not blank ---
   for (;;) {
-    if (!next_line(ls, le)) throw InputError(path, 0, "the file is empty (no %%MatrixMarket banner)");
+    if (!next_line(ls, le))
+      throw InputError(path, 0, "the file is empty (no %%MatrixMarket banner)");
     if (!is_blank(ls, le)) break;
     ++line;
   }

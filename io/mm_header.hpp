@@ -12,7 +12,7 @@ struct MMHeader {
   MatrixFileInfo info;           ///< format/field/symmetry lower-cased
   std::int64_t banner_line = 0;  ///< 1-based
   std::int64_t size_line = 0;
-  const char* body = nullptr;    ///< first byte after the size line
+  const char* body = nullptr;  ///< first byte after the size line
 };
 
 /// Thrown by parse_mm_header on a prefix buffer that ends inside the header.

@@ -70,7 +70,8 @@ class DictParser {
   [[noreturn]] void fail(const std::string& msg) const { throw InputError(path_, 0, msg); }
   char peek() const { return p_ < e_ ? *p_ : '\0'; }
   void ws() {
-    while (p_ < e_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
+    while (p_ < e_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r'))
+      ++p_;
   }
   void expect(char c) {
     if (peek() != c) fail(std::string("malformed .npy header: expected '") + c + "'");
@@ -81,7 +82,8 @@ class DictParser {
     if (q != '\'' && q != '"') fail("malformed .npy header: expected a quoted string");
     ++p_;
     const char* b = p_;
-    while (p_ < e_ && *p_ != q) ++p_;
+    while (p_ < e_ && *p_ != q)
+      ++p_;
     if (p_ == e_) fail("malformed .npy header: unterminated string");
     std::string s(b, p_);
     ++p_;
@@ -105,7 +107,8 @@ class DictParser {
       ws();
       if (peek() == ')') break;
       const char* b = p_;
-      while (p_ < e_ && *p_ >= '0' && *p_ <= '9') ++p_;
+      while (p_ < e_ && *p_ >= '0' && *p_ <= '9')
+        ++p_;
       std::int64_t x = 0;
       if (b == p_ || parse_int64(b, p_, x) != NumStatus::kOk) {
         fail("malformed .npy header: bad shape");
@@ -165,24 +168,24 @@ Dtype check_dtype(const std::string& path, const NpyHeader& h) {
   if (d == "<c16") return {true, 8};
   if (!d.empty() && d[0] == '>') {
     throw InputError(path, 0,
-                     "big-endian .npy data (dtype '" + d + "') is not supported (supported: " +
-                         kSupported + ")");
+                     "big-endian .npy data (dtype '" + d +
+                         "') is not supported (supported: " + kSupported + ")");
   }
-  throw InputError(path, 0,
-                   "unsupported .npy dtype '" + d + "' (supported: " + kSupported + ")");
+  throw InputError(path, 0, "unsupported .npy dtype '" + d + "' (supported: " + kSupported + ")");
 }
 
 std::string shape_str(const std::vector<std::int64_t>& s) {
   std::string r = "(";
-  for (std::size_t k = 0; k < s.size(); ++k) r += (k ? ", " : "") + std::to_string(s[k]);
+  for (std::size_t k = 0; k < s.size(); ++k)
+    r += (k ? ", " : "") + std::to_string(s[k]);
   return r + (s.size() == 1 ? ",)" : ")");
 }
 
 void check_shape(const std::string& path, const NpyHeader& h) {
   if (h.shape.size() != 2) {
-    throw InputError(path, 0,
-                     "the .npy array has shape " + shape_str(h.shape) +
-                         ": a matrix must be 2-D and square");
+    throw InputError(
+        path, 0,
+        "the .npy array has shape " + shape_str(h.shape) + ": a matrix must be 2-D and square");
   }
   if (h.shape[0] != h.shape[1]) {
     throw InputError(path, 0,
@@ -341,7 +344,8 @@ std::string npy_header(const char* descr, index_t rows, index_t cols) {
   std::string out(kMagic, kMagicLen);
   out += static_cast<char>(v2 ? 2 : 1);
   out += '\0';
-  for (int k = 0; k < (v2 ? 4 : 2); ++k) out += static_cast<char>((hlen >> (8 * k)) & 0xff);
+  for (int k = 0; k < (v2 ? 4 : 2); ++k)
+    out += static_cast<char>((hlen >> (8 * k)) & 0xff);
   return out + dict;
 }
 

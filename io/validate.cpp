@@ -5,6 +5,7 @@
 #include <limits>
 #include <new>
 
+#include "core/parallel.hpp"
 #include "io/io_detail.hpp"
 
 namespace eigsolve {
@@ -56,16 +57,24 @@ Asymmetry find_asymmetry(const HostMatrix<T>& a) {
 template <class T>
 void mirror_lower(HostMatrix<T>& a) {
   const index_t n = a.n;
-  for (index_t j = 0; j < n; ++j) a(j, j) = T(real_part(a(j, j)));
-  for (index_t jb = 0; jb < n; jb += kTile) {
-    const index_t je = std::min(n, jb + kTile);
-    for (index_t ib = jb; ib < n; ib += kTile) {
-      const index_t ie = std::min(n, ib + kTile);
-      for (index_t i = ib; i < ie; ++i) {
-        for (index_t j = jb; j < std::min(je, i); ++j) a(j, i) = conj(a(i, j));
+  for (index_t j = 0; j < n; ++j)
+    a(j, j) = T(real_part(a(j, j)));
+  // Row tile ib writes columns ib..ie-1 of the upper triangle: tiles are independent copies,
+  // so any thread count gives the same bits.
+  const index_t ntiles = (n + kTile - 1) / kTile;
+  const int threads = n >= 1024 ? omp_get_max_threads() : 1;
+  parallel_for(ntiles, threads, 4, [&](index_t tb, index_t te) {
+    for (index_t t = tb; t < te; ++t) {
+      const index_t ib = t * kTile, ie = std::min(n, ib + kTile);
+      for (index_t jb = 0; jb <= ib; jb += kTile) {
+        const index_t je = std::min(n, jb + kTile);
+        for (index_t i = ib; i < ie; ++i) {
+          for (index_t j = jb; j < std::min(je, i); ++j)
+            a(j, i) = conj(a(i, j));
+        }
       }
     }
-  }
+  });
 }
 
 template <class T>
@@ -78,9 +87,9 @@ HostMatrix<T> allocate_matrix(const std::string& path, std::int64_t line, index_
   try {
     return HostMatrix<T>(n);
   } catch (const std::bad_alloc&) {
-    throw OutOfMemory("reading " + path + " (dense " + std::to_string(n) + " x " +
-                          std::to_string(n) + " matrix)",
-                      static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n) * sizeof(T));
+    throw OutOfMemory(
+        "reading " + path + " (dense " + std::to_string(n) + " x " + std::to_string(n) + " matrix)",
+        static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n) * sizeof(T));
   } catch (const std::length_error&) {
     throw OutOfMemory("reading " + path,
                       static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n) * sizeof(T));
@@ -101,9 +110,9 @@ std::string describe_value(const T& v) {
   }
 }
 
-#define EIGSOLVE_IO_INST(T)                                                              \
-  template Asymmetry find_asymmetry<T>(const HostMatrix<T>&);                            \
-  template void mirror_lower<T>(HostMatrix<T>&);                                         \
+#define EIGSOLVE_IO_INST(T)                                                             \
+  template Asymmetry find_asymmetry<T>(const HostMatrix<T>&);                           \
+  template void mirror_lower<T>(HostMatrix<T>&);                                        \
   template HostMatrix<T> allocate_matrix<T>(const std::string&, std::int64_t, index_t); \
   template std::string describe_value<T>(const T&);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_IO_INST)

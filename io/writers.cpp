@@ -13,7 +13,8 @@ namespace {
 bool ends_with_npy(const std::string& path) {
   if (path.size() < 4) return false;
   std::string ext = path.substr(path.size() - 4);
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : ext)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return ext == ".npy";
 }
 
@@ -65,9 +66,9 @@ std::vector<R> read_eigenvalues(const std::string& path) {
   for_each_data_line(buf.begin(), buf.end(), [&](const DataLine& l) {
     if (*l.tok[0].b == '#') return true;  // '#' comments as well as '%'
     if (l.ntok != 1) {
-      throw InputError(name, buf.line_of(l.begin),
-                       "expected one eigenvalue per line, found " + std::to_string(l.ntok) +
-                           " fields");
+      throw InputError(
+          name, buf.line_of(l.begin),
+          "expected one eigenvalue per line, found " + std::to_string(l.ntok) + " fields");
     }
     const Token& t = l.tok[0];
     R x;
@@ -91,9 +92,9 @@ std::vector<R> read_eigenvalues(const std::string& path) {
 template <class T>
 void write_dense(const std::string& path, index_t n, index_t m, const T* z, index_t ldz) {
   if (n < 0 || m < 0 || ldz < (n > 1 ? n : 1) || (z == nullptr && n > 0 && m > 0)) {
-    throw DimensionError("write_dense: need n >= 0, m >= 0, ldz >= max(1, n) (n = " +
-                         std::to_string(n) + ", m = " + std::to_string(m) +
-                         ", ldz = " + std::to_string(ldz) + ")");
+    throw DimensionError(
+        "write_dense: need n >= 0, m >= 0, ldz >= max(1, n) (n = " + std::to_string(n) +
+        ", m = " + std::to_string(m) + ", ldz = " + std::to_string(ldz) + ")");
   }
   const bool npy = ends_with_npy(path);
   if (npy) {
@@ -128,7 +129,7 @@ void write_dense(const std::string& path, index_t n, index_t m, const T* z, inde
   f.commit();
 }
 
-#define EIGSOLVE_IO_INST_REAL(R)                                                  \
+#define EIGSOLVE_IO_INST_REAL(R)                                                 \
   template void write_eigenvalues<R>(const std::string&, const std::vector<R>&); \
   template std::vector<R> read_eigenvalues<R>(const std::string&);
 EIGSOLVE_FOR_EACH_REAL(EIGSOLVE_IO_INST_REAL)

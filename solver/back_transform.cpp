@@ -24,22 +24,24 @@ void apply_q_generic(const Context& ctx, index_t n, const T* A, index_t lda, con
     for (index_t i = n - 2; i >= 0; --i) {
       const index_t len = n - i - 1;
       v[0] = T(1);
-      for (index_t r = 1; r < len; ++r) v[r] = A[(i + 1 + r) + i * lda];
+      for (index_t r = 1; r < len; ++r)
+        v[r] = A[(i + 1 + r) + i * lda];
       const T t = tau[i];
       if (t == T(0)) continue;
       for (index_t j = jb; j < je; ++j) {
         T* zj = Z + (i + 1) + j * ldz;
         const T s = canonical_dot<true>(len, v.data(), index_t(1), zj, index_t(1));
         const T f = -(t * s);
-        for (index_t r = 0; r < len; ++r) zj[r] = madd(f, v[r], zj[r]);
+        for (index_t r = 0; r < len; ++r)
+          zj[r] = madd(f, v[r], zj[r]);
       }
     }
   });
 }
 
 template <class T>
-void back_transform(const Context& ctx, index_t n, const T* A, index_t lda, const T* tau,
-                    index_t m, T* Z, index_t ldz) {
+void back_transform(const Context& ctx, index_t n, const T* A, index_t lda, const T* tau, index_t m,
+                    T* Z, index_t ldz) {
   if constexpr (has_vendor_lapack_v<T>) {
     (void)ctx;
     lapack::ormtr(n, m, A, lda, tau, Z, ldz);
@@ -68,21 +70,23 @@ void normalize_signs(const Context& ctx, index_t n, index_t m, T* Z, index_t ldz
         const R r = sqrt_(abs2(z[k]));
         if (!(r > R(0))) continue;
         const T s = conj(z[k]) / r;
-        for (index_t i = 0; i < n; ++i) z[i] = z[i] * s;
+        for (index_t i = 0; i < n; ++i)
+          z[i] = z[i] * s;
         z[k] = T(r, R(0));
       } else {
         if (z[k] < R(0))
-          for (index_t i = 0; i < n; ++i) z[i] = -z[i];
+          for (index_t i = 0; i < n; ++i)
+            z[i] = -z[i];
       }
     }
   });
 }
 
-#define EIGSOLVE_INSTANTIATE_BACK(T)                                                           \
-  template void apply_q_generic<T>(const Context&, index_t, const T*, index_t, const T*,      \
-                                   index_t, T*, index_t);                                     \
-  template void back_transform<T>(const Context&, index_t, const T*, index_t, const T*,       \
-                                  index_t, T*, index_t);                                      \
+#define EIGSOLVE_INSTANTIATE_BACK(T)                                                              \
+  template void apply_q_generic<T>(const Context&, index_t, const T*, index_t, const T*, index_t, \
+                                   T*, index_t);                                                  \
+  template void back_transform<T>(const Context&, index_t, const T*, index_t, const T*, index_t,  \
+                                  T*, index_t);                                                   \
   template void normalize_signs<T>(const Context&, index_t, index_t, T*, index_t);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_BACK)
 #undef EIGSOLVE_INSTANTIATE_BACK

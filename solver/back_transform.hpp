@@ -20,8 +20,8 @@ void apply_q_generic(const Context& ctx, index_t n, const T* A, index_t lda, con
 /// Z := Q Z: LAPACKE ?ormtr/?unmtr('L', 'L', 'N') where has_vendor_lapack_v<T>, else
 /// apply_q_generic.
 template <class T>
-void back_transform(const Context& ctx, index_t n, const T* A, index_t lda, const T* tau,
-                    index_t m, T* Z, index_t ldz);
+void back_transform(const Context& ctx, index_t n, const T* A, index_t lda, const T* tau, index_t m,
+                    T* Z, index_t ldz);
 
 /// Scales each column of Z (n x m) so that its largest-magnitude component (abs2; the first
 /// index on ties) is real and positive: reals flip the sign, complex columns are multiplied by

@@ -44,8 +44,8 @@ struct Node {
 
 /// Walks the tree for eigenvalues [kb, ke) (global indices) and writes w[k - il].
 template <class R>
-void bisect_range(index_t n, const R* d, const R* e2, const bisect::SturmSetup<R>& s,
-                  index_t kb, index_t ke, index_t il, R* w) {
+void bisect_range(index_t n, const R* d, const R* e2, const bisect::SturmSetup<R>& s, index_t kb,
+                  index_t ke, index_t il, R* w) {
   constexpr int W = Lanes<R>::value;
   std::vector<Node<R>> stack;
   stack.push_back({s.gl, s.gu, kb, ke, 0});
@@ -59,7 +59,8 @@ void bisect_range(index_t n, const R* d, const R* e2, const bisect::SturmSetup<R
       stack.pop_back();
       const R mid = bisect::midpoint(nd.lo, nd.hi);
       if (nd.step >= bisect::kMaxBisectIter || bisect::converged(nd.lo, nd.hi, mid, s.pivmin)) {
-        for (index_t k = nd.kb; k < nd.ke; ++k) w[k - il] = mid;
+        for (index_t k = nd.kb; k < nd.ke; ++k)
+          w[k - il] = mid;
         continue;
       }
       batch[nb] = nd;
@@ -67,7 +68,8 @@ void bisect_range(index_t n, const R* d, const R* e2, const bisect::SturmSetup<R
       ++nb;
     }
     if (nb == 0) continue;
-    for (int l = nb; l < W; ++l) x[l] = x[0];  // padding lanes, results unused
+    for (int l = nb; l < W; ++l)
+      x[l] = x[0];  // padding lanes, results unused
     bisect::sturm_count_multi<W>(n, d, e2, s.pivmin, x, cnt);
     for (int l = 0; l < nb; ++l) {
       const Node<R>& nd = batch[l];
@@ -110,13 +112,13 @@ void bisection_eigenvalues(const Context& ctx, index_t n, const R* d, const R* e
 }
 
 template <class R>
-void bisection_eigenvalues_naive(index_t n, const R* d, const R* e, index_t il, index_t iu,
-                                 R* w) {
+void bisection_eigenvalues_naive(index_t n, const R* d, const R* e, index_t il, index_t iu, R* w) {
   check_range<R>(n, il, iu);
   if (iu < il) return;
   std::vector<R> e2(static_cast<std::size_t>(std::max<index_t>(n - 1, 1)));
   const bisect::SturmSetup<R> s = bisect::sturm_setup(n, d, e, e2.data());
-  for (index_t k = il; k <= iu; ++k) w[k - il] = bisect::bisect_eigenvalue(n, d, e2.data(), s, k);
+  for (index_t k = il; k <= iu; ++k)
+    w[k - il] = bisect::bisect_eigenvalue(n, d, e2.data(), s, k);
 }
 
 template <class R>
@@ -135,11 +137,10 @@ void bisection_index_range(index_t n, const R* d, const R* e, R vl, R vu, index_
   if (iu < il) iu = il - 1;
 }
 
-#define EIGSOLVE_INSTANTIATE_BISECTION(R)                                                    \
-  template void bisection_eigenvalues<R>(const Context&, index_t, const R*, const R*, index_t, \
-                                         index_t, R*);                                       \
-  template void bisection_eigenvalues_naive<R>(index_t, const R*, const R*, index_t, index_t,  \
-                                               R*);                                          \
+#define EIGSOLVE_INSTANTIATE_BISECTION(R)                                                          \
+  template void bisection_eigenvalues<R>(const Context&, index_t, const R*, const R*, index_t,     \
+                                         index_t, R*);                                             \
+  template void bisection_eigenvalues_naive<R>(index_t, const R*, const R*, index_t, index_t, R*); \
   template void bisection_index_range<R>(index_t, const R*, const R*, R, R, index_t&, index_t&);
 EIGSOLVE_FOR_EACH_REAL(EIGSOLVE_INSTANTIATE_BISECTION)
 #undef EIGSOLVE_INSTANTIATE_BISECTION

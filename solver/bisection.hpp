@@ -162,7 +162,8 @@ ES_HD void sturm_count_multi(index_t n, const R* d, const R* e2, const R& pivmin
       c[w] += t < R(0) ? C(1) : C(0);
     }
   }
-  for (int w = 0; w < W; ++w) cnt[w] = c[w];
+  for (int w = 0; w < W; ++w)
+    cnt[w] = c[w];
 }
 
 /// The midpoint of [lo, hi].
@@ -182,8 +183,7 @@ ES_HD_INLINE bool converged(const R& lo, const R& hi, const R& mid, const R& piv
 
 /// Eigenvalue k (0-based, ascending) of T by bisection of [gl, gu]: THE canonical definition.
 template <class R>
-ES_HD R bisect_eigenvalue(index_t n, const R* d, const R* e2, const SturmSetup<R>& s,
-                          index_t k) {
+ES_HD R bisect_eigenvalue(index_t n, const R* d, const R* e2, const SturmSetup<R>& s, index_t k) {
   R lo = s.gl, hi = s.gu;
   for (int it = 0; it < kMaxBisectIter; ++it) {
     const R mid = midpoint(lo, hi);
@@ -211,13 +211,11 @@ void bisection_eigenvalues(const Context& ctx, index_t n, const R* d, const R* e
 /// The same result computed eigenvalue by eigenvalue with bisect::bisect_eigenvalue (the
 /// executable definition; slow, for tests).
 template <class R>
-void bisection_eigenvalues_naive(index_t n, const R* d, const R* e, index_t il, index_t iu,
-                                 R* w);
+void bisection_eigenvalues_naive(index_t n, const R* d, const R* e, index_t il, index_t iu, R* w);
 
 /// The index range [il, iu] of the eigenvalues in (vl, vu]: il = count(vl), iu = count(vu)-1
 /// (iu = il - 1 when there are none). Requires vl < vu.
 template <class R>
-void bisection_index_range(index_t n, const R* d, const R* e, R vl, R vu, index_t& il,
-                           index_t& iu);
+void bisection_index_range(index_t n, const R* d, const R* e, R vl, R vu, index_t& il, index_t& iu);
 
 }  // namespace eigsolve

@@ -81,16 +81,18 @@ void select_slice(const Subset& s, index_t n, const R* w, index_t& b, index_t& e
     e = s.iu + 1;
   } else if (s.kind == Subset::Kind::value) {
     const R vl = R(s.vl), vu = R(s.vu);
-    while (b < n && !(vl < w[b])) ++b;
+    while (b < n && !(vl < w[b]))
+      ++b;
     e = b;
-    while (e < n && !(vu < w[e])) ++e;
+    while (e < n && !(vu < w[e]))
+      ++e;
   }
 }
 
 /// Eigen stage on the real tridiagonal: fills w (m values) and, with vectors, zt (n x m).
 template <class T>
-void tridiag_stage(const Context& ctx, const SolveOptions& opt, index_t n, std::vector<real_t<T>>& d,
-                   std::vector<real_t<T>>& e, std::vector<real_t<T>>& w,
+void tridiag_stage(const Context& ctx, const SolveOptions& opt, index_t n,
+                   std::vector<real_t<T>>& d, std::vector<real_t<T>>& e, std::vector<real_t<T>>& w,
                    std::vector<real_t<T>>& zt) {
   using R = real_t<T>;
   const Subset& s = opt.subset;
@@ -127,9 +129,8 @@ void tridiag_stage(const Context& ctx, const SolveOptions& opt, index_t n, std::
       std::vector<R> wf(static_cast<std::size_t>(n));
       std::vector<R> zf;
       if (opt.vectors) zf.assign(static_cast<std::size_t>(n * n), R(0));
-      const index_t m =
-          lapack::stemr(range, n, dc.data(), ec.data(), R(s.vl), R(s.vu), s.il, s.iu, wf.data(),
-                        opt.vectors ? zf.data() : nullptr, n, n);
+      const index_t m = lapack::stemr(range, n, dc.data(), ec.data(), R(s.vl), R(s.vu), s.il, s.iu,
+                                      wf.data(), opt.vectors ? zf.data() : nullptr, n, n);
       w.assign(wf.begin(), wf.begin() + m);
       if (opt.vectors) zt.assign(zf.begin(), zf.begin() + n * m);
     } else {
@@ -201,7 +202,8 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
     t0 = Clock::now();
     const index_t m = res.m;
     res.z.resize(static_cast<std::size_t>(n * m));
-    for (index_t k = 0; k < n * m; ++k) res.z[k] = T(zt[k]);
+    for (index_t k = 0; k < n * m; ++k)
+      res.z[k] = T(zt[k]);
     zt.clear();
     zt.shrink_to_fit();
     back_transform(ctx, n, A.ptr(), n, tau.data(), m, res.z.data(), n);

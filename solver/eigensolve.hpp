@@ -33,17 +33,17 @@ struct SolveOptions {
 };
 
 struct StageTimes {
-  double tridiagonalize = 0;    ///< seconds
-  double tridiag_eigen = 0;     ///< eigenvalues (and vectors) of T
-  double back_transform = 0;    ///< Q * Z
+  double tridiagonalize = 0;  ///< seconds
+  double tridiag_eigen = 0;   ///< eigenvalues (and vectors) of T
+  double back_transform = 0;  ///< Q * Z
 };
 
 template <class T>
 struct SolveResult {
   std::vector<real_t<T>> w;  ///< eigenvalues, ascending
   index_t n = 0;
-  index_t m = 0;             ///< number of eigenvalues (= columns of z)
-  std::vector<T> z;          ///< n x m eigenvectors, column-major (empty without vectors)
+  index_t m = 0;     ///< number of eigenvalues (= columns of z)
+  std::vector<T> z;  ///< n x m eigenvectors, column-major (empty without vectors)
   StageTimes times;
 };
 

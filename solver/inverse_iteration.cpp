@@ -40,8 +40,7 @@ template <class R>
 struct Work {
   std::vector<R> dl, dd, du, du2, b;
   std::vector<unsigned char> swapped;
-  explicit Work(index_t n)
-      : dl(n), dd(n), du(n), du2(n), b(n), swapped(n) {}
+  explicit Work(index_t n) : dl(n), dd(n), du(n), du2(n), b(n), swapped(n) {}
 };
 
 /// LU of T - x I with partial pivoting (LAPACK ?gttrf), pivots below tol set to +-tol.
@@ -103,7 +102,8 @@ void solve(index_t n, Work<R>& W) {
 template <class R>
 R max_abs(index_t n, const R* b) {
   R m = R(0);
-  for (index_t i = 0; i < n; ++i) m = rmax(m, rabs(b[i]));
+  for (index_t i = 0; i < n; ++i)
+    m = rmax(m, rabs(b[i]));
   return m;
 }
 
@@ -113,7 +113,8 @@ void orthogonalize(index_t n, R* b, const R* zc, index_t np, index_t ldz) {
   for (index_t p = 0; p < np; ++p) {
     const R* zp = zc + p * ldz;
     const R ztr = canonical_dot(n, b, index_t(1), zp, index_t(1));
-    for (index_t i = 0; i < n; ++i) b[i] = madd(-ztr, zp[i], b[i]);
+    for (index_t i = 0; i < n; ++i)
+      b[i] = madd(-ztr, zp[i], b[i]);
   }
 }
 
@@ -125,7 +126,8 @@ void inverse_iteration(const Context& ctx, index_t n, const R* d_in, const R* e_
   if (m == 0 || n == 0) return;
   if (ldz < n) throw DimensionError("inverse_iteration: ldz < n");
   if (n == 1) {
-    for (index_t j = 0; j < m; ++j) z[j * ldz] = R(1);
+    for (index_t j = 0; j < m; ++j)
+      z[j * ldz] = R(1);
     return;
   }
   // ||T||_1 in ascending order; scale T by a power of two so that it lies in [1, 2).
@@ -138,14 +140,18 @@ void inverse_iteration(const Context& ctx, index_t n, const R* d_in, const R* e_
   }
   if (onenrm == R(0)) {  // T = 0: the unit vectors
     for (index_t j = 0; j < m; ++j)
-      for (index_t i = 0; i < n; ++i) z[i + j * ldz] = R((k0 + j) == i ? 1 : 0);
+      for (index_t i = 0; i < n; ++i)
+        z[i + j * ldz] = R((k0 + j) == i ? 1 : 0);
     return;
   }
   const int sh = -std::ilogb(to_double(onenrm));
   std::vector<R> d(n), e(n), w(m);
-  for (index_t i = 0; i < n; ++i) d[i] = scale2(d_in[i], sh);
-  for (index_t i = 0; i + 1 < n; ++i) e[i] = scale2(e_in[i], sh);
-  for (index_t j = 0; j < m; ++j) w[j] = scale2(w_in[j], sh);
+  for (index_t i = 0; i < n; ++i)
+    d[i] = scale2(d_in[i], sh);
+  for (index_t i = 0; i + 1 < n; ++i)
+    e[i] = scale2(e_in[i], sh);
+  for (index_t j = 0; j < m; ++j)
+    w[j] = scale2(w_in[j], sh);
   onenrm = scale2(onenrm, sh);
 
   const R eps = R(2) * bisect::unit_roundoff<R>();
@@ -173,31 +179,36 @@ void inverse_iteration(const Context& ctx, index_t n, const R* d_in, const R* e_
           if (xj - xjm < pertol) xj = xjm + pertol;
         }
         xjm = xj;
-        for (index_t i = 0; i < n; ++i) b[i] = R(start_value(k0 + j, i));
+        for (index_t i = 0; i < n; ++i)
+          b[i] = R(start_value(k0 + j, i));
         factor(n, d.data(), e.data(), xj, tol, W);
         const R unn = rmax(eps, rabs(W.dd[n - 1]));
         int extra = 0;
         for (int its = 0; its < 5; ++its) {
           R asum = R(0);
-          for (index_t i = 0; i < n; ++i) asum = asum + rabs(b[i]);
+          for (index_t i = 0; i < n; ++i)
+            asum = asum + rabs(b[i]);
           const R scl = (nr * onenrm * unn) / asum;
-          for (index_t i = 0; i < n; ++i) b[i] = b[i] * scl;
+          for (index_t i = 0; i < n; ++i)
+            b[i] = b[i] * scl;
           solve(n, W);
           orthogonalize(n, b, z + cb[c] * ldz, j - cb[c], ldz);
           if (max_abs(n, b) >= dtpcrt && ++extra > 2) break;
         }
         orthogonalize(n, b, z + cb[c] * ldz, j - cb[c], ldz);  // twice is enough
         const R mx = max_abs(n, b);
-        for (index_t i = 0; i < n; ++i) b[i] = b[i] / mx;
+        for (index_t i = 0; i < n; ++i)
+          b[i] = b[i] / mx;
         const R nrm = sqrt_(canonical_dot(n, b, index_t(1), b, index_t(1)));
         R* zj = z + j * ldz;
-        for (index_t i = 0; i < n; ++i) zj[i] = b[i] / nrm;
+        for (index_t i = 0; i < n; ++i)
+          zj[i] = b[i] / nrm;
       }
     }
   });
 }
 
-#define EIGSOLVE_INSTANTIATE_INVIT(R)                                                         \
+#define EIGSOLVE_INSTANTIATE_INVIT(R)                                                      \
   template void inverse_iteration<R>(const Context&, index_t, const R*, const R*, index_t, \
                                      const R*, index_t, R*, index_t);
 EIGSOLVE_FOR_EACH_REAL(EIGSOLVE_INSTANTIATE_INVIT)

@@ -17,7 +17,7 @@ namespace eigsolve {
 /// Clusters are processed in parallel, each sequentially: the bits do not depend on the
 /// thread count. z is n x m column-major with ldz >= n. Requires w ascending.
 template <class R>
-void inverse_iteration(const Context& ctx, index_t n, const R* d, const R* e, index_t m,
-                       const R* w, index_t k0, R* z, index_t ldz);
+void inverse_iteration(const Context& ctx, index_t n, const R* d, const R* e, index_t m, const R* w,
+                       index_t k0, R* z, index_t ldz);
 
 }  // namespace eigsolve

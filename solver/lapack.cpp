@@ -54,8 +54,8 @@ void stedc(index_t n, double* d, double* e, double* z, index_t ldz) {
 
 namespace {
 template <class R, class F>
-index_t stemr_impl(F f, const char* name, char range, index_t n, R* d, R* e, R vl, R vu,
-                   index_t il, index_t iu, R* w, R* z, index_t ldz, index_t nzc) {
+index_t stemr_impl(F f, const char* name, char range, index_t n, R* d, R* e, R vl, R vu, index_t il,
+                   index_t iu, R* w, R* z, index_t ldz, index_t nzc) {
   if (n == 0) return 0;
   lapack_int m = 0;
   lapack_logical tryrac = 1;
@@ -70,8 +70,8 @@ index_t stemr_impl(F f, const char* name, char range, index_t n, R* d, R* e, R v
 }
 }  // namespace
 
-index_t stemr(char range, index_t n, float* d, float* e, float vl, float vu, index_t il,
-              index_t iu, float* w, float* z, index_t ldz, index_t nzc) {
+index_t stemr(char range, index_t n, float* d, float* e, float vl, float vu, index_t il, index_t iu,
+              float* w, float* z, index_t ldz, index_t nzc) {
   return stemr_impl<float>(LAPACKE_sstemr, "sstemr", range, n, d, e, vl, vu, il, iu, w, z, ldz,
                            nzc);
 }
@@ -86,10 +86,12 @@ template <class R, class F>
 void stein_impl(F f, const char* name, index_t n, const R* d, const R* e, index_t m, const R* w,
                 R* z, index_t ldz) {
   if (n == 0 || m == 0) return;
-  std::vector<lapack_int> iblock(static_cast<std::size_t>(m), 1), ifail(static_cast<std::size_t>(m));
+  std::vector<lapack_int> iblock(static_cast<std::size_t>(m), 1),
+      ifail(static_cast<std::size_t>(m));
   std::vector<lapack_int> isplit(static_cast<std::size_t>(n), li(n, name));
   std::vector<R> e_full(static_cast<std::size_t>(n), R(0));
-  for (index_t i = 0; i + 1 < n; ++i) e_full[static_cast<std::size_t>(i)] = e[i];
+  for (index_t i = 0; i + 1 < n; ++i)
+    e_full[static_cast<std::size_t>(i)] = e[i];
   check(f(LAPACK_COL_MAJOR, li(n, name), d, e_full.data(), li(m, name), w, iblock.data(),
           isplit.data(), z, li(ldz, name), ifail.data()),
         name);
@@ -125,18 +127,16 @@ void ormtr(index_t n, index_t m, const Complex<float>* a, index_t lda, const Com
   using C = lapack_complex_float;
   check(LAPACKE_cunmtr(LAPACK_COL_MAJOR, 'L', 'L', 'N', li(n, "cunmtr"), li(m, "cunmtr"),
                        reinterpret_cast<const C*>(a), li(lda, "cunmtr"),
-                       reinterpret_cast<const C*>(tau), reinterpret_cast<C*>(c),
-                       li(ldc, "cunmtr")),
+                       reinterpret_cast<const C*>(tau), reinterpret_cast<C*>(c), li(ldc, "cunmtr")),
         "cunmtr");
 }
-void ormtr(index_t n, index_t m, const Complex<double>* a, index_t lda,
-           const Complex<double>* tau, Complex<double>* c, index_t ldc) {
+void ormtr(index_t n, index_t m, const Complex<double>* a, index_t lda, const Complex<double>* tau,
+           Complex<double>* c, index_t ldc) {
   if (n == 0 || m == 0) return;
   using C = lapack_complex_double;
   check(LAPACKE_zunmtr(LAPACK_COL_MAJOR, 'L', 'L', 'N', li(n, "zunmtr"), li(m, "zunmtr"),
                        reinterpret_cast<const C*>(a), li(lda, "zunmtr"),
-                       reinterpret_cast<const C*>(tau), reinterpret_cast<C*>(c),
-                       li(ldc, "zunmtr")),
+                       reinterpret_cast<const C*>(tau), reinterpret_cast<C*>(c), li(ldc, "zunmtr")),
         "zunmtr");
 }
 

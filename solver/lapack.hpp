@@ -23,8 +23,8 @@ void stedc(index_t n, double* d, double* e, double* z, index_t ldz);
 /// MRRR (?stemr). range: 'A' all, 'I' indices [il, iu] (0-based), 'V' values (vl, vu].
 /// e must have length n (workspace). w receives the m eigenvalues found (capacity n);
 /// with z != nullptr (ldz >= n, nzc columns, nzc >= m) also the eigenvectors. Returns m.
-index_t stemr(char range, index_t n, float* d, float* e, float vl, float vu, index_t il,
-              index_t iu, float* w, float* z, index_t ldz, index_t nzc);
+index_t stemr(char range, index_t n, float* d, float* e, float vl, float vu, index_t il, index_t iu,
+              float* w, float* z, index_t ldz, index_t nzc);
 index_t stemr(char range, index_t n, double* d, double* e, double vl, double vu, index_t il,
               index_t iu, double* w, double* z, index_t ldz, index_t nzc);
 
@@ -43,8 +43,8 @@ void ormtr(index_t n, index_t m, const double* a, index_t lda, const double* tau
            index_t ldc);
 void ormtr(index_t n, index_t m, const Complex<float>* a, index_t lda, const Complex<float>* tau,
            Complex<float>* c, index_t ldc);
-void ormtr(index_t n, index_t m, const Complex<double>* a, index_t lda,
-           const Complex<double>* tau, Complex<double>* c, index_t ldc);
+void ormtr(index_t n, index_t m, const Complex<double>* a, index_t lda, const Complex<double>* tau,
+           Complex<double>* c, index_t ldc);
 
 }  // namespace lapack
 }  // namespace eigsolve

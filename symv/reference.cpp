@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "core/canonical.hpp"
 #include "symv/tile_kernels.hpp"
@@ -37,9 +38,11 @@ template <class T>
 void expand_diagonal(int rows, const T* A, index_t lda, index_t r0, T* buf) {
   for (int j = 0; j < rows; ++j) {
     const T* col = A + r0 + lda * (r0 + j);
-    for (int i = 0; i < j; ++i) buf[i + kTile * j] = conj(A[(r0 + j) + lda * (r0 + i)]);
+    for (int i = 0; i < j; ++i)
+      buf[i + kTile * j] = conj(A[(r0 + j) + lda * (r0 + i)]);
     buf[j + kTile * j] = real_diag(col[j]);
-    for (int i = j + 1; i < rows; ++i) buf[i + kTile * j] = col[i];
+    for (int i = j + 1; i < rows; ++i)
+      buf[i + kTile * j] = col[i];
   }
 }
 
@@ -54,7 +57,8 @@ void expand_transposed(int rows, int cols, const T* A, index_t lda, index_t r0, 
       const int je = std::min(cols, jb + B);
       for (int i = ib; i < ie; ++i) {
         const T* src = A + c0 + lda * (r0 + i);
-        for (int j = jb; j < je; ++j) buf[i + kTile * j] = conj(src[j]);
+        for (int j = jb; j < je; ++j)
+          buf[i + kTile * j] = conj(src[j]);
       }
     }
   }
@@ -82,6 +86,23 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
       for (index_t J = 0; J < nt; ++J) {
         const index_t c0 = J * kTile;
         const int cols = static_cast<int>(std::min<index_t>(kTile, n - c0));
+#if defined(EIGSOLVE_SYMV_AVX2)
+        if constexpr (std::is_same<T, double>::value) {
+          if (rows == kTile && cols == kTile && J != I) {
+            if (J < I)
+              symv_detail::tile_direct_d64(A + r0 + lda * c0, lda, x + c0, p);
+            else
+              symv_detail::tile_transposed_d64(A + c0 + lda * r0, lda, x + c0, p);
+            if (J == 0)
+              for (int i = 0; i < rows; ++i)
+                acc[i] = p[i];
+            else
+              for (int i = 0; i < rows; ++i)
+                acc[i] = acc[i] + p[i];
+            continue;
+          }
+        }
+#endif
         if (J < I) {
           symv_detail::tile_partials(rows, cols, A + r0 + lda * c0, lda, x + c0, p);
         } else if (J == I) {
@@ -92,9 +113,11 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
           symv_detail::tile_partials(rows, cols, buf, index_t(kTile), x + c0, p);
         }
         if (J == 0)
-          for (int i = 0; i < rows; ++i) acc[i] = p[i];
+          for (int i = 0; i < rows; ++i)
+            acc[i] = p[i];
         else
-          for (int i = 0; i < rows; ++i) acc[i] = acc[i] + p[i];
+          for (int i = 0; i < rows; ++i)
+            acc[i] = acc[i] + p[i];
       }
       for (int i = 0; i < rows; ++i) {
         const T t = acc[i];
@@ -104,9 +127,8 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
   });
 }
 
-#define EIGSOLVE_INSTANTIATE_SYMV(T)                                                     \
-  template void symv_reference<T>(const Context&, index_t, T, const T*, index_t, const T*, \
-                                  T, T*);
+#define EIGSOLVE_INSTANTIATE_SYMV(T) \
+  template void symv_reference<T>(const Context&, index_t, T, const T*, index_t, const T*, T, T*);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_SYMV)
 #undef EIGSOLVE_INSTANTIATE_SYMV
 

@@ -44,7 +44,9 @@ double mag(const T& a) {
     return std::fabs(to_double(a));
 }
 
-double eps_of(double u) { return 2 * u; }
+double eps_of(double u) {
+  return 2 * u;
+}
 
 /// Full Hermitian matrix (both triangles) from a random lower triangle.
 template <class T>
@@ -69,7 +71,8 @@ Vec<T> hadamard_matrix(index_t n, const Vec<double>& lambda) {
   for (index_t j = 0; j < n; ++j)
     for (index_t i = 0; i < n; ++i) {
       double s = 0;
-      for (index_t k = 0; k < n; ++k) s += h(i, k) * lambda[k] * h(j, k);
+      for (index_t k = 0; k < n; ++k)
+        s += h(i, k) * lambda[k] * h(j, k);
       using R = real_t<T>;
       T a = T(R(s / double(n)));  // exact: integer sum / power of two
       if constexpr (is_complex_v<T>) {
@@ -96,7 +99,8 @@ Result<T> run(const Vec<T>& F, index_t n, int threads, int nb = 32) {
   r.A = F;
   // The strict upper triangle must not be read: poison it.
   for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < j; ++i) r.A[i + n * j] = T(std::nan(""));
+    for (index_t i = 0; i < j; ++i)
+      r.A[i + n * j] = T(std::nan(""));
   r.d.resize(n);
   r.e.resize(std::max<index_t>(n - 1, 0));
   r.tau.resize(std::max<index_t>(n - 1, 0));
@@ -112,17 +116,22 @@ Result<T> run(const Vec<T>& F, index_t n, int threads, int nb = 32) {
 template <class T>
 Vec<T> build_q(index_t n, const Result<T>& r) {
   Vec<T> Q(static_cast<size_t>(n * n), T(0));
-  for (index_t i = 0; i < n; ++i) Q[i + n * i] = T(1);
+  for (index_t i = 0; i < n; ++i)
+    Q[i + n * i] = T(1);
   Vec<T> v(n);
   for (index_t g = n - 2; g >= 0; --g) {
-    for (index_t i = 0; i < n; ++i) v[i] = T(0);
+    for (index_t i = 0; i < n; ++i)
+      v[i] = T(0);
     v[g + 1] = T(1);
-    for (index_t i = g + 2; i < n; ++i) v[i] = r.A[i + n * g];
+    for (index_t i = g + 2; i < n; ++i)
+      v[i] = r.A[i + n * g];
     for (index_t c = 0; c < n; ++c) {
       T s = T(0);
-      for (index_t i = g + 1; i < n; ++i) s = s + conj(v[i]) * Q[i + n * c];
+      for (index_t i = g + 1; i < n; ++i)
+        s = s + conj(v[i]) * Q[i + n * c];
       s = r.tau[g] * s;
-      for (index_t i = g + 1; i < n; ++i) Q[i + n * c] = Q[i + n * c] - v[i] * s;
+      for (index_t i = g + 1; i < n; ++i)
+        Q[i + n * c] = Q[i + n * c] - v[i] * s;
     }
   }
   return Q;
@@ -203,11 +212,11 @@ int lapack_q(index_t n, const double* A, const double* tau, double* C) {
 }
 int lapack_q(index_t n, const cfloat* A, const cfloat* tau, cfloat* C) {
   return LAPACKE_cunmtr(LAPACK_COL_MAJOR, 'L', 'L', 'N', n, n, (const lapack_complex_float*)A, n,
-                 (const lapack_complex_float*)tau, (lapack_complex_float*)C, n);
+                        (const lapack_complex_float*)tau, (lapack_complex_float*)C, n);
 }
 int lapack_q(index_t n, const cdouble* A, const cdouble* tau, cdouble* C) {
   return LAPACKE_zunmtr(LAPACK_COL_MAJOR, 'L', 'L', 'N', n, n, (const lapack_complex_double*)A, n,
-                 (const lapack_complex_double*)tau, (lapack_complex_double*)C, n);
+                        (const lapack_complex_double*)tau, (lapack_complex_double*)C, n);
 }
 template <class T>
 Vec<double> lapack_eig(index_t n, Vec<T> F) {
@@ -218,11 +227,11 @@ Vec<double> lapack_eig(index_t n, Vec<T> F) {
   else if constexpr (std::is_same_v<T, double>)
     info = LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'L', n, F.data(), n, w.data());
   else if constexpr (std::is_same_v<T, cfloat>)
-    info = LAPACKE_cheev(LAPACK_COL_MAJOR, 'N', 'L', n, (lapack_complex_float*)F.data(), n,
-                         w.data());
+    info =
+        LAPACKE_cheev(LAPACK_COL_MAJOR, 'N', 'L', n, (lapack_complex_float*)F.data(), n, w.data());
   else
-    info = LAPACKE_zheev(LAPACK_COL_MAJOR, 'N', 'L', n, (lapack_complex_double*)F.data(), n,
-                         w.data());
+    info =
+        LAPACKE_zheev(LAPACK_COL_MAJOR, 'N', 'L', n, (lapack_complex_double*)F.data(), n, w.data());
   EXPECT_EQ(info, 0);
   return Vec<double>(w.begin(), w.end());
 }
@@ -249,7 +258,8 @@ bool same_result(const Result<T>& a, const Result<T>& b) {
 
 double fro(const Vec<double>& x) {
   double s = 0;
-  for (double v : x) s += v * v;
+  for (double v : x)
+    s += v * v;
   return std::sqrt(s);
 }
 
@@ -278,11 +288,13 @@ TYPED_TEST(TridiagTest, BackwardStableAndOrthogonal) {
       if constexpr (has_vendor_lapack_v<T>) {
         // The reflectors are stored as LAPACK stores them: ?ormtr/?unmtr gives the same Q.
         Vec<T> QL(static_cast<size_t>(n * n), T(0));
-        for (index_t i = 0; i < n; ++i) QL[i + n * i] = T(1);
+        for (index_t i = 0; i < n; ++i)
+          QL[i + n * i] = T(1);
         // LAPACKE checks the whole square A for NaN: clear the poisoned upper triangle.
         Vec<T> AL = r.A;
         for (index_t j = 0; j < n; ++j)
-          for (index_t i = 0; i < j; ++i) AL[i + n * j] = T(0);
+          for (index_t i = 0; i < j; ++i)
+            AL[i + n * j] = T(0);
         EXPECT_EQ(lapack_q(n, AL.data(), r.tau.data(), QL.data()), 0);
         auto [res2, orth2] = residuals(n, F, QL, r);
         EXPECT_LT(res2, 50 * eps) << "LAPACK Q, n = " << n;
@@ -290,7 +302,8 @@ TYPED_TEST(TridiagTest, BackwardStableAndOrthogonal) {
         // Eigenvalues of T against LAPACK on A.
         const Vec<double> wt = sterf(r.d, r.e), wa = lapack_eig(n, F);
         double an = 0;
-        for (const T& a : F) an += mag(a) * mag(a);
+        for (const T& a : F)
+          an += mag(a) * mag(a);
         an = std::sqrt(an);
         for (index_t k = 0; k < n; ++k)
           EXPECT_LE(std::fabs(wt[k] - wa[k]), 50 * n * eps * an) << "n = " << n << " k = " << k;
@@ -305,16 +318,20 @@ TYPED_TEST(TridiagTest, HadamardSpectrumIsRecovered) {
   const index_t max_n = std::is_same_v<T, dd_real> ? 64 : 128;
   for (index_t n = 2; n <= max_n; n *= 2) {
     Vec<double> lambda(n);
-    for (index_t k = 0; k < n; ++k) lambda[k] = double((k * 7) % 11) - 5.0 + (k % 3 == 0 ? 0 : 16);
+    for (index_t k = 0; k < n; ++k)
+      lambda[k] = double((k * 7) % 11) - 5.0 + (k % 3 == 0 ? 0 : 16);
     const Vec<T> F = hadamard_matrix<T>(n, lambda);
     const Result<T> r = run(F, n, 3);
     Vec<double> w = tridiag_eigs(r.d, r.e);
     std::sort(lambda.begin(), lambda.end());
-    const double tol = std::is_same_v<T, dd_real> ? 1e-29 * fro(lambda) : 50 * n * eps * fro(lambda);
-    for (index_t k = 0; k < n; ++k) EXPECT_LE(std::fabs(w[k] - lambda[k]), tol) << n << " " << k;
+    const double tol =
+        std::is_same_v<T, dd_real> ? 1e-29 * fro(lambda) : 50 * n * eps * fro(lambda);
+    for (index_t k = 0; k < n; ++k)
+      EXPECT_LE(std::fabs(w[k] - lambda[k]), tol) << n << " " << k;
     if constexpr (has_vendor_lapack_v<T>) {
       const Vec<double> ws = sterf(r.d, r.e);
-      for (index_t k = 0; k < n; ++k) EXPECT_LE(std::fabs(ws[k] - lambda[k]), tol);
+      for (index_t k = 0; k < n; ++k)
+        EXPECT_LE(std::fabs(ws[k] - lambda[k]), tol);
     }
   }
 }
@@ -347,7 +364,8 @@ TEST(Tridiag, ResultsDependOnTheBlockSizeButStayAccurate) {
   const Result<double> a = run(F, n, 2, 32), b = run(F, n, 2, 16);
   EXPECT_FALSE(same_bits(a.d, b.d) && same_bits(a.e, b.e));
   double diff = 0;
-  for (index_t i = 0; i < n; ++i) diff = std::max(diff, std::fabs(a.d[i] - b.d[i]));
+  for (index_t i = 0; i < n; ++i)
+    diff = std::max(diff, std::fabs(a.d[i] - b.d[i]));
   EXPECT_LT(diff, 1e-12);
 }
 

@@ -26,7 +26,8 @@ void expect_full_symmetric(const HostMatrix<T>& a) {
 template <class T>
 double trace(const HostMatrix<T>& a) {
   double t = 0;
-  for (index_t j = 0; j < a.n; ++j) t += to_double(real_part(a(j, j)));
+  for (index_t j = 0; j < a.n; ++j)
+    t += to_double(real_part(a(j, j)));
   return t;
 }
 
@@ -162,7 +163,8 @@ TEST(MatrixFiles, PatternFilesAreOnes) {
   EXPECT_EQ(k(2, 0), 1.0);
   EXPECT_EQ(trace(k), 0.0);
   double sum = 0;
-  for (double x : k.data) sum += x;
+  for (double x : k.data)
+    sum += x;
   EXPECT_EQ(sum, 2 * 78.0);
 }
 
@@ -204,10 +206,10 @@ TEST(MatrixFiles, ComplexFileWithRealPrecisionIsRejected) {
 }
 
 TEST(MatrixFiles, BadHermitianDiagonalRejected) {
-  expect_input_error([] { read_matrix<cdouble>(data_path("cholmod_cha_bad_hermitian3.mtx")); },
-                     6, "diagonal entry (2, 2)");
-  expect_input_error([] { read_matrix<cfloat>(data_path("cholmod_cha_bad_hermitian3.mtx")); },
-                     6, "is not real");
+  expect_input_error([] { read_matrix<cdouble>(data_path("cholmod_cha_bad_hermitian3.mtx")); }, 6,
+                     "diagonal entry (2, 2)");
+  expect_input_error([] { read_matrix<cfloat>(data_path("cholmod_cha_bad_hermitian3.mtx")); }, 6,
+                     "is not real");
 }
 
 // --- 4. dense array ---
@@ -255,7 +257,8 @@ void expect_line_names_entry(const std::string& file, bool array) {
     const long i = std::stol(m[1]), j = std::stol(m[2]);
     std::ifstream f(data_path(file));
     std::string line;
-    for (std::int64_t k = 0; k < e.line(); ++k) std::getline(f, line);
+    for (std::int64_t k = 0; k < e.line(); ++k)
+      std::getline(f, line);
     if (array) {
       // Column-major: the later of (i, j) and (j, i) is value number max(..) after the header.
       EXPECT_FALSE(line.empty() || line[0] == '%') << line;
@@ -270,21 +273,22 @@ void expect_line_names_entry(const std::string& file, bool array) {
 
 TEST(MatrixFiles, NonSymmetricArrayGeneralRejected) {
   // A(2,1) (line 6) differs from A(1,2) (value 51, line 55); the later one is reported.
-  expect_input_error(
-      [] { read_matrix<double>(data_path("lis_testmat4_array_general50.mtx")); }, 55,
-      "the matrix is not symmetric: A(2, 1)");
+  expect_input_error([] { read_matrix<double>(data_path("lis_testmat4_array_general50.mtx")); }, 55,
+                     "the matrix is not symmetric: A(2, 1)");
   expect_line_names_entry("lis_testmat4_array_general50.mtx", true);
 }
 
 // --- 5. general and other non-symmetric headers ---
 
-TEST(MatrixFiles, West0067Rejected) { expect_line_names_entry("west0067.mtx", false); }
+TEST(MatrixFiles, West0067Rejected) {
+  expect_line_names_entry("west0067.mtx", false);
+}
 
 TEST(MatrixFiles, SymmetricGeneralLaplacianAccepted) {
   auto a = read_ok<double>("lis_testmat0_laplace2d_general.mtx", 100);
-  EXPECT_EQ(probe_matrix_file(data_path("lis_testmat0_laplace2d_general.mtx")).symmetry,
-            "general");
-  for (index_t i = 0; i < 100; ++i) EXPECT_EQ(a(i, i), 4.0);
+  EXPECT_EQ(probe_matrix_file(data_path("lis_testmat0_laplace2d_general.mtx")).symmetry, "general");
+  for (index_t i = 0; i < 100; ++i)
+    EXPECT_EQ(a(i, i), 4.0);
   EXPECT_EQ(a(1, 0), -1.0);
   EXPECT_EQ(a(10, 0), -1.0);
   EXPECT_EQ(a(2, 0), 0.0);
@@ -303,8 +307,10 @@ TEST(MatrixFiles, Lfat5Hypersparse) {
   auto h = read_ok<double>("LFAT5_hypersparse.mtx", 2000);
   auto l = read_ok<double>("LFAT5.mtx", 14);
   for (index_t j = 0; j < 14; ++j)
-    for (index_t i = 0; i < 14; ++i) ASSERT_EQ(h(i, j), l(i, j));
-  for (index_t i = 14; i < 2000; ++i) ASSERT_EQ(h(i, i), 0.0);
+    for (index_t i = 0; i < 14; ++i)
+      ASSERT_EQ(h(i, j), l(i, j));
+  for (index_t i = 14; i < 2000; ++i)
+    ASSERT_EQ(h(i, i), 0.0);
 }
 
 TEST(MatrixFiles, LdbcDoublePercentComment) {

@@ -2,7 +2,11 @@
 // accepted (case, CRLF, blank lines, comments, whitespace, signs, exponents, rounding).
 #include <cmath>
 #include <limits>
+#include <vector>
 
+#include <omp.h>
+
+#include "io/io_detail.hpp"
 #include "io_test_util.hpp"
 
 namespace eigsolve {
@@ -40,8 +44,7 @@ TEST(MatrixMarketReject, MissingFile) {
 }
 
 TEST(MatrixMarketReject, BadBanner) {
-  expect_rejected("%%MatrixMarket matrix coordinate real\n1 1 1\n1 1 1\n", 1,
-                  "expected 4 words");
+  expect_rejected("%%MatrixMarket matrix coordinate real\n1 1 1\n1 1 1\n", 1, "expected 4 words");
   expect_rejected("%%MatrixMarket vector coordinate real general\n1 1 1\n1 1 1\n", 1,
                   "object 'vector'");
   expect_rejected("%%MatrixMarket matrix sparse real general\n1 1 1\n1 1 1\n", 1,
@@ -57,8 +60,7 @@ TEST(MatrixMarketReject, BadBanner) {
 TEST(MatrixMarketReject, SkewSymmetric) {
   expect_rejected("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 3\n", 1,
                   "skew-symmetric matrices are not supported");
-  expect_rejected("%%MatrixMarket matrix array real Skew-Symmetric\n2 2\n3\n", 1,
-                  "skew-symmetric");
+  expect_rejected("%%MatrixMarket matrix array real Skew-Symmetric\n2 2\n3\n", 1, "skew-symmetric");
 }
 
 // --- size line ---
@@ -90,8 +92,7 @@ TEST(MatrixMarketReject, Truncated) {
 
 TEST(MatrixMarketReject, ExtraData) {
   expect_rejected(kCoord + "3 3 1\n1 1 1\n% ok\n2 2 1\n", 5, "extra data after the last entry");
-  expect_rejected("%%MatrixMarket matrix array real symmetric\n1 1\n1\n\n2\n", 5,
-                  "extra data");
+  expect_rejected("%%MatrixMarket matrix array real symmetric\n1 1\n1\n\n2\n", 5, "extra data");
 }
 
 TEST(MatrixMarketReject, IndexOutOfRange) {
@@ -119,8 +120,8 @@ TEST(MatrixMarketReject, UnparsableNumbers) {
   expect_rejected("%%MatrixMarket matrix coordinate integer symmetric\n2 2 1\n1 1 1.5\n", 3,
                   "is not an integer");
   expect_rejected(
-      "%%MatrixMarket matrix coordinate integer symmetric\n2 2 1\n1 1 99999999999999999999\n",
-      3, "does not fit in 64 bits");
+      "%%MatrixMarket matrix coordinate integer symmetric\n2 2 1\n1 1 99999999999999999999\n", 3,
+      "does not fit in 64 bits");
 }
 
 TEST(MatrixMarketReject, NanAndInf) {
@@ -138,8 +139,8 @@ TEST(MatrixMarketReject, Overflow) {
 
 TEST(MatrixMarketReject, ComplexWithRealPrecision) {
   expect_rejected<double>(kHerm + "1 1 1\n1 1 1 0\n", 1, "use --precision c or z");
-  expect_rejected<float>(
-      "%%MatrixMarket matrix array complex general\n1 1\n1 0\n", 1, "use --precision c or z");
+  expect_rejected<float>("%%MatrixMarket matrix array complex general\n1 1\n1 0\n", 1,
+                         "use --precision c or z");
 }
 
 TEST(MatrixMarketReject, NonRealHermitianDiagonal) {
@@ -148,8 +149,8 @@ TEST(MatrixMarketReject, NonRealHermitianDiagonal) {
   expect_rejected<cdouble>("%%MatrixMarket matrix array complex hermitian\n1 1\n1 1e-300\n", 3,
                            "is not real");
   // A general complex file: the diagonal must be real too.
-  expect_rejected<cdouble>("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 2 1\n",
-                           3, "is not real");
+  expect_rejected<cdouble>("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 2 1\n", 3,
+                           "is not real");
 }
 
 TEST(MatrixMarketReject, ComplexSymmetricNonReal) {
@@ -260,6 +261,87 @@ TEST(MatrixMarketAccept, SymmetricArrayRoundTripLayout) {
   EXPECT_EQ(a(0, 2), 3.0);
   EXPECT_EQ(a(2, 1), 5.0);
   EXPECT_EQ(a(2, 2), 6.0);
+}
+
+}  // namespace
+}  // namespace eigsolve
+
+namespace eigsolve {
+namespace {
+
+// The chunked (parallel) array parser gives the same matrix and the same first error for
+// every thread count, with chunk cuts falling on comments, blank lines and CRLF.
+class ChunkedArray : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    saved_ = io_detail::array_parallel_bytes();
+    io_detail::array_parallel_bytes() = 1;
+  }
+  void TearDown() override { io_detail::array_parallel_bytes() = saved_; }
+
+  static std::string text(int n, bool symmetric, int bad_at = -1, int extra = 0) {
+    std::string s = std::string("%%MatrixMarket matrix array real ") +
+                    (symmetric ? "symmetric" : "general") + "\r\n" + std::to_string(n) + " " +
+                    std::to_string(n) + "\n";
+    int k = 0;
+    for (int j = 0; j < n; ++j) {
+      for (int i = symmetric ? j : 0; i < n; ++i, ++k) {
+        if (k % 7 == 3) s += "% comment\n\n";
+        s += k == bad_at ? "1.5x" : std::to_string(std::max(i, j) * 1000 + std::min(i, j)) + ".25";
+        s += k % 5 == 0 ? "\r\n" : (k % 11 == 0 ? "  \n" : "\n");
+      }
+    }
+    for (int e = 0; e < extra; ++e)
+      s += "7\n";
+    return s;
+  }
+
+  template <class F>
+  static std::string error_of(F&& f) {
+    try {
+      f();
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+
+  std::size_t saved_ = 0;
+};
+
+TEST_F(ChunkedArray, SameResultForEveryThreadCount) {
+  const int n = 60;
+  for (bool sym : {true, false}) {
+    iotest::TempDir d;
+    const std::string p = d.write("a.mtx", text(n, sym));
+    omp_set_num_threads(1);
+    HostMatrix<double> ref = read_matrix<double>(p);
+    for (int t : {2, 3, 8}) {
+      omp_set_num_threads(t);
+      HostMatrix<double> a = read_matrix<double>(p);
+      EXPECT_TRUE(a.data == ref.data) << t;
+    }
+    EXPECT_EQ(ref(n - 1, 0), (n - 1) * 1000 + 0.25);
+    EXPECT_EQ(ref(0, n - 1), (n - 1) * 1000 + 0.25);
+    // Errors: a bad value late in the file, extra data, truncation.
+    const std::string bad = d.write("b.mtx", text(n, sym, sym ? 1500 : 3000));
+    const std::string more = d.write("c.mtx", text(n, sym, -1, 2));
+    std::string t0 = text(n, sym);
+    const std::string cut = d.write("d.mtx", t0.substr(0, t0.size() * 2 / 3));
+    std::vector<std::string> first;
+    for (int t : {1, 2, 5}) {
+      omp_set_num_threads(t);
+      std::vector<std::string> msgs = {error_of([&] { read_matrix<double>(bad); }),
+                                       error_of([&] { read_matrix<double>(more); }),
+                                       error_of([&] { read_matrix<double>(cut); })};
+      if (first.empty()) first = msgs;
+      EXPECT_EQ(msgs, first) << t;
+    }
+    EXPECT_NE(first[0].find("'1.5x' is not a number"), std::string::npos) << first[0];
+    EXPECT_NE(first[1].find("extra data"), std::string::npos) << first[1];
+    EXPECT_NE(first[2].find("truncated"), std::string::npos) << first[2];
+  }
+  omp_set_num_threads(omp_get_num_procs());
 }
 
 }  // namespace

@@ -15,7 +15,8 @@ using iotest::TempDir;
 std::string npy_image(const std::string& dict, const void* data, std::size_t bytes, int major = 1) {
   std::string d = dict;
   const std::size_t pre = major == 1 ? 10 : 12;
-  while ((pre + d.size() + 1) % 64 != 0) d += ' ';
+  while ((pre + d.size() + 1) % 64 != 0)
+    d += ' ';
   d += '\n';
   std::string out("\x93NUMPY", 6);
   out += static_cast<char>(major);
@@ -134,7 +135,8 @@ void round_trip(const std::vector<T>& a, index_t n) {
   write_dense(p, n, n, a.data(), n);
   HostMatrix<T> b = read_matrix<T>(p);
   ASSERT_EQ(b.n, n);
-  for (index_t k = 0; k < n * n; ++k) ASSERT_TRUE(b.data[k] == a[k]) << k;
+  for (index_t k = 0; k < n * n; ++k)
+    ASSERT_TRUE(b.data[k] == a[k]) << k;
   EXPECT_EQ(d.count(), 1);
 }
 
@@ -168,14 +170,16 @@ TEST(Npy, WriterHeaderIsAligned) {
   std::ifstream f(p, std::ios::binary);
   std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   ASSERT_GE(s.size(), 10u);
-  const std::size_t hlen = static_cast<unsigned char>(s[8]) | (static_cast<unsigned char>(s[9]) << 8);
+  const std::size_t hlen =
+      static_cast<unsigned char>(s[8]) | (static_cast<unsigned char>(s[9]) << 8);
   EXPECT_EQ((10 + hlen) % 64, 0u);
   EXPECT_EQ(s.size(), 10 + hlen + 48);
   EXPECT_NE(s.find("'fortran_order': True"), std::string::npos);
   EXPECT_NE(s.find("'shape': (2, 3)"), std::string::npos);
   double back[6];
   std::memcpy(back, s.data() + 10 + hlen, 48);
-  for (int k = 0; k < 6; ++k) EXPECT_EQ(back[k], v[k]);
+  for (int k = 0; k < 6; ++k)
+    EXPECT_EQ(back[k], v[k]);
 }
 
 TEST(Npy, DdIsNotWritableAsNpy) {

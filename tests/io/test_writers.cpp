@@ -26,9 +26,10 @@ std::string slurp(const std::string& p) {
 template <class R>
 std::vector<R> tricky_values() {
   using L = std::numeric_limits<R>;
-  std::vector<R> v = {R(-1) / R(3), R(-0.0), R(0), L::denorm_min(), L::min(),
-                      R(1) / R(10), R(1),     R(2) / R(3), L::max(), -L::max()};
-  for (int k = 1; k < 200; ++k) v.push_back(std::sqrt(R(k)) * std::pow(R(10), R(k % 40 - 20)));
+  std::vector<R> v = {R(-1) / R(3), R(-0.0), R(0),        L::denorm_min(), L::min(),
+                      R(1) / R(10), R(1),    R(2) / R(3), L::max(),        -L::max()};
+  for (int k = 1; k < 200; ++k)
+    v.push_back(std::sqrt(R(k)) * std::pow(R(10), R(k % 40 - 20)));
   return v;
 }
 
@@ -68,7 +69,8 @@ TEST(Writers, EigenvaluesRoundTripDd) {
   w.push_back(dd_real(1.0) + dd_real(0x1p-80));
   w.push_back(sqrt_(dd_real(2.0)) * dd_real(1e200));
   w.push_back(dd_real(1.0) / dd_real(7e-150));
-  for (int k = 1; k < 50; ++k) w.push_back(sqrt_(dd_real(k)) / dd_real(k * 1000.0 + 1));
+  for (int k = 1; k < 50; ++k)
+    w.push_back(sqrt_(dd_real(k)) / dd_real(k * 1000.0 + 1));
   TempDir d;
   const std::string p = d.file("w.txt");
   write_eigenvalues(p, w);
@@ -116,7 +118,8 @@ void dense_mtx_round_trip() {
   EXPECT_EQ(info.format, "array");
   EXPECT_EQ(info.field, is_complex_v<T> ? "complex" : "real");
   EXPECT_EQ(info.symmetry, "general");
-  for (index_t k = 0; k < n * n; ++k) ASSERT_TRUE(b.data[k] == a[k]) << k;
+  for (index_t k = 0; k < n * n; ++k)
+    ASSERT_TRUE(b.data[k] == a[k]) << k;
   EXPECT_EQ(d.count(), 1);
 }
 

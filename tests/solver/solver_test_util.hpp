@@ -30,7 +30,8 @@ Tridiag<R> kac(index_t n) {
   Tridiag<R> t;
   t.d.assign(n + 1, R(0));
   t.e.assign(n + 1, R(0));
-  for (index_t k = 1; k <= n; ++k) t.e[k - 1] = sqrt_(R(static_cast<double>(k * (n + 1 - k))));
+  for (index_t k = 1; k <= n; ++k)
+    t.e[k - 1] = sqrt_(R(static_cast<double>(k * (n + 1 - k))));
   return t;
 }
 
@@ -42,7 +43,8 @@ Tridiag<R> wilkinson(index_t m) {
   t.d.resize(n);
   t.e.assign(n, R(1));
   t.e[n - 1] = R(0);
-  for (index_t i = 0; i < n; ++i) t.d[i] = R(static_cast<double>(i < m ? m - i : i - m));
+  for (index_t i = 0; i < n; ++i)
+    t.d[i] = R(static_cast<double>(i < m ? m - i : i - m));
   return t;
 }
 
@@ -57,8 +59,10 @@ Tridiag<R> random_tridiag(index_t n, std::uint64_t seed) {
   Tridiag<R> t;
   t.d.resize(n);
   t.e.assign(n, R(0));
-  for (index_t i = 0; i < n; ++i) t.d[i] = R(rnd(seed));
-  for (index_t i = 0; i + 1 < n; ++i) t.e[i] = R(rnd(seed));
+  for (index_t i = 0; i < n; ++i)
+    t.d[i] = R(rnd(seed));
+  for (index_t i = 0; i + 1 < n; ++i)
+    t.e[i] = R(rnd(seed));
   return t;
 }
 
@@ -115,7 +119,8 @@ void tridiag_residuals(const Tridiag<R>& t, index_t m, const R* w, const R* z, d
     }
     for (index_t k = 0; k < m; ++k) {
       R s = R(0);
-      for (index_t i = 0; i < n; ++i) s = s + zj[i] * z[i + k * n];
+      for (index_t i = 0; i < n; ++i)
+        s = s + zj[i] * z[i + k * n];
       if (j == k) s = s - R(1);
       orth = std::max(orth, std::fabs(dbl(s)));
     }

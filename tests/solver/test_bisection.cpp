@@ -142,8 +142,10 @@ TYPED_TEST(BisectionTyped, MultiplicitiesAndZeros) {
   EXPECT_TRUE(bitwise_equal(w, naive));
   // The exact zero comes out within the absolute floor 2*pivmin (pivmin = safe_min * 1).
   EXPECT_LE(std::fabs(dbl(w[0])), 4.0 * dbl(bisect::safe_min<R>()));
-  for (index_t k = 1; k <= 30; ++k) EXPECT_NEAR(dbl(w[k]), 1.0, 10 * u_of<R>()) << k;
-  for (index_t k = 31; k <= 60; ++k) EXPECT_NEAR(dbl(w[k]), 3.0, 30 * u_of<R>()) << k;
+  for (index_t k = 1; k <= 30; ++k)
+    EXPECT_NEAR(dbl(w[k]), 1.0, 10 * u_of<R>()) << k;
+  for (index_t k = 31; k <= 60; ++k)
+    EXPECT_NEAR(dbl(w[k]), 3.0, 30 * u_of<R>()) << k;
 }
 
 template <class R>
@@ -156,7 +158,8 @@ void check_vs_sterf(const Tridiag<R>& t) {
     ASSERT_EQ(LAPACKE_dsterf(n, d.data(), e.data()), 0);
   auto w = all_eigs(t);
   const double tol = 10.0 * double(n) * u_of<R>() * test::norm1(t);
-  for (index_t k = 0; k < n; ++k) EXPECT_NEAR(w[k], d[k], tol) << k;
+  for (index_t k = 0; k < n; ++k)
+    EXPECT_NEAR(w[k], d[k], tol) << k;
 }
 
 TEST(Bisection, WilkinsonAndRandomVsSterf) {

@@ -18,7 +18,8 @@ namespace {
 std::vector<double> spectrum(index_t n) {
   static const double pattern[] = {-3, -1, -1, 0, 0, 0, 1, 2, 2, 2, 5, -4, 7, 7, 3, -2};
   std::vector<double> l(n);
-  for (index_t k = 0; k < n; ++k) l[k] = pattern[k % 16] + (k >= 16 ? 16 * ((k / 16) % 2) : 0);
+  for (index_t k = 0; k < n; ++k)
+    l[k] = pattern[k % 16] + (k >= 16 ? 16 * ((k / 16) % 2) : 0);
   return l;
 }
 
@@ -31,7 +32,8 @@ HostMatrix<T> hadamard_matrix(index_t n, const std::vector<double>& l) {
   for (index_t j = 0; j < n; ++j)
     for (index_t i = 0; i < n; ++i) {
       double s = 0;
-      for (index_t k = 0; k < n; ++k) s += h(i, k) * l[k] * h(j, k);
+      for (index_t k = 0; k < n; ++k)
+        s += h(i, k) * l[k] * h(j, k);
       s /= double(n);
       if constexpr (is_complex_v<T>) {
         const int p = static_cast<int>(((i - j) % 4 + 4) % 4);  // i^(i-j)
@@ -59,13 +61,15 @@ void residuals(const HostMatrix<T>& A, const SolveResult<T>& r, double anorm, do
     const T* z = r.z.data() + j * n;
     for (index_t i = 0; i < n; ++i) {
       T s = T(0);
-      for (index_t k = 0; k < n; ++k) s = madd(A(i, k), z[k], s);
+      for (index_t k = 0; k < n; ++k)
+        s = madd(A(i, k), z[k], s);
       s = s - z[i] * T(r.w[j]);
       res = std::max(res, mag(s));
     }
     for (index_t k = 0; k < m; ++k) {
       T s = T(0);
-      for (index_t i = 0; i < n; ++i) s = madd_conj(z[i], r.z[i + k * n], s);
+      for (index_t i = 0; i < n; ++i)
+        s = madd_conj(z[i], r.z[i + k * n], s);
       if (j == k) s = s - T(1);
       orth = std::max(orth, mag(s));
     }
@@ -113,7 +117,8 @@ void check_hadamard(TridiagSolver solver, index_t n) {
     // (Hadamard vectors have many) may differ by rounding: accept any near-maximal one.
     const T* z = full.z.data() + j * n;
     double mx = 0;
-    for (index_t i = 0; i < n; ++i) mx = std::max(mx, to_double(abs2(z[i])));
+    for (index_t i = 0; i < n; ++i)
+      mx = std::max(mx, to_double(abs2(z[i])));
     bool found = false;
     for (index_t i = 0; i < n; ++i)
       found = found || (to_double(abs2(z[i])) >= mx * (1 - 1000 * u) && real_part(z[i]) > R(0) &&
@@ -123,7 +128,8 @@ void check_hadamard(TridiagSolver solver, index_t n) {
   // Values only == the values of the vector run (bisection: bitwise).
   auto vals = run(A, solver, false);
   ASSERT_EQ(vals.m, n);
-  for (index_t k = 0; k < n; ++k) EXPECT_LE(std::fabs(to_double(vals.w[k] - full.w[k])), tol);
+  for (index_t k = 0; k < n; ++k)
+    EXPECT_LE(std::fabs(to_double(vals.w[k] - full.w[k])), tol);
   // Index subset.
   Subset si;
   si.kind = Subset::Kind::index;
@@ -198,17 +204,19 @@ TEST(Eigensolve, RandomVsSyevd) {
   HostMatrix<double> A(n);
   std::uint64_t s = 3;
   for (index_t j = 0; j < n; ++j)
-    for (index_t i = j; i < n; ++i) A(i, j) = A(j, i) = test::rnd(s);
+    for (index_t i = j; i < n; ++i)
+      A(i, j) = A(j, i) = test::rnd(s);
   HostMatrix<double> B = A;
   std::vector<double> w(n);
   ASSERT_EQ(LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', n, B.ptr(), n, w.data()), 0);
   auto r = run(A, TridiagSolver::bisection, false);
-  for (index_t k = 0; k < n; ++k) EXPECT_NEAR(r.w[k], w[k], 1e-12 * n) << k;
+  for (index_t k = 0; k < n; ++k)
+    EXPECT_NEAR(r.w[k], w[k], 1e-12 * n) << k;
 }
 
 TEST(Eigensolve, NamesAndErrors) {
-  for (auto s : {TridiagSolver::bisection, TridiagSolver::sterf, TridiagSolver::stedc,
-                 TridiagSolver::stemr})
+  for (auto s :
+       {TridiagSolver::bisection, TridiagSolver::sterf, TridiagSolver::stedc, TridiagSolver::stemr})
     EXPECT_EQ(parse_tridiag_solver(tridiag_solver_name(s)), s);
   EXPECT_THROW(parse_tridiag_solver("qr"), UsageError);
   HostMatrix<double> A(4);
@@ -235,7 +243,8 @@ TEST(Eigensolve, NamesAndErrors) {
   opt.progress = [&](const char* st, double) { stages.push_back(st); };
   auto r = eigensolve(ctx, B, opt);
   ASSERT_EQ(r.m, 3);
-  for (index_t k = 0; k < 3; ++k) EXPECT_NEAR(r.w[k], double(k + 1), 1e-15);
+  for (index_t k = 0; k < 3; ++k)
+    EXPECT_NEAR(r.w[k], double(k + 1), 1e-15);
   EXPECT_NE(std::find(stages.begin(), stages.end(), "back-transform"), stages.end());
 }
 

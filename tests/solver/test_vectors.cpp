@@ -46,7 +46,7 @@ TYPED_TEST(VectorsTyped, InverseIterationResidualAndOrthogonality) {
   const bool dd = std::is_same_v<R, dd_real>;
   check_invit(test::laplace_1d<R>(dd ? 40 : 200), 0, dd ? 39 : 199);
   check_invit(test::kac<R>(30), 0, 30);
-  check_invit(test::wilkinson<R>(10), 0, 20);   // close pairs
+  check_invit(test::wilkinson<R>(10), 0, 20);        // close pairs
   check_invit(test::repeated_blocks<R>(12), 0, 35);  // multiplicities, e = 0 splits
   check_invit(test::random_tridiag<R>(dd ? 50 : 300, 3), 3, dd ? 20 : 150);
 }
@@ -82,9 +82,12 @@ void check_apply_q(index_t n, index_t m) {
   using R = real_t<T>;
   std::uint64_t s = 99;
   std::vector<T> A(n * n), tau(n), Z(n * m), Zg;
-  for (auto& a : A) a = make_scalar<T>(R(test::rnd(s)), R(test::rnd(s)));
-  for (auto& t : tau) t = make_scalar<T>(R(test::rnd(s)), R(test::rnd(s)));
-  for (auto& z : Z) z = make_scalar<T>(R(test::rnd(s)), R(test::rnd(s)));
+  for (auto& a : A)
+    a = make_scalar<T>(R(test::rnd(s)), R(test::rnd(s)));
+  for (auto& t : tau)
+    t = make_scalar<T>(R(test::rnd(s)), R(test::rnd(s)));
+  for (auto& z : Z)
+    z = make_scalar<T>(R(test::rnd(s)), R(test::rnd(s)));
   Zg = Z;
   Context ctx;
   ctx.threads = 2;
@@ -110,9 +113,12 @@ TEST(Vectors, GenericBackTransformThreadIndependentDd) {
   const index_t n = 30, m = 7;
   std::uint64_t s = 5;
   std::vector<dd_real> A(n * n), tau(n), Z(n * m);
-  for (auto& a : A) a = dd_real(test::rnd(s));
-  for (auto& t : tau) t = dd_real(test::rnd(s));
-  for (auto& z : Z) z = dd_real(test::rnd(s));
+  for (auto& a : A)
+    a = dd_real(test::rnd(s));
+  for (auto& t : tau)
+    t = dd_real(test::rnd(s));
+  for (auto& z : Z)
+    z = dd_real(test::rnd(s));
   auto Z1 = Z;
   Context ctx;
   ctx.threads = 1;

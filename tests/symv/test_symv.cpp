@@ -96,9 +96,8 @@ Problem<T> make_problem(index_t n, std::uint64_t seed, bool integers) {
   for (index_t j = 0; j < n; ++j)
     for (index_t i = 0; i < p.lda; ++i) {
       // The strict upper triangle and the padding hold garbage that must not be read.
-      p.A[i + p.lda * j] = (i >= j && i < n)
-                               ? (integers ? int_scalar<T>(g) : random_scalar<T>(g))
-                               : T(std::numeric_limits<double>::quiet_NaN());
+      p.A[i + p.lda * j] = (i >= j && i < n) ? (integers ? int_scalar<T>(g) : random_scalar<T>(g))
+                                             : T(std::numeric_limits<double>::quiet_NaN());
     }
   p.x.resize(n);
   p.y.resize(n);
@@ -126,7 +125,8 @@ TYPED_TEST(SymvTest, MatchesTheCanonicalLoopBitwise) {
       canonical_loop(n, alpha, p.A, p.lda, p.x, beta, ref);
       std::vector<T> y = p.y;
       if (beta == T(0))
-        for (auto& v : y) v = T(std::numeric_limits<double>::quiet_NaN());  // not read
+        for (auto& v : y)
+          v = T(std::numeric_limits<double>::quiet_NaN());  // not read
       Context ctx;
       ctx.threads = 2;
       symv_reference(ctx, n, alpha, p.A.data(), p.lda, p.x.data(), beta, y.data());
