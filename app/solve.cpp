@@ -136,16 +136,15 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
     std::fprintf(stderr, "eigsolve: %s  n = %lld  precision %s  device %s  threads %d\n",
                  opt.input.c_str(), static_cast<long long>(n), pname, backend_name(ctx.backend),
                  ctx.num_threads());
+    char extra[128] = "";
+    if (so.vectors)
+      std::snprintf(extra, sizeof extra, ", back-transform %.3f s, residuals %.3f s",
+                    res.times.back_transform, t_resid);
     std::fprintf(stderr,
                  "  time: read %.3f s, tridiagonalize %.3f s, eigenvalues%s %.3f s (%s)%s, "
                  "write %.3f s, total %.3f s\n",
                  t_read, res.times.tridiagonalize, so.vectors ? "+vectors" : "",
-                 res.times.tridiag_eigen, tridiag_solver_name(so.solver),
-                 so.vectors ? (", back-transform " + std::to_string(res.times.back_transform) +
-                               " s, residuals " + std::to_string(t_resid) + " s")
-                                  .c_str()
-                            : "",
-                 t_write, t_all);
+                 res.times.tridiag_eigen, tridiag_solver_name(so.solver), extra, t_write, t_all);
     std::fprintf(stderr, "  eigenvalues: %lld, min %s, max %s\n",
                  static_cast<long long>(res.w.size()), wmin.c_str(), wmax.c_str());
     if (so.vectors)
