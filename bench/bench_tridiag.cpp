@@ -1,8 +1,11 @@
 // bench_tridiag: the canonical CPU tridiagonalization and SYMV against LAPACKE_dsytrd and
 // cblas_dsymv (OpenBLAS) in the same process, on the same matrices and thread count.
 //
-//   bench_tridiag [--threads T] [--sizes n1,n2,...] [--dd-sizes n1,...] [--reps R]
+//   bench_tridiag [--threads T] [--sizes n1,n2,...] [--dd-sizes n1,...] [--sz-sizes n1,...]
+//                 [--reps R]
 //
+// --sz-sizes: tridiagonalize<float> / <Complex<double>> against LAPACKE_ssytrd / zhetrd
+// (median of R runs each; empty list skips them).
 // Prints one human line per measurement and a final JSON line. Results are verified (the
 // eigenvalues of both tridiagonal forms agree within c n eps ||A||).
 #include <algorithm>
@@ -11,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -87,6 +91,46 @@ TridiagTiming bench_d(const Context& ctx, index_t n, int reps) {
   return {n, ours, lap, err / an};
 }
 
+double median_of(int reps, const std::function<void()>& f) {
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const double t0 = now();
+    f();
+    t.push_back(now() - t0);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+/// {ours, LAPACKE} medians for float (ssytrd) or Complex<double> (zhetrd).
+template <class T>
+std::pair<double, double> bench_sz(const Context& ctx, index_t n, int reps) {
+  const std::vector<double> R0 = random_lower(n, 42 + unsigned(n));
+  const std::vector<double> I0 = random_lower(n, 4242 + unsigned(n));
+  std::vector<T> A0(R0.size());
+  for (std::size_t i = 0; i < A0.size(); ++i) {
+    if constexpr (is_complex_v<T>)
+      A0[i] = T(R0[i], I0[i]);
+    else
+      A0[i] = T(R0[i]);
+  }
+  std::vector<T> A, tau(n);
+  std::vector<real_t<T>> d(n), e(n);
+  const double ours = median_of(reps, [&] {
+    A = A0;
+    tridiagonalize(ctx, n, A.data(), n, d.data(), e.data(), tau.data());
+  });
+  const double lap = median_of(reps, [&] {
+    A = A0;
+    if constexpr (is_complex_v<T>)
+      LAPACKE_zhetrd(LAPACK_COL_MAJOR, 'L', n, reinterpret_cast<lapack_complex_double*>(A.data()),
+                     n, d.data(), e.data(), reinterpret_cast<lapack_complex_double*>(tau.data()));
+    else
+      LAPACKE_ssytrd(LAPACK_COL_MAJOR, 'L', n, A.data(), n, d.data(), e.data(), tau.data());
+  });
+  return {ours, lap};
+}
+
 double bench_dd(const Context& ctx, index_t n) {
   const std::vector<double> A0 = random_lower(n, 42 + unsigned(n));
   std::vector<dd_real> A(A0.begin(), A0.end()), tau(n);
@@ -101,6 +145,7 @@ double bench_dd(const Context& ctx, index_t n) {
 int main(int argc, char** argv) {
   int threads = 2, reps = 3;
   std::vector<index_t> sizes = {512, 1024, 2048}, dd_sizes = {256, 512, 1024};
+  std::vector<index_t> sz_sizes = {512, 1024};
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--threads"))
       threads = std::atoi(argv[i + 1]);
@@ -108,6 +153,8 @@ int main(int argc, char** argv) {
       sizes = parse_list(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--dd-sizes"))
       dd_sizes = parse_list(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--sz-sizes"))
+      sz_sizes = parse_list(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--reps"))
       reps = std::atoi(argv[i + 1]);
   }
@@ -159,6 +206,20 @@ int main(int argc, char** argv) {
     js << (first ? "" : ",") << "{\"n\":" << n << ",\"ours_s\":" << t.ours
        << ",\"lapacke_s\":" << t.lapack << ",\"ratio\":" << t.ours / t.lapack
        << ",\"eig_rel_diff\":" << t.max_eig_err << "}";
+    first = false;
+  }
+  js << "],\"tridiag_sz\":[";
+  first = true;
+  for (index_t n : sz_sizes) {
+    const auto s = bench_sz<float>(ctx, n, reps);
+    const auto z = bench_sz<Complex<double>>(ctx, n, reps);
+    std::printf("sytrd  s n=%5lld  ours %8.3f s   ssytrd %8.3f s   ratio %.2f\n", (long long)n,
+                s.first, s.second, s.first / s.second);
+    std::printf("hetrd  z n=%5lld  ours %8.3f s   zhetrd %8.3f s   ratio %.2f\n", (long long)n,
+                z.first, z.second, z.first / z.second);
+    js << (first ? "" : ",") << "{\"n\":" << n << ",\"s_ours_s\":" << s.first
+       << ",\"ssytrd_s\":" << s.second << ",\"z_ours_s\":" << z.first
+       << ",\"zhetrd_s\":" << z.second << "}";
     first = false;
   }
   js << "],\"tridiag_dd\":[";

@@ -27,7 +27,45 @@ using symv_detail::row_dots;
 
 /// Rows kept in registers by the update kernel (8 vector registers for float/double).
 template <class T>
-constexpr int kUpdRows = std::is_arithmetic<T>::value ? int(256 / sizeof(T)) : 8;
+constexpr int kUpdRows = std::is_arithmetic<T>::value              ? int(256 / sizeof(T))
+                         : std::is_same<T, Complex<double>>::value ? 16
+                                                                   : 8;
+
+#if defined(EIGSOLVE_SYMV_AVX2)
+/// The chains of chain_window for Complex<double>, 16 rows (two per register; the complex
+/// madd as two vector fmas, see symv_detail::tile_direct_z): rows [lo, hi) are updated.
+inline void chain_window_z(int lo, int hi, index_t kb, const Complex<double>* V, index_t ldv,
+                           const Complex<double>* W, index_t ldw, const Complex<double>* nw,
+                           const Complex<double>* nv, Complex<double>* a) {
+  alignas(32) double c[32];
+  for (int l = 0; l < 16; ++l) {
+    const bool in = l >= lo && l < hi;
+    c[2 * l] = in ? a[l].re : 0.0;
+    c[2 * l + 1] = in ? a[l].im : 0.0;
+  }
+  __m256d acc[8];
+  for (int q = 0; q < 8; ++q)
+    acc[q] = _mm256_load_pd(c + 4 * q);
+  for (index_t k = 0; k < kb; ++k) {
+    const double* vk = reinterpret_cast<const double*>(V + ldv * k);
+    const double* wk = reinterpret_cast<const double*>(W + ldw * k);
+    const double xr = nw[k].re, xi = nw[k].im, yr = nv[k].re, yi = nv[k].im;
+    const __m256d xa = _mm256_setr_pd(xr, xi, xr, xi), xb = _mm256_setr_pd(-xi, xr, -xi, xr);
+    const __m256d ya = _mm256_setr_pd(yr, yi, yr, yi), yb = _mm256_setr_pd(-yi, yr, -yi, yr);
+    for (int q = 0; q < 8; ++q) {
+      const __m256d v = _mm256_loadu_pd(vk + 4 * q), w = _mm256_loadu_pd(wk + 4 * q);
+      acc[q] = _mm256_fmadd_pd(_mm256_movedup_pd(v), xa, acc[q]);
+      acc[q] = _mm256_fmadd_pd(_mm256_permute_pd(v, 0xF), xb, acc[q]);
+      acc[q] = _mm256_fmadd_pd(_mm256_movedup_pd(w), ya, acc[q]);
+      acc[q] = _mm256_fmadd_pd(_mm256_permute_pd(w, 0xF), yb, acc[q]);
+    }
+  }
+  for (int q = 0; q < 8; ++q)
+    _mm256_store_pd(c + 4 * q, acc[q]);
+  for (int l = lo; l < hi; ++l)
+    a[l] = Complex<double>(c[2 * l], c[2 * l + 1]);
+}
+#endif
 
 /// Items per thread so that a thread gets at least ~kMinWork multiply-adds (tiny parallel
 /// regions cost more than they save, worst when the cores are oversubscribed).
@@ -42,6 +80,20 @@ void make_real(T& a) {
   (void)a;
 }
 
+/// Scalar chains for rows l < len (see chain_rows).
+template <class T>
+void chain_rows_scalar(int len, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw,
+                       const T* nw, const T* nv, T* a) {
+  for (int l = 0; l < len; ++l) {
+    T c = a[l];
+    for (index_t k = 0; k < kb; ++k) {
+      c = madd(V[l + ldv * k], nw[k], c);
+      c = madd(W[l + ldw * k], nv[k], c);
+    }
+    a[l] = c;
+  }
+}
+
 /// a[r] for r < len: for k ascending, a = madd(V[r + ldv k], nw[k], a);
 /// a = madd(W[r + ldw k], nv[k], a), where nw[k] = -conj(w_jk), nv[k] = -conj(v_jk)
 /// (the same bits as madd(-v_rk, conj(w_jk), a), madd(-w_rk, conj(v_jk), a)).
@@ -49,6 +101,14 @@ template <class T>
 void chain_rows(int len, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, const T* nw,
                 const T* nv, T* a) {
   constexpr int R = kUpdRows<T>;
+#if defined(EIGSOLVE_SYMV_AVX2)
+  if constexpr (std::is_same<T, Complex<double>>::value) {
+    if (len == R) {
+      chain_window_z(0, R, kb, V, ldv, W, ldw, nw, nv, a);
+      return;
+    }
+  }
+#endif
   if (len == R) {
     T c[R];
     for (int l = 0; l < R; ++l)
@@ -66,31 +126,70 @@ void chain_rows(int len, index_t kb, const T* V, index_t ldv, const T* W, index_
       a[l] = c[l];
     return;
   }
-  for (int l = 0; l < len; ++l) {
-    T c = a[l];
-    for (index_t k = 0; k < kb; ++k) {
-      c = madd(V[l + ldv * k], nw[k], c);
-      c = madd(W[l + ldw * k], nv[k], c);
+  chain_rows_scalar(len, kb, V, ldv, W, ldw, nw, nv, a);
+}
+
+/// chain_rows for rows [lo, hi) of a window of R = kUpdRows rows (V, W, a point at the
+/// window start; all R rows of V and W are readable): the full-width vector chains run on the
+/// window, the lanes outside [lo, hi) start from 0, are never read from a and are discarded.
+/// Every stored element gets exactly its own chain, so the bits are those of chain_rows.
+template <class T>
+void chain_window(int lo, int hi, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw,
+                  const T* nw, const T* nv, T* a) {
+  constexpr int R = kUpdRows<T>;
+#if defined(EIGSOLVE_SYMV_AVX2)
+  if constexpr (std::is_same<T, Complex<double>>::value) {
+    chain_window_z(lo, hi, kb, V, ldv, W, ldw, nw, nv, a);
+    return;
+  }
+#endif
+  T c[R];
+  for (int l = 0; l < R; ++l)
+    c[l] = (l >= lo && l < hi) ? a[l] : T(0);
+  for (index_t k = 0; k < kb; ++k) {
+    const T* vk = V + ldv * k;
+    const T* wk = W + ldw * k;
+    const T x = nw[k], y = nv[k];
+    for (int l = 0; l < R; ++l) {
+      c[l] = madd(vk[l], x, c[l]);
+      c[l] = madd(wk[l], y, c[l]);
     }
-    a[l] = c;
+  }
+  for (int l = lo; l < hi; ++l)
+    a[l] = c[l];
+}
+
+/// Whether partial spans run as a full vector window (lanes outside are wasted work: worth it
+/// for hardware scalars, not for dd_real whose chains are scalar software arithmetic).
+template <class T>
+constexpr bool kVectorWindow = std::is_arithmetic<T>::value || is_complex_v<T>;
+
+/// Rows [r0, re) of one column (r0 <= re <= m, rows < m of V/W readable): the vector window
+/// when m >= R (shifted up at the bottom edge), else scalar chains.
+template <class T>
+void chain_span(index_t r0, index_t re, index_t m, index_t kb, const T* V, index_t ldv, const T* W,
+                index_t ldw, const T* nw, const T* nv, T* a) {
+  constexpr int R = kUpdRows<T>;
+  if (re - r0 == R) {
+    chain_rows(R, kb, V + r0, ldv, W + r0, ldw, nw, nv, a + r0);
+  } else if (kVectorWindow<T> && m >= R) {
+    const index_t w0 = std::min(r0, m - R);
+    chain_window(static_cast<int>(r0 - w0), static_cast<int>(re - w0), kb, V + w0, ldv, W + w0, ldw,
+                 nw, nv, a + w0);
+  } else {
+    chain_rows_scalar(static_cast<int>(re - r0), kb, V + r0, ldv, W + r0, ldw, nw, nv, a + r0);
   }
 }
 
 /// Rank-2k update of the lower triangle of the m x m matrix A22:
 /// a_ij -= sum_k (v_ik conj(w_jk) + w_ik conj(v_jk)), k ascending, one chain per element;
 /// complex diagonal made real. NW/NV (kb x m, column j holds -conj(w_j.) / -conj(v_j.)) are
-/// workspace filled here. Threads take column blocks (paired from both ends for balance).
+/// workspace filled here, by the thread that owns column j. Threads take column blocks (paired
+/// from both ends for balance); one parallel region per update.
 template <class T>
 void rank2k_update(int nthreads, index_t m, index_t kb, const T* V, index_t ldv, const T* W,
                    index_t ldw, T* A22, index_t lda, T* NW, T* NV) {
   if (m <= 0 || kb <= 0) return;
-  parallel_for(m, nthreads, grain_for(4 * kb), [&](index_t b, index_t e) {
-    for (index_t j = b; j < e; ++j)
-      for (index_t k = 0; k < kb; ++k) {
-        NW[k + kb * j] = -conj(W[j + ldw * k]);
-        NV[k + kb * j] = -conj(V[j + ldv * k]);
-      }
-  });
   constexpr int R = kUpdRows<T>;
   constexpr index_t kColBlock = 64;
   const index_t nblk = (m + kColBlock - 1) / kColBlock;
@@ -101,12 +200,17 @@ void rank2k_update(int nthreads, index_t m, index_t kb, const T* V, index_t ldv,
         const index_t blk = side == 0 ? item : nblk - 1 - item;
         if (side == 1 && blk == item) break;
         const index_t jb = blk * kColBlock, je = std::min(m, jb + kColBlock);
+        // The negated conjugates of this block's columns (only this block reads them).
+        for (index_t j = jb; j < je; ++j)
+          for (index_t k = 0; k < kb; ++k) {
+            NW[k + kb * j] = -conj(W[j + ldw * k]);
+            NV[k + kb * j] = -conj(V[j + ldv * k]);
+          }
         for (index_t ib = jb; ib < m; ib += R) {
           const index_t ie = std::min(m, ib + R);
           for (index_t j = jb; j < je && j < ie; ++j) {
             const index_t r0 = std::max(ib, j);
-            chain_rows(static_cast<int>(ie - r0), kb, V + r0, ldv, W + r0, ldw, NW + kb * j,
-                       NV + kb * j, A22 + r0 + lda * j);
+            chain_span(r0, ie, m, kb, V, ldv, W, ldw, NW + kb * j, NV + kb * j, A22 + lda * j);
             if (r0 == j) make_real(A22[j + lda * j]);
           }
         }
@@ -148,9 +252,10 @@ void panel(const Context& ctx, index_t n, index_t j0, index_t nb, T* A, index_t 
       const index_t len = n - g, blocks = (len + R - 1) / R;
       parallel_for(blocks, nt, grain_for(2 * R * i), [&](index_t b, index_t e2) {
         for (index_t q = b; q < e2; ++q) {
-          const index_t r0 = g + q * R;
-          chain_rows(static_cast<int>(std::min<index_t>(R, n - r0)), i, &a(r0, j0), lda, W + r0,
-                     ldw, nw, nv, &a(r0, g));
+          // Rows g .. n-1 of the column (relative to g: the window never reaches above g).
+          const index_t r0 = q * R;
+          chain_span(r0, std::min<index_t>(len, r0 + R), len, i, &a(g, j0), lda, W + g, ldw, nw, nv,
+                     &a(g, g));
         }
       });
     }

@@ -1,21 +1,27 @@
 // SYMV / HEMV on the CPU in the canonical order of docs/canonical-symv.md.
 //
-//   row panel I (64 rows)          tiles of the full symmetric row a_i, J = 0 .. T-1
-//   +----+----+----+----+
-//   | D  |    |    |    |  J <  I : direct tile, read in place (column-major, rows contiguous)
-//   +----+----+----+----+  J == I : diagonal tile, expanded into a 64x64 buffer
-//   | D  | Dg |    |    |  J >  I : transposed tile (J, I) of the lower triangle, conj-copied
-//   +----+----+----+----+           into a 64x64 buffer (row elements of panel I)
-//   | D  | D  | Dg | T  |  each tile gives p_i (8 chunk chains + fixed tree) for its 64 rows,
-//   +----+----+----+----+  acc_i = p_i(0); acc_i = acc_i + p_i(J) for J ascending.
+//   stored tiles (I, J), J <= I            workspace P (nt x nt tile partials of 64 rows)
+//   +----+                                  P(I, J) = partial of the rows of panel I from
+//   | Dg |                                            tile column J (8 chunk chains + tree)
+//   +----+----+                             stored tile (I, J), J < I, read ONCE gives
+//   | S  | Dg |                               P(I, J) (direct) and P(J, I) (transposed, conj)
+//   +----+----+----+                        diagonal tile gives P(I, I)
+//   | S  | S  | Dg |                        then, per row: acc = P(R, 0); acc = acc + P(R, C)
+//   +----+----+----+                        for C ascending (the canonical tile order).
 //
-// The lower triangle is read twice (once direct, once transposed); row panels are
-// independent, so the split over threads (parallel_for over panels) never changes a bit.
+// Threads take contiguous runs of tiles (column-major over the lower triangle, so a run
+// streams down the columns of A) and write disjoint workspace entries: the bits never depend
+// on the thread count. double / float / Complex<double> have AVX2 kernels (symv/tile_kernels.hpp),
+// every chain keeping its element order; other scalars read the tile once in place and once
+// from cache through a conj-transposed 64 x 64 buffer.
 #include "symv/reference.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <new>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "core/canonical.hpp"
 #include "symv/tile_kernels.hpp"
@@ -36,14 +42,17 @@ T real_diag(const T& a) {
 /// buf[i + 64 j] = a_{r0+i, r0+j} of the diagonal tile (full Hermitian expansion).
 template <class T>
 void expand_diagonal(int rows, const T* A, index_t lda, index_t r0, T* buf) {
+  // Stored columns first (contiguous reads), then the mirror inside the buffer (a strided
+  // walk over A itself would touch 64 columns lda apart per row).
   for (int j = 0; j < rows; ++j) {
     const T* col = A + r0 + lda * (r0 + j);
-    for (int i = 0; i < j; ++i)
-      buf[i + kTile * j] = conj(A[(r0 + j) + lda * (r0 + i)]);
     buf[j + kTile * j] = real_diag(col[j]);
     for (int i = j + 1; i < rows; ++i)
       buf[i + kTile * j] = col[i];
   }
+  for (int j = 0; j < rows; ++j)
+    for (int i = 0; i < j; ++i)
+      buf[i + kTile * j] = conj(buf[j + kTile * i]);
 }
 
 /// buf[i + 64 j] = conj(A(c0 + j, r0 + i)): the row elements of panel r0 in tile column c0 > r0.
@@ -64,6 +73,63 @@ void expand_transposed(int rows, int cols, const T* A, index_t lda, index_t r0, 
   }
 }
 
+/// Partials of the stored tile (I, J), J <= I (tile-aligned at r0 = 64 I, c0 = 64 J):
+/// pd = partial of the rows of panel I against x(c0 ..) (direct, or the expanded diagonal tile),
+/// pt = partial of the rows of panel J against x(r0 ..) (transposed; unused when J == I).
+/// The tile is read from memory once; the transposed pass finds it in cache.
+template <class T>
+void tile_pair(index_t n, const T* A, index_t lda, const T* x, index_t I, index_t J, T* buf, T* pd,
+               T* pt) {
+  const index_t r0 = I * kTile, c0 = J * kTile;
+  const int rows = static_cast<int>(std::min<index_t>(kTile, n - r0));
+  const int cols = static_cast<int>(std::min<index_t>(kTile, n - c0));
+  if (J == I) {
+#if defined(EIGSOLVE_SYMV_AVX2)
+    if constexpr (std::is_same<T, double>::value) {
+      if (rows == kTile) {
+        symv_detail::tile_diag_d64(A + r0 + lda * r0, lda, x + r0, pd);
+        return;
+      }
+    }
+#endif
+    expand_diagonal(rows, A, lda, r0, buf);
+    symv_detail::tile_partials(rows, cols, buf, index_t(kTile), x + c0, pd);
+    return;
+  }
+#if defined(EIGSOLVE_SYMV_AVX2)
+  if constexpr (std::is_same<T, double>::value) {
+    if (rows == kTile) {
+      symv_detail::tile_fused_d64(A + r0 + lda * c0, lda, x + r0, x + c0, pd, pt);
+      return;
+    }
+  }
+  if constexpr (std::is_same<T, float>::value) {
+    if (rows == kTile) {
+      symv_detail::tile_fused_f64(A + r0 + lda * c0, lda, x + r0, x + c0, pd, pt);
+      return;
+    }
+  }
+#endif
+  symv_detail::tile_partials(rows, cols, A + r0 + lda * c0, lda, x + c0, pd);
+  expand_transposed(cols, rows, A, lda, c0, r0, buf);
+  symv_detail::tile_partials(cols, rows, buf, index_t(kTile), x + r0, pt);
+}
+
+/// Per-thread workspace of tile partials, grown as needed (symv is called once per column by
+/// the tridiagonalization: no allocation in the steady state).
+template <class T>
+T* partial_workspace(std::size_t count) {
+  thread_local std::vector<T> ws;
+  if (ws.size() < count) {
+    try {
+      ws.resize(count);
+    } catch (const std::bad_alloc&) {
+      throw OutOfMemory("symv_reference workspace", static_cast<std::uint64_t>(count * sizeof(T)));
+    }
+  }
+  return ws.data();
+}
+
 }  // namespace
 
 template <class T>
@@ -75,56 +141,48 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
   if (n == 0) return;
   const index_t nt = (n + kTile - 1) / kTile;
   const bool beta_zero = (beta == T(0));
-  // A row panel costs nt * 4096 multiply-adds: small problems stay on one thread.
-  const index_t grain = std::max<index_t>(1, 4 / nt);
-  parallel_for(nt, ctx.num_threads(), grain, [&](index_t pb, index_t pe) {
+  // P[(R nt + C) 64 + i]: the canonical partial of tile column C for row i of row panel R.
+  // Every stored tile (I, J), J <= I, is read once and writes P(I, J) and P(J, I); threads
+  // take contiguous runs of tiles, no shared accumulator.
+  T* P = partial_workspace<T>(static_cast<std::size_t>(nt * nt * kTile));
+  const index_t ntiles = nt * (nt + 1) / 2;
+  // A tile is ~4096 multiply-adds each way: below ~8 tiles a thread, stay on one thread.
+  parallel_for(ntiles, ctx.num_threads(), 8, [&](index_t tb, index_t te) {
     alignas(64) T buf[kTile * kTile];
-    T acc[kTile], p[kTile];
-    for (index_t I = pb; I < pe; ++I) {
-      const index_t r0 = I * kTile;
-      const int rows = static_cast<int>(std::min<index_t>(kTile, n - r0));
-      for (index_t J = 0; J < nt; ++J) {
-        const index_t c0 = J * kTile;
-        const int cols = static_cast<int>(std::min<index_t>(kTile, n - c0));
-#if defined(EIGSOLVE_SYMV_AVX2)
-        if constexpr (std::is_same<T, double>::value) {
-          if (rows == kTile && cols == kTile && J != I) {
-            if (J < I)
-              symv_detail::tile_direct_d64(A + r0 + lda * c0, lda, x + c0, p);
-            else
-              symv_detail::tile_transposed_d64(A + c0 + lda * r0, lda, x + c0, p);
-            if (J == 0)
-              for (int i = 0; i < rows; ++i)
-                acc[i] = p[i];
-            else
-              for (int i = 0; i < rows; ++i)
-                acc[i] = acc[i] + p[i];
-            continue;
-          }
-        }
-#endif
-        if (J < I) {
-          symv_detail::tile_partials(rows, cols, A + r0 + lda * c0, lda, x + c0, p);
-        } else if (J == I) {
-          expand_diagonal(rows, A, lda, r0, buf);
-          symv_detail::tile_partials(rows, cols, buf, index_t(kTile), x + c0, p);
-        } else {
-          expand_transposed(rows, cols, A, lda, r0, c0, buf);
-          symv_detail::tile_partials(rows, cols, buf, index_t(kTile), x + c0, p);
-        }
-        if (J == 0)
-          for (int i = 0; i < rows; ++i)
-            acc[i] = p[i];
-        else
-          for (int i = 0; i < rows; ++i)
-            acc[i] = acc[i] + p[i];
-      }
-      for (int i = 0; i < rows; ++i) {
-        const T t = acc[i];
-        y[r0 + i] = beta_zero ? alpha * t : madd(alpha, t, beta * y[r0 + i]);
+    // Column-major over the lower triangle: tile column J holds tiles I = J .. nt-1, so the
+    // columns of A are streamed down (the next tile continues the same 64 column runs).
+    index_t J = 0, first = 0;
+    while (first + (nt - J) <= tb) {
+      first += nt - J;
+      ++J;
+    }
+    index_t I = J + (tb - first);
+    for (index_t t = tb; t < te; ++t) {
+      tile_pair(n, A, lda, x, I, J, buf, P + (I * nt + J) * kTile, P + (J * nt + I) * kTile);
+      if (++I == nt) {
+        ++J;
+        I = J;
       }
     }
   });
+  // Rows: acc = P(R, 0) + P(R, 1) + ... in ascending tile order.
+  for (index_t R = 0; R < nt; ++R) {
+    const index_t r0 = R * kTile;
+    const int rows = static_cast<int>(std::min<index_t>(kTile, n - r0));
+    T acc[kTile];
+    const T* p = P + R * nt * kTile;
+    for (int i = 0; i < rows; ++i)
+      acc[i] = p[i];
+    for (index_t C = 1; C < nt; ++C) {
+      p += kTile;
+      for (int i = 0; i < rows; ++i)
+        acc[i] = acc[i] + p[i];
+    }
+    for (int i = 0; i < rows; ++i) {
+      const T t = acc[i];
+      y[r0 + i] = beta_zero ? alpha * t : madd(alpha, t, beta * y[r0 + i]);
+    }
+  }
 }
 
 #define EIGSOLVE_INSTANTIATE_SYMV(T) \
