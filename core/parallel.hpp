@@ -1,37 +1,41 @@
 // Deterministic CPU parallelism: a static split of [0, n) into contiguous ranges, one per
 // thread. Work items never share an accumulator, so results do not depend on the thread count.
+//
+// The threads come from one persistent pool (core/parallel.cpp) whose workers spin briefly and
+// then block: on an oversubscribed machine (other jobs, or several eigsolve processes) they yield
+// their cores instead of burning them, which OpenMP's default active waiting does not (measured:
+// two concurrent n = 2048 solves on 2 cores took 5.4 s each with OpenMP, 2.8 s with blocking
+// waits; bench/NOTES.md).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
-
-#include <omp.h>
+#include <functional>
 
 namespace eigsolve {
 
-/// Calls f(begin, end) for up to nthreads contiguous sub-ranges of [0, n) in parallel (an
-/// OpenMP team; the pool is reused between calls). Fewer threads are used when there are less
-/// than `grain` items per thread. f must not throw.
+/// Runs f(k) for k = 0 .. team-1 on `team` threads (the caller runs k = 0) and waits for all.
+/// A call from inside a pool task, or with team <= 1, runs every k on the calling thread.
+/// An exception thrown by f is rethrown in the caller (the first one, by k).
+void run_team(int team, const std::function<void(int)>& f);
+
+/// Calls f(begin, end) for up to nthreads contiguous sub-ranges of [0, n) in parallel. Fewer
+/// threads are used when there are less than `grain` items per thread.
 template <class F>
 void parallel_for(std::int64_t n, int nthreads, std::int64_t grain, F&& f) {
   if (n <= 0) return;
   std::int64_t max_threads = std::max<std::int64_t>(1, n / std::max<std::int64_t>(1, grain));
-  int t = static_cast<int>(std::min<std::int64_t>(std::max(1, nthreads), max_threads));
+  const int t = static_cast<int>(std::min<std::int64_t>(std::max(1, nthreads), max_threads));
   if (t <= 1) {
     f(std::int64_t{0}, n);
     return;
   }
-#pragma omp parallel num_threads(t)
-  {
-    const std::int64_t k = omp_get_thread_num();
-    const int team = omp_get_num_threads();
-    // The split depends on the team size only to balance work; every item is computed the
-    // same way whichever thread takes it.
-    const std::int64_t c = n / team, r = n % team;
+  const std::int64_t c = n / t, r = n % t;
+  run_team(t, [&](int k) {
     const std::int64_t b = k * c + std::min<std::int64_t>(k, r);
     const std::int64_t e = (k + 1) * c + std::min<std::int64_t>(k + 1, r);
     f(b, e);
-  }
+  });
 }
 
 }  // namespace eigsolve

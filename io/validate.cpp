@@ -5,6 +5,8 @@
 #include <limits>
 #include <new>
 
+#include <omp.h>
+
 #include "core/parallel.hpp"
 #include "io/io_detail.hpp"
 
