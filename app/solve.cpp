@@ -1,4 +1,6 @@
 // `eigsolve FILE ...`: read, solve, write, report.
+#include <cblas.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -210,6 +212,9 @@ int run_solve(const SolveCliOptions& opt) {
 
   Context ctx;
   ctx.threads = opt.threads;
+  // --threads bounds every pool we use: ours (ctx), the reader's OpenMP regions and OpenBLAS.
+  omp_set_num_threads(ctx.num_threads());
+  openblas_set_num_threads(ctx.num_threads());
   if (opt.device == "cuda") {
     if (!cuda_compiled()) throw NotCompiled("cuda");
     if (cuda_device_count() == 0)
