@@ -13,12 +13,12 @@ struct SolveCliOptions {
   std::string precision = "auto";  ///< auto (d for real files, z for complex) | s | d | c | z | dd
   std::string device = "auto";     ///< auto | cpu | cuda
   bool vectors = false;
-  std::string output;              ///< eigenvalues; empty or "-" = stdout
-  std::string vectors_output;      ///< .mtx or .npy; implies vectors
-  std::string report;              ///< JSON report path
-  int threads = 0;                 ///< 0 = all hardware threads
-  std::string index_range;         ///< "i:j", 1-based inclusive
-  std::string value_range;         ///< "a:b", the half-open interval (a, b]
+  std::string output;          ///< eigenvalues; empty or "-" = stdout
+  std::string vectors_output;  ///< .mtx or .npy; implies vectors
+  std::string report;          ///< JSON report path
+  int threads = 0;             ///< 0 = all hardware threads
+  std::string index_range;     ///< "i:j", 1-based inclusive
+  std::string value_range;     ///< "a:b", the half-open interval (a, b]
   std::string tridiag_solver = "bisection";
   int nb = 32;
   bool quiet = false;

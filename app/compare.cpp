@@ -1,5 +1,5 @@
-// `eigsolve compare A B [--rtol x]`: are two eigenvalue files bitwise identical, and if not, how far
-// apart are they?
+// `eigsolve compare A B [--rtol x]`: are two eigenvalue files bitwise identical, and if not, how
+// far apart are they?
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

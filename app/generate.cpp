@@ -12,7 +12,8 @@ namespace eigsolve {
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 /// In-place fast Walsh-Hadamard transform (unnormalized) of integers.
@@ -31,7 +32,8 @@ void fwht(std::vector<std::int64_t>& v) {
 /// `array ... symmetric|hermitian`, lower triangle column by column.
 std::string dense_mtx(const HostMatrix<cdouble>& A, bool complex, const std::string& comment) {
   const index_t n = A.n;
-  std::string out = std::string("%%MatrixMarket matrix array ") + (complex ? "complex hermitian" : "real symmetric") + "\n";
+  std::string out = std::string("%%MatrixMarket matrix array ") +
+                    (complex ? "complex hermitian" : "real symmetric") + "\n";
   out += "% " + comment + "\n";
   out += std::to_string(n) + " " + std::to_string(n) + "\n";
   out.reserve(out.size() + static_cast<std::size_t>(n) * (n + 1) / 2 * (complex ? 40 : 20));
@@ -68,7 +70,8 @@ void write_matrix(const std::string& path, const HostMatrix<cdouble>& A, bool co
       write_dense(path, A.n, A.n, A.ptr(), A.ld());
     } else {
       std::vector<double> re(A.data.size());
-      for (std::size_t k = 0; k < re.size(); ++k) re[k] = A.data[k].re;
+      for (std::size_t k = 0; k < re.size(); ++k)
+        re[k] = A.data[k].re;
       write_dense(path, A.n, A.n, re.data(), A.n);
     }
   } else {
@@ -92,7 +95,8 @@ std::vector<double> hadamard_spectrum(index_t n, const std::string& spectrum) {
       static const double pattern[] = {-64, -3, -3, 0, 0, 0, 1, 1, 1, 1, 2, 5, 5, 100};
       lam[k] = pattern[k % 14];
     } else {
-      throw UsageError("unknown --spectrum '" + spectrum + "' (expected clustered, linear or wide)");
+      throw UsageError("unknown --spectrum '" + spectrum +
+                       "' (expected clustered, linear or wide)");
     }
   }
   std::sort(lam.begin(), lam.end());
@@ -163,14 +167,16 @@ int run_generate(const GenerateOptions& opt) {
       std::fill(e.begin(), e.end(), -1.0);
       exact.resize(n);
       for (index_t i = 0; i < n; ++i)
-        exact[i] = 2.0 - 2.0 * std::cos(static_cast<double>(i + 1) * M_PI / static_cast<double>(n + 1));
+        exact[i] =
+            2.0 - 2.0 * std::cos(static_cast<double>(i + 1) * M_PI / static_cast<double>(n + 1));
       std::sort(exact.begin(), exact.end());
       what = "tridiag(-1, 2, -1): lambda_k = 2 - 2 cos(k pi / (n + 1))";
     } else if (k == "kac") {
       for (index_t i = 0; i + 1 < n; ++i)
         e[i] = std::sqrt(static_cast<double>((i + 1) * (n - 1 - i)));
       exact.resize(n);
-      for (index_t i = 0; i < n; ++i) exact[i] = static_cast<double>(-(n - 1) + 2 * i);
+      for (index_t i = 0; i < n; ++i)
+        exact[i] = static_cast<double>(-(n - 1) + 2 * i);
       what = "Kac/Clement: eigenvalues -(n-1), -(n-3), ..., n-1 (off-diagonals rounded)";
     } else {
       for (index_t i = 0; i < n; ++i)

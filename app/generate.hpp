@@ -11,13 +11,13 @@
 namespace eigsolve {
 
 struct GenerateOptions {
-  std::string kind;             ///< hadamard | random | laplace1d | kac | wilkinson
-  index_t n = 0;                ///< matrix order
+  std::string kind;                    ///< hadamard | random | laplace1d | kac | wilkinson
+  index_t n = 0;                       ///< matrix order
   std::string spectrum = "clustered";  ///< hadamard: clustered | linear | wide
-  bool complex = false;         ///< hadamard, random: Hermitian complex version
-  std::uint64_t seed = 1;       ///< random
-  std::string output;           ///< .mtx or .npy
-  std::string eigenvalues_output;  ///< exact spectrum, where the kind has one
+  bool complex = false;                ///< hadamard, random: Hermitian complex version
+  std::uint64_t seed = 1;              ///< random
+  std::string output;                  ///< .mtx or .npy
+  std::string eigenvalues_output;      ///< exact spectrum, where the kind has one
 };
 
 /// The spectrum used by the hadamard generator (small integers, so A is exact in binary).

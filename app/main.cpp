@@ -49,7 +49,8 @@ int main_solve(int argc, char** argv) {
       "device", po::value(&o.device)->default_value("auto"),
       "auto | cpu | cuda (auto = cpu in this version; cuda without a GPU is an error)")(
       "vectors,v", po::bool_switch(&o.vectors), "compute eigenvectors (and report residuals)")(
-      "output,o", po::value(&o.output), "eigenvalue file, one per line ascending ('-' or none: stdout)")(
+      "output,o", po::value(&o.output),
+      "eigenvalue file, one per line ascending ('-' or none: stdout)")(
       "vectors-output", po::value(&o.vectors_output),
       "eigenvector file (.mtx array or .npy by extension); implies --vectors")(
       "report", po::value(&o.report), "write a JSON report (timings, digest, residuals)")(

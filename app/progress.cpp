@@ -11,7 +11,9 @@ ProgressBar::ProgressBar(bool enabled)
       start_(std::chrono::steady_clock::now()),
       last_(start_) {}
 
-ProgressBar::~ProgressBar() { clear(); }
+ProgressBar::~ProgressBar() {
+  clear();
+}
 
 void ProgressBar::update(const char* stage, double fraction) {
   if (!enabled_) return;

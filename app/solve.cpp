@@ -58,8 +58,8 @@ Subset parse_subset(const SolveCliOptions& opt, index_t n) {
     auto [a, b] = split_range(opt.index_range, "--index-range");
     long long i = parse_int_arg(a, "--index-range"), j = parse_int_arg(b, "--index-range");
     if (i < 1 || j < i || j > n)
-      throw UsageError("--index-range " + opt.index_range + ": need 1 <= FROM <= TO <= n = " +
-                       std::to_string(n));
+      throw UsageError("--index-range " + opt.index_range +
+                       ": need 1 <= FROM <= TO <= n = " + std::to_string(n));
     s.kind = Subset::Kind::index;
     s.il = i - 1;
     s.iu = j - 1;
@@ -185,7 +185,9 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
     j.value("count", static_cast<long long>(res.w.size()));
     if (!res.w.empty()) j.raw_number("min", wmin).raw_number("max", wmax);
     j.value("digest", "sha256:" + digest);
-    j.value("digest_definition", "SHA-256 of the little-endian IEEE bytes of the ascending eigenvalues (dd: hi then lo)");
+    j.value(
+        "digest_definition",
+        "SHA-256 of the little-endian IEEE bytes of the ascending eigenvalues (dd: hi then lo)");
     j.end_object();
     if (so.vectors) {
       j.begin_object("residuals");

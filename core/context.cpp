@@ -10,6 +10,8 @@ int Context::num_threads() const {
   return hw > 0 ? static_cast<int>(hw) : 1;
 }
 
-const char* backend_name(Backend b) { return b == Backend::cuda ? "cuda" : "cpu"; }
+const char* backend_name(Backend b) {
+  return b == Backend::cuda ? "cuda" : "cpu";
+}
 
 }  // namespace eigsolve

@@ -4,8 +4,14 @@
 
 namespace eigsolve {
 
-bool cuda_compiled() { return false; }
-int cuda_device_count() { return 0; }
-std::string cuda_device_description(int) { throw NotCompiled("cuda"); }
+bool cuda_compiled() {
+  return false;
+}
+int cuda_device_count() {
+  return 0;
+}
+std::string cuda_device_description(int) {
+  throw NotCompiled("cuda");
+}
 
 }  // namespace eigsolve

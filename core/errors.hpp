@@ -71,8 +71,7 @@ class NumericalError : public Error {
 class LapackError : public Error {
  public:
   LapackError(const std::string& routine, std::int64_t info)
-      : Error("LAPACK " + routine + " failed with info = " + std::to_string(info),
-              kExitNumerical),
+      : Error("LAPACK " + routine + " failed with info = " + std::to_string(info), kExitNumerical),
         info_(info) {}
   std::int64_t info() const { return info_; }
 

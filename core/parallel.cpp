@@ -30,7 +30,8 @@ class Pool {
       ++generation_;
     }
     cv_.notify_all();
-    for (auto& t : workers_) t.join();
+    for (auto& t : workers_)
+      t.join();
   }
 
   void run(int team, const std::function<void(int)>& f) {
@@ -130,7 +131,8 @@ Pool& pool() {
 
 void run_team(int team, const std::function<void(int)>& f) {
   if (team <= 1 || tl_in_team) {
-    for (int k = 0; k < team || k == 0; ++k) f(k);
+    for (int k = 0; k < team || k == 0; ++k)
+      f(k);
     return;
   }
   pool().run(team, f);

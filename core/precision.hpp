@@ -113,16 +113,18 @@ decltype(auto) dispatch(Precision p, F&& f) {
 const char* precision_name(Precision p);
 /// Parses a precision flag; throws UsageError on anything else.
 Precision parse_precision(const std::string& s);
-inline bool is_complex_precision(Precision p) { return p == Precision::c || p == Precision::z; }
+inline bool is_complex_precision(Precision p) {
+  return p == Precision::c || p == Precision::z;
+}
 
 }  // namespace eigsolve
 
 /// The explicit-instantiation list: EIGSOLVE_FOR_EACH_SCALAR(M) expands M(T) for every scalar.
-#define EIGSOLVE_FOR_EACH_SCALAR(M)    \
-  M(float)                             \
-  M(double)                            \
-  M(::eigsolve::Complex<float>)        \
-  M(::eigsolve::Complex<double>)       \
+#define EIGSOLVE_FOR_EACH_SCALAR(M) \
+  M(float)                          \
+  M(double)                         \
+  M(::eigsolve::Complex<float>)     \
+  M(::eigsolve::Complex<double>)    \
   M(::eigsolve::dd_real)
 /// The same over the real types only.
 #define EIGSOLVE_FOR_EACH_REAL(M) \

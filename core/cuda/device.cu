@@ -8,7 +8,9 @@
 
 namespace eigsolve {
 
-bool cuda_compiled() { return true; }
+bool cuda_compiled() {
+  return true;
+}
 
 int cuda_device_count() {
   int n = 0;
@@ -24,9 +26,9 @@ std::string cuda_device_description(int i) {
   cudaError_t st = cudaGetDeviceProperties(&p, i);
   if (st != cudaSuccess)
     throw DeviceError(std::string("cudaGetDeviceProperties: ") + cudaGetErrorString(st));
-  return std::string(p.name) + " (sm_" + std::to_string(p.major) + std::to_string(p.minor) +
-         ", " + std::to_string(p.multiProcessorCount) + " SMs, " +
-         std::to_string(p.totalGlobalMem >> 20) + " MiB)";
+  return std::string(p.name) + " (sm_" + std::to_string(p.major) + std::to_string(p.minor) + ", " +
+         std::to_string(p.multiProcessorCount) + " SMs, " + std::to_string(p.totalGlobalMem >> 20) +
+         " MiB)";
 }
 
 }  // namespace eigsolve

@@ -14,7 +14,9 @@
 
 namespace cli {
 
-inline std::string bin() { return std::string(EIGSOLVE_BIN_DIR) + "/eigsolve"; }
+inline std::string bin() {
+  return std::string(EIGSOLVE_BIN_DIR) + "/eigsolve";
+}
 inline std::string matrix(const std::string& name) {
   return std::string(EIGSOLVE_TEST_DATA) + "/matrices/" + name;
 }
@@ -49,7 +51,8 @@ inline std::string slurp(const std::string& path) {
 /// Runs `eigsolve ARGS` through the shell; captures exit code, stdout and stderr.
 inline Result run(const std::string& args) {
   static int counter = 0;
-  std::string base = "/tmp/eigsolve-cli-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
+  std::string base =
+      "/tmp/eigsolve-cli-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
   std::string cmd = bin() + " " + args + " >" + base + ".out 2>" + base + ".err";
   int st = std::system(cmd.c_str());
   Result r;
@@ -65,7 +68,8 @@ inline std::vector<double> numbers(const std::string& text) {
   std::vector<double> v;
   std::istringstream in(text);
   std::string tok;
-  while (in >> tok) v.push_back(std::strtod(tok.c_str(), nullptr));
+  while (in >> tok)
+    v.push_back(std::strtod(tok.c_str(), nullptr));
   return v;
 }
 

@@ -37,9 +37,8 @@ TEST_P(PublishedSpectrum, ExtremesMatchTheReference) {
   EXPECT_TRUE(std::is_sorted(w.begin(), w.end()));
   const int n = static_cast<int>(w.size());
   const double norm = std::max(std::abs(w.front()), std::abs(w.back()));
-  const double eps = std::string(p.precision) == "s" || std::string(p.precision) == "c"
-                         ? 0x1p-24
-                         : 0x1p-53;
+  const double eps =
+      std::string(p.precision) == "s" || std::string(p.precision) == "c" ? 0x1p-24 : 0x1p-53;
   EXPECT_NEAR(w.front(), p.lmin, tolerance(p.lmin, norm, n, eps)) << p.file;
   EXPECT_NEAR(w.back(), p.lmax, tolerance(p.lmax, norm, n, eps)) << p.file;
   if (p.count_zero >= 0) {
@@ -120,8 +119,8 @@ TEST(Cli, HadamardExactSpectrumInEveryPrecision) {
                  std::string(cplx ? "--complex " : "") + "-o " + A + " --eigenvalues-output " +
                  (dir / "exact.txt"));
     ASSERT_EQ(g.code, 0) << g.err;
-    for (const char* p : cplx ? std::vector<const char*>{"c", "z"}
-                              : std::vector<const char*>{"s", "d", "dd"}) {
+    for (const char* p :
+         cplx ? std::vector<const char*>{"c", "z"} : std::vector<const char*>{"s", "d", "dd"}) {
       auto r = run(A + " -q -p " + p + " -o " + (dir / "w.txt"));
       ASSERT_EQ(r.code, 0) << r.err;
       const double eps = (std::string(p) == "s" || std::string(p) == "c") ? 0x1p-24
@@ -160,7 +159,8 @@ TEST(Cli, SubsetsAreSlicesOfTheFullRun) {
   auto all = cli::numbers(cli::slurp(dir / "all.txt"));
   auto sub = cli::numbers(cli::slurp(dir / "sub.txt"));
   ASSERT_EQ(sub.size(), 11u);
-  for (int i = 0; i < 11; ++i) EXPECT_EQ(sub[i], all[9 + i]);
+  for (int i = 0; i < 11; ++i)
+    EXPECT_EQ(sub[i], all[9 + i]);
   ASSERT_EQ(run(matrix("494_bus.mtx") + " -q --value-range 1:100 -o " + (dir / "v.txt")).code, 0);
   auto v = cli::numbers(cli::slurp(dir / "v.txt"));
   std::vector<double> want;

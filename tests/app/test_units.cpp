@@ -11,8 +11,7 @@
 using namespace eigsolve;
 
 TEST(Sha256, FipsVectors) {
-  EXPECT_EQ(sha256_hex("", 0),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("", 0), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   EXPECT_EQ(sha256_hex("abc", 3),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   std::string two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
@@ -29,7 +28,9 @@ TEST(Json, WritesNestedObjects) {
   JsonWriter j;
   j.begin_object().value("a", 1).value("b", "x\"y").begin_object("c").value("d", 0.5).end_object();
   j.value("e", std::nan("")).end_object();
-  EXPECT_EQ(j.str(), "{\n  \"a\": 1,\n  \"b\": \"x\\\"y\",\n  \"c\": {\n    \"d\": 0.5\n  },\n  \"e\": null\n}\n");
+  EXPECT_EQ(
+      j.str(),
+      "{\n  \"a\": 1,\n  \"b\": \"x\\\"y\",\n  \"c\": {\n    \"d\": 0.5\n  },\n  \"e\": null\n}\n");
 }
 
 TEST(Generate, HadamardMatrixHasTheExactSpectrumInvariants) {

@@ -46,7 +46,8 @@ TEST(CanonicalDot, MatchesTheWrittenShapeBitwise) {
     double c[8];
     for (int k = 0; k < 8; ++k) {
       double s = 0.0;
-      for (index_t i = t0 + 8 * k; i < t0 + 8 * k + 8 && i < n; ++i) s = std::fma(x[i], y[i], s);
+      for (index_t i = t0 + 8 * k; i < t0 + 8 * k + 8 && i < n; ++i)
+        s = std::fma(x[i], y[i], s);
       c[k] = s;
     }
     double p = ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]));
@@ -77,9 +78,8 @@ TEST(CanonicalDot, ConjugatesTheFirstArgumentWhenAsked) {
 TEST(Precision, ParseAndDispatch) {
   EXPECT_EQ(parse_precision("dd"), Precision::dd);
   EXPECT_THROW(parse_precision("q"), UsageError);
-  EXPECT_STREQ(dispatch(Precision::z, [](auto tag) {
-                 return ScalarTraits<typename decltype(tag)::type>::name;
-               }),
+  EXPECT_STREQ(dispatch(Precision::z,
+                        [](auto tag) { return ScalarTraits<typename decltype(tag)::type>::name; }),
                "z");
   EXPECT_TRUE(is_complex_v<cfloat>);
   EXPECT_FALSE(has_vendor_lapack_v<dd_real>);
