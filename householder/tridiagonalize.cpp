@@ -182,176 +182,14 @@ void chain_span(index_t r0, index_t re, index_t m, index_t kb, const T* V, index
   }
 }
 
-/// Prefetches the cache lines of p[r0 .. r1) (a hint: no effect on any value).
-template <class T>
-inline void prefetch_rows(const T* p, index_t r0, index_t r1) {
-  const char* b = reinterpret_cast<const char*>(p + r0);
-  const char* e = reinterpret_cast<const char*>(p + r1);
-  for (const char* q = b; q < e + 63; q += 64)
-    __builtin_prefetch(q < e ? q : e - 1, 0, 3);
-}
-
-#ifndef HH_NQ
-#define HH_NQ 3
-#define HH_NC 3
-#endif
-#ifndef HH_PF
-#define HH_PF 1
-#endif
-#ifndef HH_Z
-#define HH_Z 1
-#endif
-#ifndef HH_PF2
-#define HH_PF2 1
-#endif
+using hh_detail::prefetch_rows;
 #if defined(EIGSOLVE_SYMV_AVX2)
-/// Real AVX2 types run the register-blocked tiles of update_kernels.hpp.
-template <class T>
-constexpr bool kBlockedUpdate = std::is_same<T, double>::value || std::is_same<T, float>::value;
-template <class T>
-constexpr int kBlockNQ = HH_NQ;  // row vectors per tile
-template <class T>
-constexpr int kBlockNC = HH_NC;  // columns per tile
-template <class T>
-constexpr int kBlockRows = hh_detail::kTileRows<T, kBlockNQ<T>>;
-
-template <class T, int NC>
-void tile_dispatch(int nc, bool full, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw,
-                   const T* NW, const T* NV, T* a, index_t lda, const int* lo, int hi) {
-  if constexpr (NC > 1) {
-    if (nc < NC) {
-      tile_dispatch<T, NC - 1>(nc, full, kb, V, ldv, W, ldw, NW, NV, a, lda, lo, hi);
-      return;
-    }
-  }
-  constexpr int NQ = kBlockNQ<T>;
-  if (full)
-    hh_detail::tile_update<T, NC, NQ, true>(kb, V, ldv, W, ldw, NW, NV, a, lda, lo, hi);
-  else
-    hh_detail::tile_update<T, NC, NQ, false>(kb, V, ldv, W, ldw, NW, NV, a, lda, lo, hi);
-}
-
-/// The lower-triangle part of columns [jb, je) of A22 (m >= kBlockRows): row windows of
-/// kBlockRows (the last one shifted up to end at m) x kBlockNC columns; each stored element
-/// gets exactly its own chain.
-template <class T>
-void blocked_columns(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw,
-                     T* A22, index_t lda, const T* NW, const T* NV, index_t jb, index_t je) {
-  constexpr int R = kBlockRows<T>, NC = kBlockNC<T>;
-  std::vector<T> pack(static_cast<std::size_t>(2 * R * kb));
-  T* pv = pack.data();
-  T* pw = pv + R * kb;
-  for (index_t ib = jb; ib < m; ib += R) {
-    const index_t ie = std::min(m, ib + R);
-    const index_t w0 = std::min(ib, m - R);
-    const index_t jend = std::min(je, ie);
-    const int hi = static_cast<int>(ie - w0);
-    // The window's V and W rows packed contiguously (a copy: no value changes): with a
-    // power-of-two leading dimension the kb strided rows would share a few L1 sets.
-    for (index_t k = 0; k < kb; ++k)
-      for (int l = 0; l < R; ++l) {
-        pv[l + R * k] = V[w0 + l + ldv * k];
-        pw[l + R * k] = W[w0 + l + ldw * k];
-      }
-    // The next row block's V and W rows (reused from L1 by every column group of the block):
-    // strided column streams the hardware prefetcher does not follow.
-    const index_t pn = std::min(m, ie + R);
-    if (HH_PF && ie < m) {
-      for (index_t k = 0; k < kb; ++k) {
-        prefetch_rows(V + ldv * k, ie, pn);
-        prefetch_rows(W + ldw * k, ie, pn);
-      }
-    }
-    for (index_t j = jb; j < jend; j += NC) {
-      const int nc = static_cast<int>(std::min<index_t>(NC, jend - j));
-      if (HH_PF && ie < m)
-        for (int c = 0; c < nc; ++c)
-          prefetch_rows(A22 + lda * (j + c), ie, pn);
-      const bool full = w0 == ib && ie == ib + R && j + nc - 1 <= ib;
-      int lo[NC];
-      for (int c = 0; c < NC; ++c)
-        lo[c] = static_cast<int>(std::max(ib, j + c) - w0);
-      tile_dispatch<T, NC>(nc, full, kb, pv, R, pw, R, NW + kb * j, NV + kb * j,
-                           A22 + w0 + lda * j, lda, lo, hi);
-    }
-  }
-}
-#endif
-
-#if defined(EIGSOLVE_SYMV_AVX2)
-#ifndef HH_ZNQ
-#define HH_ZNQ 5
-#define HH_ZNC 2
-#endif
-constexpr int kZNQ = HH_ZNQ, kZNC = HH_ZNC, kZRows = 2 * kZNQ;
-
-template <int NC>
-void tile_dispatch_z(int nc, bool full, index_t kb, const double* PV, const double* PW,
-                     const Complex<double>* NW, const Complex<double>* NV,
-                     const Complex<double>* NWB, const Complex<double>* NVB, Complex<double>* a,
-                     index_t lda, const int* lo, int hi) {
-  if constexpr (NC > 1) {
-    if (nc < NC) {
-      tile_dispatch_z<NC - 1>(nc, full, kb, PV, PW, NW, NV, NWB, NVB, a, lda, lo, hi);
-      return;
-    }
-  }
-  if (full)
-    hh_detail::tile_update_z<NC, kZNQ, true>(kb, PV, PW, NW, NV, NWB, NVB, a, lda, lo, hi);
-  else
-    hh_detail::tile_update_z<NC, kZNQ, false>(kb, PV, PW, NW, NV, NWB, NVB, a, lda, lo, hi);
-}
-
-/// blocked_columns for Complex<double> (m >= kZRows): tile_update_z on packed V/W rows; the
-/// diagonal made real after the block (the update never reads A22, so this is the same as
-/// right after the element's chain).
-inline void blocked_columns_z(index_t m, index_t kb, const Complex<double>* V, index_t ldv,
-                              const Complex<double>* W, index_t ldw, Complex<double>* A22,
-                              index_t lda, const Complex<double>* NW, const Complex<double>* NV,
-                              index_t jb, index_t je) {
-  constexpr int R = kZRows, NC = kZNC;
-  std::vector<double> pack(static_cast<std::size_t>(2 * 4 * R * kb));
-  double* pv = pack.data();
-  double* pw = pv + 4 * R * kb;
-  // -conj(w), -conj(v) rotated to (-im, re) for the block's columns.
-  std::vector<Complex<double>> rot(static_cast<std::size_t>(2 * kb * (je - jb)));
-  Complex<double>* nwb = rot.data();
-  Complex<double>* nvb = nwb + kb * (je - jb);
-  for (index_t t = 0; t < kb * (je - jb); ++t) {
-    const Complex<double> x = NW[kb * jb + t], y = NV[kb * jb + t];
-    nwb[t] = Complex<double>(-x.im, x.re);
-    nvb[t] = Complex<double>(-y.im, y.re);
-  }
-  for (index_t ib = jb; ib < m; ib += R) {
-    const index_t ie = std::min(m, ib + R);
-    const index_t w0 = std::min(ib, m - R);
-    const index_t jend = std::min(je, ie);
-    const int hi = static_cast<int>(ie - w0);
-    hh_detail::pack_z<kZNQ>(kb, V + w0, ldv, pv);
-    hh_detail::pack_z<kZNQ>(kb, W + w0, ldw, pw);
-    const index_t pn = std::min(m, ie + R);
-    if (HH_PF && ie < m) {
-      for (index_t k = 0; k < kb; ++k) {
-        prefetch_rows(V + ldv * k, ie, pn);
-        prefetch_rows(W + ldw * k, ie, pn);
-      }
-    }
-    for (index_t j = jb; j < jend; j += NC) {
-      const int nc = static_cast<int>(std::min<index_t>(NC, jend - j));
-      if (HH_PF && ie < m)
-        for (int c = 0; c < nc; ++c)
-          prefetch_rows(A22 + lda * (j + c), ie, pn);
-      const bool full = w0 == ib && ie == ib + R && j + nc - 1 <= ib;
-      int lo[NC];
-      for (int c = 0; c < NC; ++c)
-        lo[c] = static_cast<int>(std::max(ib, j + c) - w0);
-      tile_dispatch_z<NC>(nc, full, kb, pv, pw, NW + kb * j, NV + kb * j, nwb + kb * (j - jb),
-                          nvb + kb * (j - jb), A22 + w0 + lda * j, lda, lo, hi);
-    }
-  }
-  for (index_t j = jb; j < je; ++j)
-    make_real(A22[j + lda * j]);
-}
+using hh_detail::blocked_columns;
+using hh_detail::blocked_columns_c;
+using hh_detail::kBlockedUpdate;
+using hh_detail::kBlockedUpdateC;
+using hh_detail::kBlockRows;
+using hh_detail::kCRows;
 #endif
 
 /// Rank-2k update of the lower triangle of the m x m matrix A22:
@@ -386,9 +224,9 @@ void rank2k_update(int nthreads, index_t m, index_t kb, const T* V, index_t ldv,
             continue;
           }
         }
-        if constexpr (std::is_same<T, Complex<double>>::value) {
-          if (HH_Z && m >= kZRows) {
-            blocked_columns_z(m, kb, V, ldv, W, ldw, A22, lda, NW, NV, jb, je);
+        if constexpr (kBlockedUpdateC<T>) {
+          if (m >= kCRows<real_t<T>>) {
+            blocked_columns_c(m, kb, V, ldv, W, ldw, A22, lda, NW, NV, jb, je);
             continue;
           }
         }
@@ -396,14 +234,14 @@ void rank2k_update(int nthreads, index_t m, index_t kb, const T* V, index_t ldv,
         for (index_t ib = jb; ib < m; ib += R) {
           const index_t ie = std::min(m, ib + R);
           const index_t pn = std::min(m, ie + R);
-          if (HH_PF && ie < m) {
+          if (ie < m) {
             for (index_t k = 0; k < kb; ++k) {
               prefetch_rows(V + ldv * k, ie, pn);
               prefetch_rows(W + ldw * k, ie, pn);
             }
           }
           for (index_t j = jb; j < je && j < ie; ++j) {
-            if (HH_PF && ie < m) prefetch_rows(A22 + lda * j, ie, pn);
+            if (ie < m) prefetch_rows(A22 + lda * j, ie, pn);
             const index_t r0 = std::max(ib, j);
             chain_span(r0, ie, m, kb, V, ldv, W, ldw, NW + kb * j, NV + kb * j, A22 + lda * j);
             if (r0 == j) make_real(A22[j + lda * j]);
@@ -449,14 +287,6 @@ void panel(const Context& ctx, index_t n, index_t j0, index_t nb, T* A, index_t 
         for (index_t q = b; q < e2; ++q) {
           // Rows g .. n-1 of the column (relative to g: the window never reaches above g).
           const index_t r0 = q * R;
-          if (HH_PF2 && q + 1 < e2) {
-            const index_t p0 = r0 + R, p1 = std::min<index_t>(len, p0 + R);
-            for (index_t k = 0; k < i; ++k) {
-              prefetch_rows(&a(g, j0 + k), p0, p1);
-              prefetch_rows(W + g + ldw * k, p0, p1);
-            }
-            prefetch_rows(&a(g, g), p0, p1);
-          }
           chain_span(r0, std::min<index_t>(len, r0 + R), len, i, &a(g, j0), lda, W + g, ldw, nw, nv,
                      &a(g, g));
         }
