@@ -12,8 +12,10 @@
 // Threads take contiguous runs of tiles (column-major over the lower triangle, so a run
 // streams down the columns of A) and write disjoint workspace entries: the bits never depend
 // on the thread count. double / float / Complex<double> have AVX2 kernels (symv/tile_kernels.hpp),
-// every chain keeping its element order; other scalars read the tile once in place and once
-// from cache through a conj-transposed 64 x 64 buffer.
+// every chain keeping its element order (double, float: the full tiles below the diagonal of one
+// tile column in a thread's run go in strips of up to 8 (float 4) tiles, chunk column outer, so
+// that each column is a long contiguous stream; same blocks, same bits); other scalars read the
+// tile once in place and once from cache through a conj-transposed 64 x 64 buffer.
 #include "symv/reference.hpp"
 
 #include <algorithm>
@@ -157,9 +159,35 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
       ++J;
     }
     index_t I = J + (tb - first);
-    for (index_t t = tb; t < te; ++t) {
-      tile_pair(n, A, lda, x, I, J, buf, P + (I * nt + J) * kTile, P + (J * nt + I) * kTile);
-      if (++I == nt) {
+    for (index_t t = tb; t < te;) {
+      index_t k = 1;
+#if defined(EIGSOLVE_SYMV_AVX2)
+      if constexpr (std::is_same<T, double>::value || std::is_same<T, float>::value) {
+        // Below-diagonal full tiles of this tile column within this thread's run: one strip.
+        const index_t full = n / kTile;  // row panels I < full have 64 rows
+        const index_t kmax =
+            std::is_same<T, double>::value ? symv_detail::kStrip : symv_detail::kStripF;
+        k = std::min<index_t>({kmax, te - t, full - I, nt - I});
+        if (I > J && k >= 2) {
+          const T* S = A + I * kTile + lda * (J * kTile);
+          if constexpr (std::is_same<T, double>::value)
+            symv_detail::strip_fused_d64(static_cast<int>(k), S, lda, x + I * kTile, x + J * kTile,
+                                         P + (I * nt + J) * kTile, nt * kTile,
+                                         P + (J * nt + I) * kTile);
+          else
+            symv_detail::strip_fused_f64(static_cast<int>(k), S, lda, x + I * kTile, x + J * kTile,
+                                         P + (I * nt + J) * kTile, nt * kTile,
+                                         P + (J * nt + I) * kTile);
+        } else {
+          k = 1;
+        }
+      }
+#endif
+      if (k == 1)
+        tile_pair(n, A, lda, x, I, J, buf, P + (I * nt + J) * kTile, P + (J * nt + I) * kTile);
+      t += k;
+      I += k;
+      if (I == nt) {
         ++J;
         I = J;
       }
