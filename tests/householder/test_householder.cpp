@@ -13,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/precision.hpp"
+#include "tests/common/random_scalar.hpp"
 #include "householder/tridiagonalize.hpp"
 
 using namespace eigsolve;
@@ -22,19 +23,7 @@ namespace {
 template <class T>
 using Vec = std::vector<T>;
 
-template <class T>
-T random_scalar(std::mt19937_64& g) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  if constexpr (std::is_same_v<T, dd_real>) {
-    double h = u(g);
-    return dd_real::from_sum(h, h * 0x1p-60 * u(g));
-  } else if constexpr (is_complex_v<T>) {
-    using R = real_t<T>;
-    return T(R(u(g)), R(u(g)));
-  } else {
-    return T(u(g));
-  }
-}
+using eigsolve::test_util::random_scalar;
 
 template <class T>
 double mag(const T& a) {
