@@ -59,8 +59,9 @@ void bisect_range(index_t n, const R* d, const R* e2, const bisect::SturmSetup<R
       stack.pop_back();
       const R mid = bisect::midpoint(nd.lo, nd.hi);
       if (nd.step >= bisect::kMaxBisectIter || bisect::converged(nd.lo, nd.hi, mid, s.pivmin)) {
+        const R v = bisect::final_value(nd.lo, nd.hi);
         for (index_t k = nd.kb; k < nd.ke; ++k)
-          w[k - il] = mid;
+          w[k - il] = v;
         continue;
       }
       batch[nb] = nd;

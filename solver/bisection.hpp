@@ -181,6 +181,15 @@ ES_HD_INLINE bool converged(const R& lo, const R& hi, const R& mid, const R& piv
   return hi - lo <= tol;
 }
 
+/// The value returned for a converged interval: its midpoint, or exactly 0 when the interval
+/// contains 0 (then both ends are within the absolute floor of 0, and 0 is as accurate as the
+/// midpoint; an exactly singular T, e.g. a zero or diagonal matrix, gives exact zeros).
+template <class R>
+ES_HD_INLINE R final_value(const R& lo, const R& hi) {
+  if (!(R(0) < lo) && !(hi < R(0))) return R(0);
+  return midpoint(lo, hi);
+}
+
 /// Eigenvalue k (0-based, ascending) of T by bisection of [gl, gu]: THE canonical definition.
 template <class R>
 ES_HD R bisect_eigenvalue(index_t n, const R* d, const R* e2, const SturmSetup<R>& s, index_t k) {
@@ -193,7 +202,7 @@ ES_HD R bisect_eigenvalue(index_t n, const R* d, const R* e2, const SturmSetup<R
     else
       lo = mid;
   }
-  return midpoint(lo, hi);
+  return final_value(lo, hi);
 }
 
 }  // namespace bisect

@@ -12,6 +12,7 @@
 #include "solver/eigensolve.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <vector>
 
@@ -159,6 +160,51 @@ void tridiag_stage(const Context& ctx, const SolveOptions& opt, index_t n,
   }
 }
 
+/// Exponent bounds outside which the matrix is scaled first (half the exponent range of R,
+/// as LAPACK's ?syev does with sqrt(safmin) / sqrt(bignum)); dd keeps the double range minus
+/// the margin its low word needs (docs/dd.md, "Range").
+template <class R>
+struct ScaleRange;
+template <>
+struct ScaleRange<float> {
+  static constexpr int lo = -63, hi = 63;
+};
+template <>
+struct ScaleRange<double> {
+  static constexpr int lo = -511, hi = 511;
+};
+template <>
+struct ScaleRange<dd_real> {
+  static constexpr int lo = -480, hi = 480;
+};
+
+/// The power-of-two exponent k by which A is scaled before the reduction (0 almost always):
+/// the largest |re| or |im| of the lower triangle is brought to [1, 2) when it lies outside
+/// [2^lo, 2^hi]. Exact scaling, so it is part of the canonical definition.
+template <class T>
+int scale_exponent(index_t n, const T* A) {
+  double amax = 0;
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i) amax = std::max(amax, to_double(abs1(A[i + j * n])));
+  if (amax == 0 || !(amax - amax == 0)) return 0;
+  const int ex = std::ilogb(amax);
+  using R = real_t<T>;
+  if (ex > ScaleRange<R>::hi || ex < ScaleRange<R>::lo) return -ex;
+  return 0;
+}
+
+template <class T>
+void scale_lower(index_t n, T* A, int k) {
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i) {
+      T& a = A[i + j * n];
+      if constexpr (is_complex_v<T>)
+        a = T(scale2(a.re, k), scale2(a.im, k));
+      else
+        a = scale2(a, k);
+    }
+}
+
 }  // namespace
 
 template <class T>
@@ -175,6 +221,15 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
   SolveResult<T> res;
   res.n = n;
   if (n == 0) return res;
+
+  // 0. Matrices near overflow or underflow are scaled by an exact power of two first.
+  const int sk = scale_exponent(n, A.ptr());
+  SolveOptions sopt = opt;
+  if (sk != 0) {
+    scale_lower(n, A.ptr(), sk);
+    sopt.subset.vl = std::scalbn(opt.subset.vl, sk);
+    sopt.subset.vu = std::scalbn(opt.subset.vu, sk);
+  }
 
   // 1. Tridiagonalization.
   auto t0 = Clock::now();
@@ -193,8 +248,14 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
   // 2. Eigenvalues (and vectors) of T.
   t0 = Clock::now();
   std::vector<R> zt;
-  tridiag_stage<T>(ctx, opt, n, d, e, res.w, zt);
+  tridiag_stage<T>(ctx, sopt, n, d, e, res.w, zt);
   res.m = static_cast<index_t>(res.w.size());
+  for (R& x : res.w) {
+    if (sk != 0) x = scale2(x, -sk);
+    if (!is_finite(x))
+      throw NumericalError("eigenvalues are not finite: the matrix is beyond the range of --precision " +
+                           std::string(ScalarTraits<T>::name));
+  }
   res.times.tridiag_eigen = seconds_since(t0);
 
   // 3. Back-transformation and sign normalization.
@@ -208,6 +269,8 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
     zt.shrink_to_fit();
     back_transform(ctx, n, A.ptr(), n, tau.data(), m, res.z.data(), n);
     normalize_signs(ctx, n, m, res.z.data(), n);
+    for (const T& z : res.z)
+      if (!is_finite(z)) throw NumericalError("eigenvectors are not finite (internal failure)");
     res.times.back_transform = seconds_since(t0);
     report(opt, "back-transform", 1.0);
   }

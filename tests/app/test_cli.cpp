@@ -233,3 +233,46 @@ TEST(Cli, CompareReportsDifferences) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, ZeroAndDiagonalMatricesGiveExactZerosAndFiniteVectors) {
+  cli::TempDir dir;
+  {
+    std::ofstream(dir / "z5.mtx") << "%%MatrixMarket matrix coordinate real symmetric\n5 5 0\n";
+  }
+  for (const char* p : {"s", "d", "z", "dd"}) {
+    auto r = run((dir / "z5.mtx") + " -q -p " + p + " --vectors-output " + (dir / "v.mtx") +
+                 " -o " + (dir / "w.txt"));
+    ASSERT_EQ(r.code, 0) << p << r.err;
+    auto w = cli::numbers(cli::slurp(dir / "w.txt"));
+    EXPECT_EQ(w, std::vector<double>(5, 0.0)) << p;
+    std::string v = cli::slurp(dir / "v.mtx");
+    EXPECT_EQ(v.find("nan"), std::string::npos) << p << v;
+  }
+  // bcsstm01 is diagonal with 24 exact zeros: they come out as exactly 0.
+  ASSERT_EQ(run(matrix("bcsstm01.mtx") + " -q -o " + (dir / "m.txt")).code, 0);
+  auto w = cli::numbers(cli::slurp(dir / "m.txt"));
+  EXPECT_EQ(std::count(w.begin(), w.end(), 0.0), 24);
+}
+
+TEST(Cli, MatricesNearOverflowAreScaledNotNan) {
+  cli::TempDir dir;
+  {
+    // [[a, 0, a], [0, 0, 0], [a, 0, 0]], a = 1e308: eigenvalues a*phi, ~0, -a/phi.
+    std::ofstream(dir / "big.mtx")
+        << "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 1e308\n3 1 1e308\n";
+  }
+  for (const char* p : {"d", "dd"}) {
+    auto r = run((dir / "big.mtx") + " -q -p " + p + " -o " + (dir / "w.txt"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto w = cli::numbers(cli::slurp(dir / "w.txt"));
+    ASSERT_EQ(w.size(), 3u);
+    const double phi = (1.0 + std::sqrt(5.0)) / 2.0;
+    EXPECT_NEAR(w[2] / 1e308, phi, 1e-14) << p;
+    EXPECT_NEAR(w[0] / 1e308, -1.0 / phi, 1e-14) << p;
+    EXPECT_LE(std::abs(w[1]) / 1e308, 1e-14) << p;
+  }
+}
+
+}  // namespace
