@@ -176,6 +176,12 @@ MatrixFileInfo probe_matrix_market(const std::string& path);
 /// Array bodies of at least this many bytes are parsed in parallel chunks (default 16 MiB;
 /// tests lower it to exercise the chunked path on small files).
 std::size_t& array_parallel_bytes();
+/// Coordinate bodies of at least this many bytes are tokenized and converted in parallel
+/// chunks, then applied in file order (default 16 MiB; tests lower it).
+std::size_t& coordinate_parallel_bytes();
+/// Size of the blocks of a parallel coordinate parse (default 4 MiB): each round parses one
+/// block per thread, then applies them in order (tests lower it to get many rounds).
+std::size_t& coordinate_block_bytes();
 template <class T>
 HostMatrix<T> read_matrix_market(const TextBuffer& buf, MatrixFileInfo* info);
 

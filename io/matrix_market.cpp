@@ -42,6 +42,29 @@ class Bits {
   std::vector<std::uint64_t> w_;
 };
 
+// Boundaries of nchunks chunks of [body, end) of about equal size, each just after a '\n'
+// (the body itself starts a line); cut[0] = body, cut[nchunks] = end.
+std::vector<const char*> chunk_cuts(const char* body, const char* end, int nchunks) {
+  const std::size_t bytes = static_cast<std::size_t>(end - body);
+  std::vector<const char*> cut(static_cast<std::size_t>(nchunks) + 1);
+  cut[0] = body;
+  cut[static_cast<std::size_t>(nchunks)] = end;
+  for (int c = 1; c < nchunks; ++c) {
+    const char* p = body + bytes * static_cast<std::size_t>(c) / static_cast<std::size_t>(nchunks);
+    p = std::max(p, cut[static_cast<std::size_t>(c) - 1]);
+    while (p < end && p[-1] != '\n')
+      ++p;
+    cut[static_cast<std::size_t>(c)] = p;
+  }
+  return cut;
+}
+
+// Coordinate bodies are tokenized and converted in chunks of whole lines, in parallel when
+// the body is large: each chunk turns its lines into (i, j, value, line) entries and stops at
+// its first error. The entries are then applied serially in file order with the duplicate,
+// triangle and count checks; reaching a chunk with an error, its entries (all before the
+// failing line) are applied and then the error is raised. The first error in file order is
+// thus reported with the serial reader's message and line, whatever the thread count.
 template <class T>
 class CoordinateReader : public BodyReader<T> {
  public:
@@ -56,24 +79,29 @@ class CoordinateReader : public BodyReader<T> {
     const index_t n = n_, nnz = h_.info.entries;
     const bool general = h_.info.symmetry == "general";
     const bool herm = h_.info.symmetry == "hermitian";
-    const int expect = 2 + nvals_;
     Bits lower(general ? 0 : n * n), upper(general ? 0 : n * n), seen(general ? n * n : 0);
     T* A = a.ptr();
     index_t count = 0;
     const char* extra = nullptr;
-    // Stores entry (i, j) = v (0-based, range-checked) of the line l.
-    auto put = [&](const DataLine& l, index_t i, index_t j, T v) {
+    // Stores entry (i, j) = v (0-based, range-checked); line() gives the start of its line
+    // (only called for an error message).
+    auto put = [&](auto&& line, index_t i, index_t j, T v) {
+      auto at = [&] {
+        DataLine l;
+        l.begin = line();
+        return l;
+      };
       if (general) {
         const index_t pos = i + j * n;
         if (seen.test(pos)) {
-          if (!(A[pos] == v)) this->duplicate(l, i, j, A[pos], v);
+          if (!(A[pos] == v)) this->duplicate(at(), i, j, A[pos], v);
         } else {
           seen.set(pos);
           A[pos] = v;
         }
       } else {
-        if (i == j) this->check_real_diagonal(l, i, v);
-        this->check_complex_symmetric(l, i, j, v);
+        if (i == j && !(imag_part(v) == R(0))) this->check_real_diagonal(at(), i, v);
+        if (this->csym_ && !(imag_part(v) == R(0))) this->check_complex_symmetric(at(), i, j, v);
         const bool up = i < j;
         if (up) {
           std::swap(i, j);
@@ -83,11 +111,11 @@ class CoordinateReader : public BodyReader<T> {
         Bits& same = up ? upper : lower;
         Bits& other = up ? lower : upper;
         if (same.test(pos)) {
-          if (!(A[pos] == v)) this->duplicate(l, up ? j : i, up ? i : j, A[pos], v);
+          if (!(A[pos] == v)) this->duplicate(at(), up ? j : i, up ? i : j, A[pos], v);
         } else {
           same.set(pos);
           if (other.test(pos)) {
-            if (!(A[pos] == v)) this->triangles_disagree(l, i, j, A[pos], v, herm);
+            if (!(A[pos] == v)) this->triangles_disagree(at(), i, j, A[pos], v, herm);
           } else {
             A[pos] = v;
           }
@@ -95,26 +123,146 @@ class CoordinateReader : public BodyReader<T> {
       }
       ++count;
     };
+    const char* const body = h_.body;
+    const char* const end = buf_.end();
+    const std::size_t bytes = static_cast<std::size_t>(end - body);
+    int nt = 1;
+    if (bytes >= coordinate_parallel_bytes()) {
+      nt = std::max(1, std::min<int>(omp_get_max_threads(), kMaxChunks));
+    }
+    if (nt == 1) {
+      extra = scan(
+          body, end,
+          [&](const char* lb, index_t i, index_t j, const T& v) {
+            put([lb] { return lb; }, i, j, v);
+          },
+          [&] { return count == nnz; }, nullptr);
+    } else {
+      // Rounds of nt blocks of about coordinate_block_bytes(): parsed in parallel into per-thread
+      // buffers (reused, so their pages stay warm), then applied in order.
+      const std::size_t per = static_cast<std::size_t>(nt);
+      const std::size_t block = std::max<std::size_t>(coordinate_block_bytes(), 1);
+      std::size_t nblocks = std::max<std::size_t>(per, (bytes + block - 1) / block);
+      nblocks = (nblocks + per - 1) / per * per;
+      const std::vector<const char*> cut = chunk_cuts(body, end, static_cast<int>(nblocks));
+      std::vector<std::vector<Entry>> ent(per);
+      std::vector<std::exception_ptr> err(per);
+      std::vector<const char*> err_line(per, nullptr);
+      for (std::size_t b0 = 0; b0 < nblocks && extra == nullptr; b0 += per) {
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+        for (int t = 0; t < nt; ++t) {
+          const std::size_t u = static_cast<std::size_t>(t);
+          const char* const cb = cut[b0 + u];
+          const char* const ce = cut[b0 + u + 1];
+          std::vector<Entry>& out = ent[u];
+          const char* cur = nullptr;
+          err[u] = nullptr;
+          try {
+            out.clear();
+            // Expected entries of the block, at most one per 4 bytes ("1 1\n").
+            const double len = static_cast<double>(ce - cb);
+            const double guess = static_cast<double>(nnz) * len /
+                                     static_cast<double>(std::max<std::size_t>(bytes, 1)) * 1.05 +
+                                 16;
+            out.reserve(static_cast<std::size_t>(std::min(std::max(guess, 0.0), len / 4 + 1)));
+            scan(
+                cb, ce,
+                [&out](const char*, index_t i, index_t j, const T& v) {
+                  out.push_back(
+                      Entry{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), v});
+                },
+                [] { return false; }, &cur);
+          } catch (const std::bad_alloc&) {
+            err[u] = std::make_exception_ptr(
+                OutOfMemory("reading a coordinate file (parsed entries)",
+                            static_cast<std::uint64_t>(out.capacity()) * 2 * sizeof(Entry)));
+          } catch (...) {
+            err[u] = std::current_exception();
+            err_line[u] = cur;
+          }
+        }
+        for (std::size_t u = 0; u < per && extra == nullptr; ++u) {
+          const std::vector<Entry>& v = ent[u];
+          const char* const cb = cut[b0 + u];
+          for (std::size_t k = 0; k < v.size(); ++k) {
+            // Entry k is the k-th data line of the block.
+            auto line = [&] { return nth_data_line(cb, k); };
+            if (count == nnz) {
+              extra = line();
+              break;
+            }
+            put(line, v[k].i, v[k].j, v[k].v);
+          }
+          if (extra == nullptr && err[u]) {
+            if (err_line[u] && count == nnz) {
+              extra = err_line[u];  // the serial reader stops at the count before parsing
+            } else {
+              std::rethrow_exception(err[u]);
+            }
+          }
+        }
+      }
+    }
+    this->check_count(count, nnz, extra);
+    if (general) {
+      Asymmetry s = find_asymmetry(a);
+      if (s.found) this->asymmetric(a, s, locate(s.i, s.j));
+    }
+    mirror_lower(a);
+  }
+
+ private:
+  using R = real_t<T>;
+  static constexpr int kMaxChunks = 64;
+
+  // A parsed entry, 0-based (n < 2^32: the dense n x n matrix exists).
+  struct Entry {
+    std::uint32_t i;
+    std::uint32_t j;
+    T v;
+  };
+
+  // The start of the k-th (0-based) data line from b (b starts a line).
+  const char* nth_data_line(const char* b, std::size_t k) const {
+    std::size_t c = 0;
+    const char* found = b;
+    for_each_data_line(b, buf_.end(), [&](const DataLine& l) {
+      found = l.begin;
+      return c++ < k;
+    });
+    return found;
+  }
+
+  // Tokenizes and converts the data lines of [p, e) (whole lines), calling
+  // put(line_begin, i, j, value) with 0-based range-checked indices. Before each data line
+  // full() is asked whether the announced count is reached: then that line is "extra data"
+  // and its start is returned (nullptr otherwise). When cur is given, *cur is the start of
+  // the line being parsed by the general path (the line of an exception).
+  template <class Put, class Full>
+  const char* scan(const char* p, const char* const e, Put&& put, Full&& full,
+                   const char** cur) const {
+    const index_t n = n_;
+    const int expect = 2 + nvals_;
+    const char* extra = nullptr;
     auto general_line = [&](const DataLine& l) {
-      if (count == nnz) {
+      if (cur) *cur = l.begin;
+      if (full()) {
         extra = l.begin;
         return false;
       }
       if (l.ntok != expect) this->bad_token_count(l, expect, "row column", "");
       index_t i = this->index(l, l.tok[0], "row") - 1;
       index_t j = this->index(l, l.tok[1], "column") - 1;
-      put(l, i, j, this->value(l, 2));
+      put(l.begin, i, j, this->value(l, 2));
       return false;  // one line at a time
     };
     using R = real_t<T>;
     constexpr bool kFast = !std::is_same<R, dd_real>::value;
     const bool fast = kFast && this->field_ == Field::kReal;
-    const char* p = h_.body;
-    const char* const e = buf_.end();
     while (p < e && extra == nullptr) {
       // Fast path: "i j value" with plain numbers and in-range indices; anything else
       // (comments, blank lines, signs, errors) goes through general_line.
-      if (fast && count < nnz) {
+      if (fast && !full()) {
         std::int64_t i = 0, j = 0;
         auto r1 = std::from_chars(p, e, i);
         const char* q = r1.ptr;
@@ -134,9 +282,7 @@ class CoordinateReader : public BodyReader<T> {
                 while (is_hspace(*q))
                   ++q;
                 if (*q == '\n') {
-                  DataLine l;
-                  l.begin = p;
-                  put(l, i - 1, j - 1, T(x));
+                  put(p, i - 1, j - 1, T(x));
                   p = q + 1;
                   continue;
                 }
@@ -147,12 +293,7 @@ class CoordinateReader : public BodyReader<T> {
       }
       p = for_each_data_line(p, e, general_line);
     }
-    this->check_count(count, nnz, extra);
-    if (general) {
-      Asymmetry s = find_asymmetry(a);
-      if (s.found) this->asymmetric(a, s, locate(s.i, s.j));
-    }
-    mirror_lower(a);
+    return extra;
   }
 
  private:
@@ -196,18 +337,7 @@ class ArrayReader : public BodyReader<T> {
     if (bytes >= array_parallel_bytes()) {
       nchunks = std::max(1, std::min<int>(omp_get_max_threads(), kMaxChunks));
     }
-    // Chunk boundaries: just after a '\n' (the body itself starts a line).
-    std::vector<const char*> cut(static_cast<std::size_t>(nchunks) + 1);
-    cut[0] = body;
-    cut[static_cast<std::size_t>(nchunks)] = end;
-    for (int c = 1; c < nchunks; ++c) {
-      const char* p =
-          body + bytes * static_cast<std::size_t>(c) / static_cast<std::size_t>(nchunks);
-      p = std::max(p, cut[static_cast<std::size_t>(c) - 1]);
-      while (p < end && p[-1] != '\n')
-        ++p;
-      cut[static_cast<std::size_t>(c)] = p;
-    }
+    const std::vector<const char*> cut = chunk_cuts(body, end, nchunks);
     std::vector<index_t> first(static_cast<std::size_t>(nchunks) + 1, 0);
     if (nchunks > 1) {
 #pragma omp parallel for num_threads(nchunks) schedule(static, 1)
@@ -351,6 +481,16 @@ class ArrayReader : public BodyReader<T> {
 
 std::size_t& array_parallel_bytes() {
   static std::size_t bytes = std::size_t(16) << 20;
+  return bytes;
+}
+
+std::size_t& coordinate_parallel_bytes() {
+  static std::size_t bytes = std::size_t(16) << 20;
+  return bytes;
+}
+
+std::size_t& coordinate_block_bytes() {
+  static std::size_t bytes = std::size_t(4) << 20;
   return bytes;
 }
 
