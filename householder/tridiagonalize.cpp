@@ -95,45 +95,10 @@ void chain_rows_scalar(int len, index_t kb, const T* V, index_t ldv, const T* W,
   }
 }
 
-/// a[r] for r < len: for k ascending, a = madd(V[r + ldv k], nw[k], a);
-/// a = madd(W[r + ldw k], nv[k], a), where nw[k] = -conj(w_jk), nv[k] = -conj(v_jk)
-/// (the same bits as madd(-v_rk, conj(w_jk), a), madd(-w_rk, conj(v_jk), a)).
-template <class T>
-void chain_rows(int len, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, const T* nw,
-                const T* nv, T* a) {
-  constexpr int R = kUpdRows<T>;
-#if defined(EIGSOLVE_SYMV_AVX2)
-  if constexpr (std::is_same<T, Complex<double>>::value) {
-    if (len == R) {
-      chain_window_z(0, R, kb, V, ldv, W, ldw, nw, nv, a);
-      return;
-    }
-  }
-#endif
-  if (len == R) {
-    T c[R];
-    for (int l = 0; l < R; ++l)
-      c[l] = a[l];
-    for (index_t k = 0; k < kb; ++k) {
-      const T* vk = V + ldv * k;
-      const T* wk = W + ldw * k;
-      const T x = nw[k], y = nv[k];
-      for (int l = 0; l < R; ++l) {
-        c[l] = madd(vk[l], x, c[l]);
-        c[l] = madd(wk[l], y, c[l]);
-      }
-    }
-    for (int l = 0; l < R; ++l)
-      a[l] = c[l];
-    return;
-  }
-  chain_rows_scalar(len, kb, V, ldv, W, ldw, nw, nv, a);
-}
-
-/// chain_rows for rows [lo, hi) of a window of R = kUpdRows rows (V, W, a point at the
+/// The chains of rows [lo, hi) of a window of R = kUpdRows rows (V, W, a point at the
 /// window start; all R rows of V and W are readable): the full-width vector chains run on the
 /// window, the lanes outside [lo, hi) start from 0, are never read from a and are discarded.
-/// Every stored element gets exactly its own chain, so the bits are those of chain_rows.
+/// Every stored element gets exactly its own chain, so the bits are those of the scalar chains.
 template <class T>
 void chain_window(int lo, int hi, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw,
                   const T* nw, const T* nv, T* a) {
@@ -159,6 +124,21 @@ void chain_window(int lo, int hi, index_t kb, const T* V, index_t ldv, const T* 
   for (int l = lo; l < hi; ++l)
     a[l] = c[l];
 }
+
+/// a[r] for r < len: for k ascending, a = madd(V[r + ldv k], nw[k], a);
+/// a = madd(W[r + ldw k], nv[k], a), where nw[k] = -conj(w_jk), nv[k] = -conj(v_jk)
+/// (the same bits as madd(-v_rk, conj(w_jk), a), madd(-w_rk, conj(v_jk), a)).
+/// A full block of R = kUpdRows rows runs the vector chains of chain_window.
+template <class T>
+void chain_rows(int len, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, const T* nw,
+                const T* nv, T* a) {
+  if (len == kUpdRows<T>) {
+    chain_window(0, len, kb, V, ldv, W, ldw, nw, nv, a);
+    return;
+  }
+  chain_rows_scalar(len, kb, V, ldv, W, ldw, nw, nv, a);
+}
+
 
 /// Whether partial spans run as a full vector window (lanes outside are wasted work: worth it
 /// for hardware scalars, not for dd_real whose chains are scalar software arithmetic).
