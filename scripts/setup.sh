@@ -2,7 +2,8 @@
 # Installs the Debian packages eigsolve needs to build and test (idempotent; needs root or sudo).
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config libgtest-dev liblapacke-dev libopenblas-dev
-      libboost-program-options-dev libmpfr-dev libgmp-dev libmpfrc++-dev libeigen3-dev libqd-dev
+      libboost-program-options-dev nlohmann-json3-dev libssl-dev
+      libmpfr-dev libgmp-dev libmpfrc++-dev libeigen3-dev libqd-dev
       python3 python3-numpy python3-scipy python3-mpmath)
 missing=()
 for p in "${pkgs[@]}"; do
