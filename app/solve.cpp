@@ -5,15 +5,18 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "app/commands.hpp"
-#include "app/json.hpp"
+#include "app/digest.hpp"
 #include "app/progress.hpp"
 #include "app/residuals.hpp"
-#include "app/sha256.hpp"
 #include "core/errors.hpp"
 #include "io/matrix_io.hpp"
 #include "solver/eigensolve.hpp"
@@ -73,20 +76,11 @@ Subset parse_subset(const SolveCliOptions& opt, index_t n) {
   return s;
 }
 
-/// Digest: SHA-256 of the eigenvalues' little-endian IEEE bytes in ascending order
-/// (dd: hi then lo of each value), so it is comparable across backends and machines.
-template <class R>
-std::string digest_of(const std::vector<R>& w) {
-  Sha256 h;
-  for (const R& x : w) {
-    if constexpr (std::is_same<R, dd_real>::value) {
-      h.update(&x.hi, sizeof(double));
-      h.update(&x.lo, sizeof(double));
-    } else {
-      h.update(&x, sizeof(R));
-    }
-  }
-  return h.hex_digest();
+/// A shortest round-trip decimal (format_real) as a JSON number: for float and double it is
+/// the value (a float's shortest text is read back as the double nearest to it, which prints
+/// the same digits); for dd it is the double nearest to the value.
+double json_number(const std::string& digits) {
+  return std::strtod(digits.c_str(), nullptr);
 }
 
 template <class T>
@@ -127,7 +121,7 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
   if (!opt.vectors_output.empty())
     write_dense<T>(opt.vectors_output, res.n, res.m, res.z.data(), res.n);
   const double t_write = seconds_since(t0);
-  const std::string digest = digest_of(res.w);
+  const std::string digest = eigenvalue_digest(res.w);
   const double t_all = seconds_since(t_total);
   bar.clear();
 
@@ -156,50 +150,63 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
   }
 
   if (!opt.report.empty()) {
-    JsonWriter j;
-    j.begin_object();
-    j.value("tool", "eigsolve").value("version", EIGSOLVE_VERSION);
-    j.value("input", opt.input).value("format", info.format).value("field", info.field);
-    j.value("symmetry", info.symmetry).value("n", static_cast<long long>(n));
-    j.value("precision", pname).value("device", backend_name(ctx.backend));
-    j.value("threads", ctx.num_threads()).value("tridiag_solver", tridiag_solver_name(so.solver));
-    j.value("panel_width", so.nb).value("vectors", so.vectors);
-    j.begin_object("subset");
+    using Json = nlohmann::ordered_json;  // keys in the order written
+    Json j;
+    j["tool"] = "eigsolve";
+    j["version"] = EIGSOLVE_VERSION;
+    j["input"] = opt.input;
+    j["format"] = info.format;
+    j["field"] = info.field;
+    j["symmetry"] = info.symmetry;
+    j["n"] = static_cast<long long>(n);
+    j["precision"] = pname;
+    j["device"] = backend_name(ctx.backend);
+    j["threads"] = ctx.num_threads();
+    j["tridiag_solver"] = tridiag_solver_name(so.solver);
+    j["panel_width"] = so.nb;
+    j["vectors"] = so.vectors;
+    Json subset;
     if (so.subset.kind == Subset::Kind::index) {
-      j.value("kind", "index").value("from", static_cast<long long>(so.subset.il + 1));
-      j.value("to", static_cast<long long>(so.subset.iu + 1));
+      subset["kind"] = "index";
+      subset["from"] = static_cast<long long>(so.subset.il + 1);
+      subset["to"] = static_cast<long long>(so.subset.iu + 1);
     } else if (so.subset.kind == Subset::Kind::value) {
-      j.value("kind", "value").value("lower_exclusive", so.subset.vl);
-      j.value("upper_inclusive", so.subset.vu);
+      subset["kind"] = "value";
+      subset["lower_exclusive"] = so.subset.vl;
+      subset["upper_inclusive"] = so.subset.vu;
     } else {
-      j.value("kind", "all");
+      subset["kind"] = "all";
     }
-    j.end_object();
-    j.begin_object("seconds");
-    j.value("read", t_read).value("tridiagonalize", res.times.tridiagonalize);
-    j.value("tridiag_eigen", res.times.tridiag_eigen);
-    j.value("back_transform", res.times.back_transform).value("residuals", t_resid);
-    j.value("write", t_write).value("total", t_all);
-    j.end_object();
-    j.begin_object("eigenvalues");
-    j.value("count", static_cast<long long>(res.w.size()));
-    if (!res.w.empty()) j.raw_number("min", wmin).raw_number("max", wmax);
-    j.value("digest", "sha256:" + digest);
-    j.value(
-        "digest_definition",
-        "SHA-256 of the little-endian IEEE bytes of the ascending eigenvalues (dd: hi then lo)");
-    j.end_object();
-    if (so.vectors) {
-      j.begin_object("residuals");
-      j.value("backward", resid.backward).value("orthogonality", resid.orthogonality);
-      j.end_object();
+    j["subset"] = subset;
+    j["seconds"] = {{"read", t_read},
+                    {"tridiagonalize", res.times.tridiagonalize},
+                    {"tridiag_eigen", res.times.tridiag_eigen},
+                    {"back_transform", res.times.back_transform},
+                    {"residuals", t_resid},
+                    {"write", t_write},
+                    {"total", t_all}};
+    Json eig;
+    eig["count"] = static_cast<long long>(res.w.size());
+    if (!res.w.empty()) {
+      eig["min"] = json_number(wmin);
+      eig["max"] = json_number(wmax);
+      if (std::is_same<R, dd_real>::value) {  // all 34 digits: a JSON number is read as a double
+        eig["min_dd"] = wmin;
+        eig["max_dd"] = wmax;
+      }
     }
-    j.begin_object("outputs");
-    j.value("eigenvalues", opt.output.empty() ? std::string("-") : opt.output);
-    if (!opt.vectors_output.empty()) j.value("vectors", opt.vectors_output);
-    j.end_object();
-    j.end_object();
-    write_file_atomic(opt.report, j.str());
+    eig["digest"] = "sha256:" + digest;
+    eig["digest_definition"] =
+        "SHA-256 of the little-endian IEEE bytes of the ascending eigenvalues (dd: hi then lo)";
+    j["eigenvalues"] = eig;
+    if (so.vectors)
+      j["residuals"] = {{"backward", resid.backward}, {"orthogonality", resid.orthogonality}};
+    Json outputs;
+    outputs["eigenvalues"] = opt.output.empty() ? std::string("-") : opt.output;
+    if (!opt.vectors_output.empty()) outputs["vectors"] = opt.vectors_output;
+    j["outputs"] = outputs;
+    // Non-finite numbers are written as null; bytes of a path that are not UTF-8 become U+FFFD.
+    write_file_atomic(opt.report, j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
   }
   return kExitOk;
 }

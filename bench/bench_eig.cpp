@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "solver/bisection.hpp"
 #include "solver/eigensolve.hpp"
 
@@ -60,13 +62,18 @@ void run_case(index_t n, int threads, bool vectors) {
       "dsyevd %.3f s  ratio %.2f  max|dw|/(n u ||A||) = %.2f\n",
       static_cast<long long>(n), vectors, threads, t_ours, r.times.tridiagonalize,
       r.times.tridiag_eigen, r.times.back_transform, t_lapack, t_ours / t_lapack, rel);
-  std::printf(
-      "{\"bench\":\"eig\",\"n\":%lld,\"vectors\":%s,\"threads\":%d,\"ours_s\":%.6f,"
-      "\"tridiagonalize_s\":%.6f,\"tridiag_eigen_s\":%.6f,\"back_transform_s\":%.6f,"
-      "\"dsyevd_s\":%.6f,\"ratio\":%.4f,\"max_err_over_n_u_norm\":%.3f}\n",
-      static_cast<long long>(n), vectors ? "true" : "false", threads, t_ours,
-      r.times.tridiagonalize, r.times.tridiag_eigen, r.times.back_transform, t_lapack,
-      t_ours / t_lapack, rel);
+  const nlohmann::ordered_json js = {{"bench", "eig"},
+                                     {"n", static_cast<long long>(n)},
+                                     {"vectors", vectors},
+                                     {"threads", threads},
+                                     {"ours_s", t_ours},
+                                     {"tridiagonalize_s", r.times.tridiagonalize},
+                                     {"tridiag_eigen_s", r.times.tridiag_eigen},
+                                     {"back_transform_s", r.times.back_transform},
+                                     {"dsyevd_s", t_lapack},
+                                     {"ratio", t_ours / t_lapack},
+                                     {"max_err_over_n_u_norm", rel}};
+  std::printf("%s\n", js.dump().c_str());
   std::fflush(stdout);
 }
 
@@ -96,10 +103,10 @@ void run_tridiag_case(index_t n, int threads) {
     err = std::max(err, std::fabs(w[k] - d1[k]));
   std::printf("T-stage n=%5lld: bisection %.4f s  dsterf %.4f s  dstedc(N) %.4f s  max|dw| %.2e\n",
               static_cast<long long>(n), t_bis, t_sterf, t_stedc, err);
-  std::printf(
-      "{\"bench\":\"eig_tridiag\",\"n\":%lld,\"threads\":%d,\"bisection_s\":%.6f,"
-      "\"dsterf_s\":%.6f,\"dstedc_s\":%.6f}\n",
-      static_cast<long long>(n), threads, t_bis, t_sterf, t_stedc);
+  const nlohmann::ordered_json js = {{"bench", "eig_tridiag"}, {"n", static_cast<long long>(n)},
+                                     {"threads", threads},     {"bisection_s", t_bis},
+                                     {"dsterf_s", t_sterf},    {"dstedc_s", t_stedc}};
+  std::printf("%s\n", js.dump().c_str());
   std::fflush(stdout);
 }
 

@@ -18,6 +18,8 @@
 
 #include <omp.h>
 
+#include <nlohmann/json.hpp>
+
 #include "io/matrix_io.hpp"
 
 using eigsolve::index_t;
@@ -134,18 +136,20 @@ int main(int argc, char** argv) {
   }
 
   bool ok = true;
-  std::printf("{\"bench\": \"reader\", \"max_threads\": %d, \"results\": [", omp_get_max_threads());
-  for (std::size_t k = 0; k < results.size(); ++k) {
-    const Result& r = results[k];
+  nlohmann::ordered_json js = {{"bench", "reader"},
+                               {"max_threads", omp_get_max_threads()},
+                               {"results", nlohmann::ordered_json::array()}};
+  for (const Result& r : results) {
     ok = ok && r.ok;
-    std::printf(
-        "%s{\"format\": \"%s\", \"n\": %lld, \"bytes\": %zu, \"seconds\": %.6f, "
-        "\"mb_per_s\": %.1f, \"cpu_seconds\": %.6f, \"mb_per_cpu_s\": %.1f, "
-        "\"verified\": %s}",
-        k ? ", " : "", r.kind.c_str(), static_cast<long long>(r.n), r.bytes, r.seconds,
-        r.bytes / 1e6 / r.seconds, r.cpu_seconds, r.bytes / 1e6 / r.cpu_seconds,
-        r.ok ? "true" : "false");
+    js["results"].push_back({{"format", r.kind},
+                             {"n", static_cast<long long>(r.n)},
+                             {"bytes", r.bytes},
+                             {"seconds", r.seconds},
+                             {"mb_per_s", r.bytes / 1e6 / r.seconds},
+                             {"cpu_seconds", r.cpu_seconds},
+                             {"mb_per_cpu_s", r.bytes / 1e6 / r.cpu_seconds},
+                             {"verified", r.ok}});
   }
-  std::printf("]}\n");
+  std::printf("%s\n", js.dump().c_str());
   return ok ? 0 : 1;
 }

@@ -16,12 +16,13 @@
 #include <cstring>
 #include <functional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <cblas.h>
 #include <lapacke.h>
+
+#include <nlohmann/json.hpp>
 
 #include "householder/tridiagonalize.hpp"
 #include "symv/reference.hpp"
@@ -163,10 +164,11 @@ int main(int argc, char** argv) {
   ctx.threads = threads;
   std::printf("bench_tridiag: %d threads (ours and OpenBLAS), best of %d\n", threads, reps);
 
-  std::ostringstream js;
-  js << "{\"bench\":\"tridiag\",\"threads\":" << threads << ",\"symv\":[";
+  using Json = nlohmann::ordered_json;
+  Json js = {{"bench", "tridiag"},          {"threads", threads},
+             {"symv", Json::array()},       {"tridiag_d", Json::array()},
+             {"tridiag_sz", Json::array()}, {"tridiag_dd", Json::array()}};
   // SYMV alone: bytes = n^2/2 doubles.
-  bool first = true;
   for (index_t n : sizes) {
     const std::vector<double> A = random_lower(n, 7);
     std::vector<double> x(n, 1.0), y(n, 0.0);
@@ -191,25 +193,20 @@ int main(int argc, char** argv) {
         "symv   d n=%5lld  ours %8.3f ms %6.1f GB/s   openblas %8.3f ms %6.1f GB/s   "
         "ratio %.2f\n",
         (long long)n, to * 1e3, gb / to, tb * 1e3, gb / tb, to / tb);
-    js << (first ? "" : ",") << "{\"n\":" << n << ",\"ours_s\":" << to << ",\"openblas_s\":" << tb
-       << "}";
-    first = false;
+    js["symv"].push_back({{"n", n}, {"ours_s", to}, {"openblas_s", tb}});
   }
-  js << "],\"tridiag_d\":[";
-  first = true;
   std::vector<TridiagTiming> dt;
   for (index_t n : sizes) {
     TridiagTiming t = bench_d(ctx, n, n >= 2048 ? 1 : reps);
     dt.push_back(t);
     std::printf("sytrd  d n=%5lld  ours %8.3f s   LAPACKE %8.3f s   ratio %.2f   eig diff %.1e\n",
                 (long long)n, t.ours, t.lapack, t.ours / t.lapack, t.max_eig_err);
-    js << (first ? "" : ",") << "{\"n\":" << n << ",\"ours_s\":" << t.ours
-       << ",\"lapacke_s\":" << t.lapack << ",\"ratio\":" << t.ours / t.lapack
-       << ",\"eig_rel_diff\":" << t.max_eig_err << "}";
-    first = false;
+    js["tridiag_d"].push_back({{"n", n},
+                               {"ours_s", t.ours},
+                               {"lapacke_s", t.lapack},
+                               {"ratio", t.ours / t.lapack},
+                               {"eig_rel_diff", t.max_eig_err}});
   }
-  js << "],\"tridiag_sz\":[";
-  first = true;
   for (index_t n : sz_sizes) {
     const auto s = bench_sz<float>(ctx, n, reps);
     const auto z = bench_sz<Complex<double>>(ctx, n, reps);
@@ -217,13 +214,12 @@ int main(int argc, char** argv) {
                 s.first, s.second, s.first / s.second);
     std::printf("hetrd  z n=%5lld  ours %8.3f s   zhetrd %8.3f s   ratio %.2f\n", (long long)n,
                 z.first, z.second, z.first / z.second);
-    js << (first ? "" : ",") << "{\"n\":" << n << ",\"s_ours_s\":" << s.first
-       << ",\"ssytrd_s\":" << s.second << ",\"z_ours_s\":" << z.first
-       << ",\"zhetrd_s\":" << z.second << "}";
-    first = false;
+    js["tridiag_sz"].push_back({{"n", n},
+                                {"s_ours_s", s.first},
+                                {"ssytrd_s", s.second},
+                                {"z_ours_s", z.first},
+                                {"zhetrd_s", z.second}});
   }
-  js << "],\"tridiag_dd\":[";
-  first = true;
   for (index_t n : dd_sizes) {
     const double tdd = bench_dd(ctx, n);
     double td = -1;
@@ -231,11 +227,8 @@ int main(int argc, char** argv) {
       if (t.n == n) td = t.ours;
     if (td < 0) td = bench_d(ctx, n, 1).ours;
     std::printf("sytrd dd n=%5lld  ours %8.3f s   dd/d %.1f\n", (long long)n, tdd, tdd / td);
-    js << (first ? "" : ",") << "{\"n\":" << n << ",\"ours_s\":" << tdd << ",\"d_s\":" << td
-       << ",\"dd_over_d\":" << tdd / td << "}";
-    first = false;
+    js["tridiag_dd"].push_back({{"n", n}, {"ours_s", tdd}, {"d_s", td}, {"dd_over_d", tdd / td}});
   }
-  js << "]}";
-  std::printf("%s\n", js.str().c_str());
+  std::printf("%s\n", js.dump().c_str());
   return 0;
 }
