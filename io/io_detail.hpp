@@ -2,6 +2,8 @@
 // Not part of the public API (include io/matrix_io.hpp instead).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -193,11 +195,28 @@ HostMatrix<T> read_npy(const TextBuffer& buf, MatrixFileInfo* info);
 std::string npy_header(const char* descr, index_t rows, index_t cols);
 
 // ---------------------------------------------------------------------------------------------
-// Atomic output
+// Output files
 // ---------------------------------------------------------------------------------------------
 
-/// A file written through a temporary in the same folder and renamed into place by commit().
-/// Destroying it without commit() removes the temporary. "-" writes straight to stdout.
+/// The write(2) and close(2) that output files call; tests substitute failing ones (a full
+/// disk, a failing close) without touching real devices.
+struct OutputSyscalls {
+  ssize_t (*write)(int fd, const void* p, std::size_t n);
+  int (*close)(int fd);
+};
+OutputSyscalls& output_syscalls();
+
+/// An output file. What it does depends on what the path names (symbolic links are followed
+/// to their final target, never replaced):
+///  - a new path or a regular file: written to a temporary `<target>.tmp.XXXXXX` in the
+///    target's folder and renamed into place by commit(), so a failed run leaves nothing
+///    partial (an existing file keeps its permission bits);
+///  - "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: the process's open
+///    descriptor, written directly;
+///  - a character device (/dev/null, /dev/full, a terminal) or a FIFO: opened and written
+///    directly; every write and the close are checked;
+///  - a folder, a block device, a socket: refused (OutputError) before anything is written.
+/// Destroying it without commit() removes the temporary.
 class AtomicFile {
  public:
   explicit AtomicFile(const std::string& path);  ///< throws OutputError
@@ -207,15 +226,20 @@ class AtomicFile {
 
   void write(const char* p, std::size_t n);  ///< buffered; throws OutputError
   void write(std::string_view s) { write(s.data(), s.size()); }
-  void commit();  ///< flush, close, rename; throws OutputError (and removes the temporary)
+  /// Flush and close (and rename, for a regular file); throws OutputError (and removes the
+  /// temporary).
+  void commit();
+  /// True when the output is written in place (device, FIFO, standard stream).
+  bool direct() const { return tmp_.empty(); }
 
  private:
   void flush();
-  void fail(const std::string& what);  // removes the temporary and throws
-  std::string path_;
-  std::string tmp_;
+  void write_all(const char* p, std::size_t n);
+  [[noreturn]] void fail(const std::string& what);  // closes, removes the temporary, throws
+  std::string path_;                                // as given (for messages)
+  std::string target_;                              // the final target of the links (replace mode)
+  std::string tmp_;  // the temporary (replace mode); empty when writing directly
   int fd_ = -1;
-  bool to_stdout_ = false;
   bool done_ = false;
   std::string buf_;
 };

@@ -39,7 +39,9 @@ HostMatrix<T> read_matrix(const std::string& path, MatrixFileInfo* info = nullpt
 
 /// Writes eigenvalues, one per line, ascending as given, in the shortest decimal form that
 /// reads back to the same value (dd: enough digits to round-trip the pair). "-" = stdout.
-/// Written atomically (temporary file + rename). Throws OutputError.
+/// A regular file (or new path) is written atomically (temporary file + rename); a device,
+/// FIFO or /dev/stdout is written directly; a symbolic link is followed; a directory is
+/// refused (docs/formats.md, "Outputs"). Throws OutputError.
 template <class R>
 void write_eigenvalues(const std::string& path, const std::vector<R>& w);
 
@@ -59,7 +61,8 @@ void write_dense(const std::string& path, index_t n, index_t m, const T* z, inde
 template <class R>
 std::string format_real(const R& x);
 
-/// Writes `content` to `path` atomically (temporary file in the same folder, then rename);
+/// Writes `content` to `path` like write_eigenvalues: atomically (temporary file beside the
+/// target, then rename) for a regular file, directly for a device, FIFO or standard stream;
 /// "-" writes to stdout. Throws OutputError.
 void write_file_atomic(const std::string& path, const std::string& content);
 
