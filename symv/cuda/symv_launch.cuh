@@ -1,0 +1,154 @@
+// Host side of the CUDA SYMV: argument checks, workspace layout, kernel choice and launch.
+// Included by one .cu per scalar type (symv_<p>.cu), which ends with the instantiation.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "core/errors.hpp"
+#include "symv/cuda/symv_kernels.cuh"
+#include "symv/symv_gpu.hpp"
+
+namespace eigsolve {
+namespace symv_cuda {
+
+inline void check_launch(const char* what) {
+  const cudaError_t st = cudaGetLastError();
+  if (st != cudaSuccess) throw DeviceError(std::string(what) + ": " + cudaGetErrorString(st));
+}
+
+/// Streaming multiprocessors of the current device (cached per device).
+int sm_count();
+
+inline index_t tiles_of(index_t n) {
+  return (n + kTile - 1) / kTile;
+}
+inline std::size_t round256(std::size_t b) {
+  return (b + 255) / 256 * 256;
+}
+
+template <class T, int TPB, bool Wide, int L, bool Ticket>
+void launch_tiles(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
+  auto kern = symv_tiles<T, TPB, Wide, L, Ticket>;
+  const std::size_t smem = sizeof(GroupSmem<T>) * TPB;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+  });
+  kern<<<blocks, 64 * TPB, smem, st>>>(g);
+}
+
+template <class T, int TPB, bool Wide, int L>
+void launch_variant(bool ticket, const SymvArgs<T>& g, int blocks, cudaStream_t st) {
+  if (ticket)
+    launch_tiles<T, TPB, Wide, L, true>(g, blocks, st);
+  else
+    launch_tiles<T, TPB, Wide, L, false>(g, blocks, st);
+}
+
+template <class T, int TPB, bool Wide>
+void launch_load(int load, bool ticket, const SymvArgs<T>& g, int blocks, cudaStream_t st) {
+  switch (load) {
+    case 0:
+      return launch_variant<T, TPB, Wide, 0>(ticket, g, blocks, st);
+    case 1:
+      return launch_variant<T, TPB, Wide, 1>(ticket, g, blocks, st);
+    default:
+      return launch_variant<T, TPB, Wide, 2>(ticket, g, blocks, st);
+  }
+}
+
+template <class T, int TPB>
+void launch_wide(bool wide, int load, bool ticket, const SymvArgs<T>& g, int blocks,
+                 cudaStream_t st) {
+  if (wide)
+    launch_load<T, TPB, true>(load, ticket, g, blocks, st);
+  else
+    launch_load<T, TPB, false>(load, ticket, g, blocks, st);
+}
+
+}  // namespace symv_cuda
+
+template <class T>
+std::size_t symv_workspace_bytes(index_t n) {
+  if (n <= 0) return 256;
+  const index_t nt = symv_cuda::tiles_of(n);
+  return symv_cuda::round256(std::size_t(nt) * std::size_t(nt) * kTile * sizeof(T)) +
+         symv_cuda::round256(std::size_t(nt) * sizeof(unsigned));
+}
+
+template <class T>
+void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda, const T* x,
+              index_t incx, T beta, T* y, index_t incy, void* workspace, std::size_t ws_bytes,
+              void* stream) {
+  using namespace symv_cuda;
+  if (n < 0) throw DimensionError("symv_gpu: n = " + std::to_string(n) + " < 0");
+  if (lda < (n > 1 ? n : 1))
+    throw DimensionError("symv_gpu: lda = " + std::to_string(lda) + " < max(1, n)");
+  if (incx == 0 || incy == 0) throw DimensionError("symv_gpu: incx and incy must be non-zero");
+  if (cfg.tiles_per_block != 1 && cfg.tiles_per_block != 2 && cfg.tiles_per_block != 4)
+    throw DimensionError("symv_gpu: tiles_per_block must be 1, 2 or 4");
+  if (cfg.blocks_per_sm < 1 || cfg.blocks_per_sm > 32)
+    throw DimensionError("symv_gpu: blocks_per_sm must be in 1..32");
+  if (n == 0) return;
+  if (ws_bytes < symv_workspace_bytes<T>(n) || workspace == nullptr)
+    throw DimensionError("symv_gpu: workspace of " + std::to_string(ws_bytes) +
+                         " bytes, n = " + std::to_string(n) + " needs " +
+                         std::to_string(symv_workspace_bytes<T>(n)));
+  SymvArgs<T> g;
+  g.n = n;
+  g.lda = lda;
+  g.nt = tiles_of(n);
+  g.ntiles = g.nt * (g.nt + 1) / 2;
+  g.A = A;
+  g.x = x;
+  g.incx = incx;
+  g.xoff = incx > 0 ? 0 : (n - 1) * (-incx);
+  g.y = y;
+  g.incy = incy;
+  g.yoff = incy > 0 ? 0 : (n - 1) * (-incy);
+  g.alpha = alpha;
+  g.beta = beta;
+  g.beta_zero = (beta == T(0));
+  g.P = static_cast<T*>(workspace);
+  // Tickets at the end of the workspace: a workspace sized for a larger n keeps them clear of
+  // the partials of every smaller n.
+  const std::size_t tb = std::size_t(g.nt) * sizeof(unsigned);
+  g.ticket = reinterpret_cast<unsigned*>(
+      (reinterpret_cast<std::uintptr_t>(workspace) + ws_bytes - tb) & ~std::uintptr_t(3));
+  const bool wide = cfg.wide && (reinterpret_cast<std::uintptr_t>(A) % 16 == 0) &&
+                    ((std::size_t(lda) * sizeof(T)) % 16 == 0);
+  const bool ticket = cfg.variant == SymvVariant::ticket;
+  const int load = static_cast<int>(cfg.load);
+  const index_t groups = (g.ntiles + cfg.tiles_per_block - 1) / cfg.tiles_per_block;
+  const index_t want = index_t(cfg.blocks_per_sm) * sm_count();
+  const int blocks = int(groups < want ? groups : want);
+  cudaStream_t st = static_cast<cudaStream_t>(stream);
+  switch (cfg.tiles_per_block) {
+    case 1:
+      launch_wide<T, 1>(wide, load, ticket, g, blocks, st);
+      break;
+    case 2:
+      launch_wide<T, 2>(wide, load, ticket, g, blocks, st);
+      break;
+    default:
+      launch_wide<T, 4>(wide, load, ticket, g, blocks, st);
+      break;
+  }
+  check_launch("symv_gpu tiles kernel");
+  if (!ticket) {
+    symv_rowsums<T><<<int((g.nt + 1) / 2), 128, 0, st>>>(g);
+    check_launch("symv_gpu row-sum kernel");
+  }
+}
+
+}  // namespace eigsolve
+
+#define EIGSOLVE_SYMV_GPU_INSTANTIATE(T)                                                           \
+  template std::size_t eigsolve::symv_workspace_bytes<T>(eigsolve::index_t);                       \
+  template void eigsolve::symv_gpu<T>(const eigsolve::SymvConfig&, eigsolve::index_t, T, const T*, \
+                                      eigsolve::index_t, const T*, eigsolve::index_t, T, T*,       \
+                                      eigsolve::index_t, void*, std::size_t, void*);

@@ -1,0 +1,98 @@
+// The SYMV tuning space and configuration names (backend-neutral: the CLI and the tuner parse
+// them in every build).
+#include <sstream>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "symv/symv_gpu.hpp"
+
+namespace eigsolve {
+
+namespace {
+const char* load_name(SymvLoad l) {
+  switch (l) {
+    case SymvLoad::cg:
+      return "cg";
+    case SymvLoad::cs:
+      return "cs";
+    case SymvLoad::ldg:
+    default:
+      return "ldg";
+  }
+}
+}  // namespace
+
+std::string SymvConfig::name() const {
+  std::ostringstream os;
+  os << (variant == SymvVariant::ticket ? "ticket" : "twopass") << "-t" << tiles_per_block << "-m"
+     << blocks_per_sm << (wide ? "-w-" : "-n-") << load_name(load);
+  return os.str();
+}
+
+SymvConfig parse_symv_config(const std::string& name) {
+  // variant-tT-mM-(w|n)-load
+  SymvConfig c;
+  std::vector<std::string> part;
+  std::stringstream ss(name);
+  for (std::string p; std::getline(ss, p, '-');)
+    part.push_back(p);
+  auto bad = [&] {
+    return UsageError("bad SYMV configuration '" + name +
+                      "' (expected e.g. ticket-t2-m4-w-ldg: ticket|twopass, t1|t2|t4, m1..m32, "
+                      "w|n, ldg|cg|cs)");
+  };
+  if (part.size() != 5) throw bad();
+  if (part[0] == "ticket")
+    c.variant = SymvVariant::ticket;
+  else if (part[0] == "twopass")
+    c.variant = SymvVariant::twopass;
+  else
+    throw bad();
+  if (part[1] == "t1" || part[1] == "t2" || part[1] == "t4")
+    c.tiles_per_block = part[1][1] - '0';
+  else
+    throw bad();
+  if (part[2].size() < 2 || part[2][0] != 'm') throw bad();
+  try {
+    std::size_t used = 0;
+    c.blocks_per_sm = std::stoi(part[2].substr(1), &used);
+    if (used != part[2].size() - 1 || c.blocks_per_sm < 1 || c.blocks_per_sm > 32) throw bad();
+  } catch (const std::logic_error&) {
+    throw bad();
+  }
+  if (part[3] == "w")
+    c.wide = true;
+  else if (part[3] == "n")
+    c.wide = false;
+  else
+    throw bad();
+  if (part[4] == "ldg")
+    c.load = SymvLoad::ldg;
+  else if (part[4] == "cg")
+    c.load = SymvLoad::cg;
+  else if (part[4] == "cs")
+    c.load = SymvLoad::cs;
+  else
+    throw bad();
+  return c;
+}
+
+std::vector<SymvConfig> symv_config_space() {
+  std::vector<SymvConfig> out;
+  for (SymvVariant v : {SymvVariant::ticket, SymvVariant::twopass})
+    for (int t : {1, 2, 4})
+      for (int m : {1, 2, 4, 8})
+        for (bool w : {true, false})
+          for (SymvLoad l : {SymvLoad::ldg, SymvLoad::cg, SymvLoad::cs}) {
+            SymvConfig c;
+            c.variant = v;
+            c.tiles_per_block = t;
+            c.blocks_per_sm = m;
+            c.wide = w;
+            c.load = l;
+            out.push_back(c);
+          }
+  return out;
+}
+
+}  // namespace eigsolve

@@ -1,0 +1,89 @@
+// SYMV / HEMV on a CUDA device: the plan API (backend-neutral header, no CUDA includes).
+//
+// y := alpha * A * x + beta * y with the bits of symv_reference (docs/canonical-symv.md), for
+// every configuration below. A, x, y and the workspace are device pointers; `stream` is a
+// cudaStream_t passed as void* (nullptr = the default stream).
+//
+//   plan:  cfg = symv_select<T>(n)               pure lookup in the tuning table (no timing)
+//          bytes = symv_workspace_bytes<T>(n)    caller allocates once (for the largest n)
+//          symv_workspace_init(ws, bytes, s)     once per workspace (zeroes the tickets)
+//   run:   symv_gpu<T>(cfg, n, alpha, A, lda, x, incx, beta, y, incy, ws, bytes, s)
+//          no allocation, no host synchronisation; async on `stream`.
+//
+// In a CPU-only build every entry point throws NotCompiled("cuda").
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/precision.hpp"
+
+namespace eigsolve {
+
+/// How the tile partials are combined (both give the same bits).
+enum class SymvVariant {
+  /// One kernel: each 64x64 tile's partials go to the workspace; a per-row-panel atomic ticket
+  /// counts them, and the block that draws the last ticket of a row panel adds its nt partials
+  /// in the canonical tile order and writes y. No block ever waits for another.
+  ticket,
+  /// Two kernels: all tile partials to the workspace, then an ordered sum per row.
+  twopass,
+};
+
+/// Cache policy of the matrix loads.
+enum class SymvLoad {
+  ldg = 0,  ///< read-only path (ld.global.nc)
+  cg = 1,   ///< L2 only (ld.global.cg): leaves L1 to x and the partials
+  cs = 2,   ///< streaming (ld.global.cs, evict first)
+};
+
+/// One point of the tuning space. Every configuration gives the same bits.
+struct SymvConfig {
+  SymvVariant variant = SymvVariant::ticket;
+  int tiles_per_block = 2;  ///< 1, 2 or 4: 64 threads per tile (8x8 blocks of the tile each)
+  int blocks_per_sm = 4;    ///< persistent grid: blocks_per_sm * SMs blocks stride over tiles
+  bool wide = true;         ///< 16-byte loads where A and lda allow (checked at run time)
+  SymvLoad load = SymvLoad::ldg;
+
+  std::string name() const;  ///< e.g. "ticket-t2-m4-w-ldg"
+  bool operator==(const SymvConfig& o) const {
+    return variant == o.variant && tiles_per_block == o.tiles_per_block &&
+           blocks_per_sm == o.blocks_per_sm && wide == o.wide && load == o.load;
+  }
+};
+
+/// Parses SymvConfig::name(); throws UsageError.
+SymvConfig parse_symv_config(const std::string& name);
+
+/// The tuning space searched by `eigsolve tune symv`.
+std::vector<SymvConfig> symv_config_space();
+
+/// The configuration for order n on the current device: the checked-in tuning table for its
+/// architecture when there is one (symv/cuda/tables/), else a safe default. Same bits either way.
+template <class T>
+SymvConfig symv_select(index_t n);
+
+/// The configuration used where no table has an entry (safe on every GPU; same bits).
+SymvConfig symv_default_config();
+
+/// The lookup behind symv_select for precision name p ("s", "d", "c", "z", "dd"), order n and
+/// compute capability arch (e.g. 90); the default when the build holds no table for arch.
+SymvConfig symv_select_for(const std::string& p, index_t n, int arch);
+
+/// Workspace bytes symv_gpu needs for order n (every configuration; monotone in n).
+template <class T>
+std::size_t symv_workspace_bytes(index_t n);
+
+/// Zeroes the tickets of a fresh workspace (symv_gpu leaves them zero after every call).
+void symv_workspace_init(void* workspace, std::size_t bytes, void* stream);
+
+/// y := alpha A x + beta y, A Hermitian of order n in the lower triangle of A (device, lda >= n),
+/// x(i) = x[i*incx], y(i) = y[i*incy] (BLAS meaning for negative increments); beta == 0: y is
+/// not read. Throws DimensionError on bad arguments, DeviceError on a launch failure.
+template <class T>
+void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda, const T* x,
+              index_t incx, T beta, T* y, index_t incy, void* workspace, std::size_t ws_bytes,
+              void* stream);
+
+}  // namespace eigsolve

@@ -1,0 +1,315 @@
+// GPU SYMV/HEMV == symv_reference bitwise (docs/canonical-symv.md), for every precision, every
+// configuration of the tuning space, edge sizes, leading dimensions, submatrix offsets,
+// increments, alpha/beta special values, beta == 0 never reading y, non-finite data, and runs.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "core/context.hpp"
+#include "core/errors.hpp"
+#include "core/precision.hpp"
+#include "symv/reference.hpp"
+#include "symv/symv_gpu.hpp"
+#include "tests/common/random_scalar.hpp"
+#include "tests/gpu/gpu_guard.hpp"
+
+using namespace eigsolve;
+using eigsolve::test_util::random_scalar;
+
+namespace {
+
+#define CUDA_OK(x) ASSERT_EQ((x), cudaSuccess) << #x
+
+template <class T>
+struct DevBuf {
+  T* p = nullptr;
+  std::size_t count = 0;
+  explicit DevBuf(std::size_t n) : count(n) {
+    if (n && cudaMalloc(&p, n * sizeof(T)) != cudaSuccess) p = nullptr;
+  }
+  ~DevBuf() { cudaFree(p); }
+  void put(const std::vector<T>& h) {
+    ASSERT_EQ(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  std::vector<T> get() const {
+    std::vector<T> h(count);
+    if (count) cudaMemcpy(h.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost);
+    return h;
+  }
+};
+
+template <class T>
+T nan_scalar() {
+  const double q = std::numeric_limits<double>::quiet_NaN();
+  using R = real_t<T>;
+  if constexpr (std::is_same_v<T, dd_real>)
+    return dd_real(q, q);
+  else
+    return make_scalar<T>(R(q), R(q));
+}
+
+/// Bitwise equality, except that any NaN equals any NaN (CPU and GPU NaN payloads differ).
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  using P = std::conditional_t<std::is_same_v<real_t<T>, float>, float, double>;
+  constexpr int parts = sizeof(T) / sizeof(P);
+  P pa[parts], pb[parts];
+  std::memcpy(pa, &a, sizeof(T));
+  std::memcpy(pb, &b, sizeof(T));
+  for (int i = 0; i < parts; ++i) {
+    if (std::isnan(pa[i]) && std::isnan(pb[i])) continue;
+    if (std::memcmp(&pa[i], &pb[i], sizeof(P)) != 0) return false;
+  }
+  return true;
+}
+
+struct Case {
+  index_t n = 0, lda = 0, off = 0, incx = 1, incy = 1;
+  int alpha_kind = 0, beta_kind = 0;  // 0 random, 1 one, 2 zero, 3 minus one
+  bool poison_upper = true;
+  int nonfinite = 0;  // 0 none, 1 an Inf in A, 2 a NaN in x
+};
+
+template <class T>
+T special(int kind, std::mt19937_64& g) {
+  switch (kind) {
+    case 1:
+      return T(1);
+    case 2:
+      return T(0);
+    case 3:
+      return T(-1);
+    default:
+      return random_scalar<T>(g);
+  }
+}
+
+/// Runs one case for every configuration in `configs`; returns the number of mismatching
+/// (config, element) pairs and reports the first.
+template <class T>
+void run_case(const Case& c, const std::vector<SymvConfig>& configs, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  const index_t n = c.n, lda = std::max<index_t>(1, c.lda), off = c.off;
+  const index_t big = n + off;
+  std::vector<T> A(std::size_t(std::max<index_t>(1, lda * big + off)));
+  for (auto& v : A)
+    v = random_scalar<T>(g);
+  if (c.poison_upper)
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < j; ++i)
+        A[(off + i) + lda * (off + j)] = nan_scalar<T>();
+  const index_t ax = std::abs(c.incx), ay = std::abs(c.incy);
+  std::vector<T> xs(std::size_t(std::max<index_t>(1, n * ax))),
+      ys(std::size_t(std::max<index_t>(1, n * ay)));
+  for (auto& v : xs)
+    v = random_scalar<T>(g);
+  for (auto& v : ys)
+    v = random_scalar<T>(g);
+  if (c.nonfinite == 1 && n > 3)
+    A[(off + n - 1) + lda * (off + 1)] = T(std::numeric_limits<double>::infinity());
+  if (c.nonfinite == 2 && n > 2) xs[std::size_t(ax * (n / 2))] = nan_scalar<T>();
+  const T alpha = special<T>(c.alpha_kind, g), beta = special<T>(c.beta_kind, g);
+  // beta == 0: y must not be read -> poison it (the reference would propagate NaN if it read it).
+  if (c.beta_kind == 2)
+    for (auto& v : ys)
+      v = nan_scalar<T>();
+  // Reference on the logical vectors.
+  auto xi = [&](index_t i) { return c.incx > 0 ? i * c.incx : (n - 1 - i) * ax; };
+  auto yi = [&](index_t i) { return c.incy > 0 ? i * c.incy : (n - 1 - i) * ay; };
+  std::vector<T> x(std::size_t(std::max<index_t>(1, n))), y(std::size_t(std::max<index_t>(1, n)));
+  for (index_t i = 0; i < n; ++i) {
+    x[i] = xs[xi(i)];
+    y[i] = ys[yi(i)];
+  }
+  Context ctx;
+  ctx.threads = 2;
+  symv_reference<T>(ctx, n, alpha, A.data() + off + lda * off, lda, x.data(), beta, y.data());
+
+  DevBuf<T> dA(A.size()), dx(xs.size()), dy(ys.size());
+  dA.put(A);
+  dx.put(xs);
+  const std::size_t wsb = symv_workspace_bytes<T>(std::max<index_t>(n, 1));
+  void* ws = nullptr;
+  CUDA_OK(cudaMalloc(&ws, wsb));
+  symv_workspace_init(ws, wsb, nullptr);
+  for (const SymvConfig& cfg : configs) {
+    dy.put(ys);
+    symv_gpu<T>(cfg, n, alpha, dA.p + off + lda * off, lda, dx.p, c.incx, beta, dy.p, c.incy, ws,
+                wsb, nullptr);
+    CUDA_OK(cudaDeviceSynchronize());
+    const std::vector<T> out = dy.get();
+    for (index_t i = 0; i < n; ++i) {
+      if (!same_bits(out[yi(i)], y[i])) {
+        ADD_FAILURE() << ScalarTraits<T>::name << " n=" << n << " lda=" << lda << " off=" << off
+                      << " incx=" << c.incx << " incy=" << c.incy << " alpha_kind=" << c.alpha_kind
+                      << " beta_kind=" << c.beta_kind << " nonfinite=" << c.nonfinite << " config "
+                      << cfg.name() << ": first mismatch at row " << i << " of " << n << " (GPU "
+                      << to_double(real_part(out[yi(i)])) << ", CPU " << to_double(real_part(y[i]))
+                      << ")";
+        break;
+      }
+    }
+    // Elements between the strided y entries are untouched.
+    for (std::size_t k = 0; k < ys.size(); ++k)
+      if (ay > 1 && k % std::size_t(ay) != 0 && !same_bits(out[k], ys[k])) {
+        ADD_FAILURE() << "symv_gpu wrote y outside its stride at " << k;
+        break;
+      }
+  }
+  cudaFree(ws);
+}
+
+std::vector<SymvConfig> three_configs() {
+  std::vector<SymvConfig> v(3);
+  v[0] = parse_symv_config("ticket-t2-m4-w-ldg");
+  v[1] = parse_symv_config("twopass-t1-m2-n-cg");
+  v[2] = parse_symv_config("ticket-t4-m1-n-cs");
+  return v;
+}
+
+template <class T>
+class GpuSymv : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double, Complex<float>, Complex<double>, dd_real>;
+TYPED_TEST_SUITE(GpuSymv, Scalars);
+
+TYPED_TEST(GpuSymv, EverySizeEdgeEveryConfig) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  const auto all = symv_config_space();
+  std::uint64_t seed = 1;
+  for (index_t n : {0, 1, 2, 7, 8, 9, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200, 257}) {
+    Case c;
+    c.n = n;
+    c.lda = n + (n % 2 == 0 ? 1 : 0);  // odd leading dimensions
+    run_case<TypeParam>(c, all, seed++);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TYPED_TEST(GpuSymv, LeadingDimensionsOffsetsIncrements) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  const auto cfgs = three_configs();
+  std::uint64_t seed = 100;
+  for (index_t n : {1, 33, 64, 65, 130, 333}) {
+    for (index_t extra : {0, 1, 3, 8}) {
+      for (index_t off : {0, 1, 5, 64}) {
+        Case c;
+        c.n = n;
+        c.lda = n + off + extra;
+        c.off = off;
+        run_case<TypeParam>(c, cfgs, seed++);
+      }
+    }
+    for (auto inc : {std::pair<index_t, index_t>{2, 1}, {1, 3}, {-1, 1}, {2, -2}, {-3, -1}}) {
+      Case c;
+      c.n = n;
+      c.lda = n + 2;
+      c.incx = inc.first;
+      c.incy = inc.second;
+      run_case<TypeParam>(c, cfgs, seed++);
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TYPED_TEST(GpuSymv, AlphaBetaSpecialValuesAndBetaZeroNeverReadsY) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  const auto cfgs = three_configs();
+  std::uint64_t seed = 300;
+  for (index_t n : {5, 64, 100}) {
+    for (int ak = 0; ak < 4; ++ak) {
+      for (int bk = 0; bk < 4; ++bk) {
+        Case c;
+        c.n = n;
+        c.lda = n;
+        c.alpha_kind = ak;
+        c.beta_kind = bk;
+        run_case<TypeParam>(c, cfgs, seed++);
+      }
+    }
+  }
+}
+
+TYPED_TEST(GpuSymv, NonFiniteValuesFlowThrough) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  const auto cfgs = three_configs();
+  for (int nf : {1, 2}) {
+    Case c;
+    c.n = 200;
+    c.lda = 203;
+    c.nonfinite = nf;
+    run_case<TypeParam>(c, cfgs, 400 + nf);
+  }
+}
+
+TYPED_TEST(GpuSymv, LargeSizes) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  const auto cfgs = three_configs();
+  for (index_t n : {1000, 4097}) {
+    Case c;
+    c.n = n;
+    c.lda = n + 1;
+    c.off = 3;
+    c.poison_upper = false;
+    run_case<TypeParam>(c, cfgs, 500 + std::uint64_t(n));
+  }
+}
+
+/// Many runs of one problem on the same buffers give one result (the workspace tickets are left
+/// zero by every call, whatever the configuration).
+TYPED_TEST(GpuSymv, RunToRunOneResult) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  const index_t n = 3001;
+  std::mt19937_64 g(7);
+  std::vector<T> A(static_cast<std::size_t>(n * n)), x(static_cast<std::size_t>(n));
+  for (auto& v : A)
+    v = random_scalar<T>(g);
+  for (auto& v : x)
+    v = random_scalar<T>(g);
+  DevBuf<T> dA(A.size()), dx(x.size()), dy(x.size());
+  dA.put(A);
+  dx.put(x);
+  const std::size_t wsb = symv_workspace_bytes<T>(n);
+  void* ws = nullptr;
+  CUDA_OK(cudaMalloc(&ws, wsb));
+  symv_workspace_init(ws, wsb, nullptr);
+  std::vector<T> first;
+  int distinct = 1;
+  for (const SymvConfig& cfg : symv_config_space()) {
+    for (int run = 0; run < 2; ++run) {
+      symv_gpu<T>(cfg, n, T(1), dA.p, n, dx.p, 1, T(0), dy.p, 1, ws, wsb, nullptr);
+      CUDA_OK(cudaDeviceSynchronize());
+      std::vector<T> out = dy.get();
+      if (first.empty())
+        first = out;
+      else if (std::memcmp(first.data(), out.data(), out.size() * sizeof(T)) != 0)
+        ++distinct;
+    }
+  }
+  EXPECT_EQ(distinct, 1) << "different results over configurations and runs";
+  cudaFree(ws);
+}
+
+TEST(GpuSymvApi, BadArgumentsThrow) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  SymvConfig cfg;
+  double* p = nullptr;
+  EXPECT_THROW(symv_gpu<double>(cfg, -1, 1.0, p, 1, p, 1, 0.0, p, 1, nullptr, 0, nullptr),
+               DimensionError);
+  EXPECT_THROW(symv_gpu<double>(cfg, 10, 1.0, p, 9, p, 1, 0.0, p, 1, nullptr, 0, nullptr),
+               DimensionError);
+  EXPECT_THROW(symv_gpu<double>(cfg, 10, 1.0, p, 10, p, 0, 0.0, p, 1, nullptr, 0, nullptr),
+               DimensionError);
+  EXPECT_THROW(symv_gpu<double>(cfg, 10, 1.0, p, 10, p, 1, 0.0, p, 1, nullptr, 0, nullptr),
+               DimensionError);  // no workspace
+  EXPECT_THROW(parse_symv_config("ticket-t3-m4-w-ldg"), UsageError);
+  for (const SymvConfig& c : symv_config_space())
+    EXPECT_EQ(parse_symv_config(c.name()), c) << c.name();
+}
+
+}  // namespace
