@@ -111,7 +111,8 @@ const char* for_each_data_line(const char* p, const char* end, F&& f) {
   return end;
 }
 
-/// Shortens a token for an error message ("'1.5e3'", or the first 40 bytes and "...").
+/// Shortens a token for an error message ("'1.5e3'", or the first 40 bytes and "..."); control
+/// and non-ASCII bytes are written as \xNN so that the message stays one printable line.
 std::string quote(std::string_view s);
 
 // ---------------------------------------------------------------------------------------------
@@ -162,7 +163,12 @@ Asymmetry find_asymmetry(const HostMatrix<T>& a);
 template <class T>
 void mirror_lower(HostMatrix<T>& a);
 
-/// Allocates an n x n matrix, turning bad_alloc into OutOfMemory and absurd n into InputError.
+/// The most bytes a matrix read from a file may take (default: the machine's memory plus
+/// swap; the fuzz targets lower it). Larger matrices are an OutOfMemory before allocating.
+std::uint64_t& matrix_memory_limit();
+
+/// Allocates an n x n matrix, turning bad_alloc (and sizes over matrix_memory_limit()) into
+/// OutOfMemory and absurd n into InputError.
 template <class T>
 HostMatrix<T> allocate_matrix(const std::string& path, std::int64_t line, index_t n);
 

@@ -503,6 +503,21 @@ HostMatrix<T> read_matrix_market(const TextBuffer& buf, MatrixFileInfo* info) {
                      "the matrix is complex (field 'complex'); read it in a complex precision: "
                      "use --precision c or z");
   }
+  if (h.info.format == "array") {
+    // Every value takes at least one byte: a size line that announces more values than the
+    // rest of the file has bytes is rejected before the matrix is allocated.
+    const index_t n = h.info.rows;
+    const index_t values = h.info.symmetry == "general" ? n * n : n * (n + 1) / 2;
+    const index_t bytes = std::max<index_t>(0, buf.content_end() - h.body);
+    if (values > bytes) {
+      throw InputError(buf.path(), h.size_line,
+                       "the size line announces a " + std::to_string(n) + " x " +
+                           std::to_string(n) + " array (" + std::to_string(values) +
+                           " values) but only " + std::to_string(bytes) +
+                           " bytes follow it: the file cannot hold them (a wrong size line or "
+                           "a truncated file)");
+    }
+  }
   HostMatrix<T> a = allocate_matrix<T>(buf.path(), h.size_line, h.info.rows);
   if (h.info.format == "coordinate") {
     CoordinateReader<T>(buf, h).run(a);

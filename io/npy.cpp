@@ -1,5 +1,6 @@
 // NumPy .npy files: header parsing (versions 1.0, 2.0, 3.0), reading 2-D square float32/64
 // and complex64/128 arrays in C or Fortran order, and the header of the writer.
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -55,7 +56,7 @@ class DictParser {
         h.shape = tuple();
         have_shape = true;
       } else {
-        fail("unexpected key '" + key + "' in the .npy header");
+        fail("unexpected key " + quote(key) + " in the .npy header");
       }
       ws();
       if (peek() == ',') ++p_;
@@ -168,10 +169,10 @@ Dtype check_dtype(const std::string& path, const NpyHeader& h) {
   if (d == "<c16") return {true, 8};
   if (!d.empty() && d[0] == '>') {
     throw InputError(path, 0,
-                     "big-endian .npy data (dtype '" + d +
-                         "') is not supported (supported: " + kSupported + ")");
+                     "big-endian .npy data (dtype " + quote(d) +
+                         ") is not supported (supported: " + kSupported + ")");
   }
-  throw InputError(path, 0, "unsupported .npy dtype '" + d + "' (supported: " + kSupported + ")");
+  throw InputError(path, 0, "unsupported .npy dtype " + quote(d) + " (supported: " + kSupported + ")");
 }
 
 std::string shape_str(const std::vector<std::int64_t>& s) {
@@ -282,21 +283,33 @@ HostMatrix<T> read_npy(const TextBuffer& buf, MatrixFileInfo* info) {
                          "'); read it in a complex precision: use --precision c or z");
   }
   const index_t n = h.shape[0];
-  HostMatrix<T> a = allocate_matrix<T>(path, 0, n);
+  // The bytes the header's shape and dtype need must be exactly the bytes the file holds:
+  // checked before allocating, so a 120-byte file claiming (100000, 100000) asks for nothing.
   const std::size_t item = dt.part * (dt.complex ? 2 : 1);
-  const std::size_t need = static_cast<std::size_t>(n) * static_cast<std::size_t>(n) * item;
   const std::size_t have = buf.size() - h.data_offset;
+  const double need_estimate = static_cast<double>(n) * static_cast<double>(n) * item;
+  const std::string array = std::to_string(n) + " x " + std::to_string(n) + " '" + h.descr + "'";
+  if (need_estimate > 1.8e19) {  // more than any file can hold (2^64 bytes)
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3g", need_estimate);
+    throw InputError(path, 0,
+                     "the .npy header declares a " + array + " array of " + b +
+                         " bytes, but the file holds only " + std::to_string(have) +
+                         " bytes of data: a wrong header or a truncated file");
+  }
+  const std::size_t need = static_cast<std::size_t>(n) * static_cast<std::size_t>(n) * item;
   if (have < need) {
     throw InputError(path, 0,
-                     "the .npy data is truncated: " + std::to_string(have) + " bytes for a " +
-                         std::to_string(n) + " x " + std::to_string(n) + " '" + h.descr +
-                         "' array that needs " + std::to_string(need));
+                     "the .npy data is truncated: the header declares a " + array + " array of " +
+                         std::to_string(need) + " bytes, but the file holds only " +
+                         std::to_string(have) + " bytes of data");
   }
   if (have > need) {
     throw InputError(path, 0,
                      "extra data after the .npy array: " + std::to_string(have - need) +
                          " bytes more than the header's shape and dtype need");
   }
+  HostMatrix<T> a = allocate_matrix<T>(path, 0, n);
   const char* data = buf.begin() + h.data_offset;
   if (dt.part == 4) {
     fill<T, float>(path, data, h.fortran, dt.complex, a);

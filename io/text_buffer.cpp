@@ -169,8 +169,20 @@ std::int64_t TextBuffer::last_content_line() const {
 
 std::string quote(std::string_view s) {
   constexpr std::size_t kMax = 40;
-  if (s.size() > kMax) return "'" + std::string(s.substr(0, kMax)) + "...'";
-  return "'" + std::string(s) + "'";
+  const bool cut = s.size() > kMax;
+  std::string r = "'";
+  for (char c : cut ? s.substr(0, kMax) : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      r += c;
+    } else {  // control bytes and non-ASCII: the message stays one printable line
+      static const char kHex[] = "0123456789abcdef";
+      r += "\\x";
+      r += kHex[u >> 4];
+      r += kHex[u & 15];
+    }
+  }
+  return r + (cut ? "...'" : "'");
 }
 
 }  // namespace io_detail

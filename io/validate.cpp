@@ -6,6 +6,7 @@
 #include <new>
 
 #include <omp.h>
+#include <sys/sysinfo.h>
 
 #include "core/parallel.hpp"
 #include "io/io_detail.hpp"
@@ -79,12 +80,29 @@ void mirror_lower(HostMatrix<T>& a) {
   });
 }
 
+std::uint64_t& matrix_memory_limit() {
+  static std::uint64_t limit = [] {
+    struct sysinfo si {};
+    if (::sysinfo(&si) != 0 || si.totalram == 0) return ~std::uint64_t(0);
+    return (static_cast<std::uint64_t>(si.totalram) + si.totalswap) * si.mem_unit;
+  }();
+  return limit;
+}
+
 template <class T>
 HostMatrix<T> allocate_matrix(const std::string& path, std::int64_t line, index_t n) {
   const index_t max_n = static_cast<index_t>(
       std::sqrt(static_cast<double>(std::numeric_limits<index_t>::max() / sizeof(T))) - 1);
   if (n < 0 || n > max_n) {
     throw InputError(path, line, "matrix size " + std::to_string(n) + " is too large");
+  }
+  const std::uint64_t bytes =
+      static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n) * sizeof(T);
+  if (bytes > matrix_memory_limit()) {  // would not fit: say so instead of paging to death
+    throw OutOfMemory("reading " + path + " (a dense " + std::to_string(n) + " x " +
+                          std::to_string(n) + " matrix; this machine has " +
+                          std::to_string(matrix_memory_limit()) + " bytes of memory and swap)",
+                      bytes);
   }
   try {
     return HostMatrix<T>(n);
