@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "bench/gpu/tools.hpp"
 #include "core/context.hpp"
 #include "core/errors.hpp"
 
@@ -35,7 +36,9 @@ void print_usage(std::ostream& os, const po::options_description& desc) {
         "  eigsolve FILE [options]          solve (FILE: Matrix Market .mtx or NumPy .npy)\n"
         "  eigsolve compare A B [--rtol X]  compare two eigenvalue files\n"
         "  eigsolve generate KIND --n N -o FILE [options]   write a test matrix\n"
-        "  eigsolve devices                 list CUDA devices\n\n"
+        "  eigsolve devices                 list CUDA devices\n"
+        "  eigsolve bench symv [options]    GPU SYMV/HEMV against cuBLAS (--help for options)\n"
+        "  eigsolve tune symv [options]     measure the SYMV tuning table on this GPU\n\n"
      << desc << "\n"
      << kExitCodes;
 }
@@ -164,6 +167,13 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "compare") return main_compare(argc - 1, argv + 1);
     if (cmd == "generate") return main_generate(argc - 1, argv + 1);
+    if (cmd == "bench" || cmd == "tune") {
+      const std::string what = argc > 2 ? argv[2] : "";
+      if (what == "symv")
+        return cmd == "bench" ? main_bench_symv(argc - 2, argv + 2)
+                              : main_tune_symv(argc - 2, argv + 2);
+      throw UsageError("eigsolve " + cmd + " needs what to measure: symv");
+    }
     if (cmd == "devices") {
       if (!cuda_compiled()) throw NotCompiled("cuda");
       int count = cuda_device_count();

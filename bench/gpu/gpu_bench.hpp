@@ -1,0 +1,45 @@
+// GPU measurements behind `eigsolve bench symv` and `eigsolve tune symv` (bench/gpu/*.cu);
+// the CLI side (options, tables, JSON) is bench/gpu/symv_tools.cpp. In a CPU-only build every
+// function throws NotCompiled("cuda").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/precision.hpp"
+#include "symv/symv_gpu.hpp"
+
+namespace eigsolve {
+
+/// One implementation measured at one size.
+struct SymvImplResult {
+  std::string
+      impl;  ///< eigsolve-tuned | eigsolve-ticket | eigsolve-twopass | cublas | cublas-atomics
+  std::string config;  ///< our configuration name (empty for cuBLAS)
+  double ms = 0;       ///< median milliseconds per call (inputs rotated through > L2 bytes)
+  int runs = 0;
+  int distinct = 0;      ///< distinct results over `runs` calls on one input
+  int bitwise_cpu = -1;  ///< -1 not checked, 0 differs from symv_reference, 1 equal
+};
+
+/// Name of the current device ("NVIDIA H200 (sm_90, 132 SMs)").
+std::string gpu_description();
+
+/// Measures our configurations `ours` (name -> config) and, for s/d/c/z when `vendor`,
+/// cuBLAS ?symv/?hemv (default and CUBLAS_ATOMICS_ALLOWED) at order n.
+/// check_cpu: compare every result of ours with symv_reference bitwise.
+std::vector<SymvImplResult> bench_symv_size(
+    Precision p, index_t n, int runs, bool check_cpu,
+    const std::vector<std::pair<std::string, SymvConfig>>& ours, bool vendor);
+
+/// The tridiagonalization's SYMV schedule: y = A(g:n, g:n) x for `samples` trailing orders
+/// k = n, n - n/samples, ... (one n x n matrix, lda = n, consecutive calls as in the real
+/// sweep, so L2 reuse counts); the Riemann sum over k = n..1 in ms.
+/// impl: "eigsolve-tuned" or "cublas".
+double sweep_symv(Precision p, index_t n, const std::string& impl, int samples, int runs);
+
+/// Median ms of every configuration at order n (the tuner's measurements).
+std::vector<double> tune_symv_size(Precision p, index_t n, const std::vector<SymvConfig>& configs,
+                                   int runs);
+
+}  // namespace eigsolve

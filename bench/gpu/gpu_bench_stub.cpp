@@ -1,0 +1,22 @@
+// CPU-only builds: the GPU measurements exist and say that the backend is not compiled.
+#include "bench/gpu/gpu_bench.hpp"
+#include "core/errors.hpp"
+
+namespace eigsolve {
+
+std::string gpu_description() {
+  throw NotCompiled("cuda");
+}
+std::vector<SymvImplResult> bench_symv_size(Precision, index_t, int, bool,
+                                            const std::vector<std::pair<std::string, SymvConfig>>&,
+                                            bool) {
+  throw NotCompiled("cuda");
+}
+double sweep_symv(Precision, index_t, const std::string&, int, int) {
+  throw NotCompiled("cuda");
+}
+std::vector<double> tune_symv_size(Precision, index_t, const std::vector<SymvConfig>&, int) {
+  throw NotCompiled("cuda");
+}
+
+}  // namespace eigsolve

@@ -1,0 +1,329 @@
+// GPU SYMV measurements: ours against cuBLAS ?symv/?hemv in the same process.
+//
+//   inputs: k copies of an n x n matrix (lower triangle read; random in [-1, 1) per component,
+//           dd with a random low word), k * bytes >= 256 MiB so that calls rotate through more
+//           than the 60 MB L2; timing: CUDA events around each call after a warm-up, median;
+//   distinct: `runs` calls on copy 0 (beta = 0), results compared bitwise on the host;
+//   bitwise_cpu: copy 0's result against symv_reference (all host threads).
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench/gpu/gpu_bench.hpp"
+#include "core/context.hpp"
+#include "core/errors.hpp"
+#include "symv/reference.hpp"
+
+namespace eigsolve {
+namespace {
+
+void ck(cudaError_t st, const char* what) {
+  if (st != cudaSuccess) {
+    if (st == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      throw OutOfMemory(what, 0);
+    }
+    throw DeviceError(std::string(what) + ": " + cudaGetErrorString(st));
+  }
+}
+void ckb(cublasStatus_t st, const char* what) {
+  if (st != CUBLAS_STATUS_SUCCESS)
+    throw DeviceError(std::string(what) + ": cuBLAS status " + std::to_string(int(st)));
+}
+
+template <class T>
+struct Dev {
+  T* p = nullptr;
+  explicit Dev(std::size_t n) {
+    ck(cudaMalloc(&p, std::max<std::size_t>(1, n) * sizeof(T)), "cudaMalloc");
+  }
+  ~Dev() { cudaFree(p); }
+  Dev(const Dev&) = delete;
+  Dev& operator=(const Dev&) = delete;
+};
+
+__device__ __forceinline__ double hash_unit(std::uint64_t i, std::uint64_t seed) {
+  std::uint64_t z = i * 0x9E3779B97F4A7C15ull + seed;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) * 0x1p-52 - 1.0;  // [-1, 1)
+}
+
+template <class T>
+__global__ void fill_random(T* a, std::size_t count, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const double u = hash_unit(2 * i, seed), v = hash_unit(2 * i + 1, seed);
+    if constexpr (std::is_same<T, dd_real>::value)
+      a[i] = dd_real::from_sum(u, u * 0x1p-60 * v);
+    else if constexpr (is_complex_v<T>)
+      a[i] = T(real_t<T>(u), real_t<T>(v));
+    else
+      a[i] = T(u);
+  }
+}
+
+template <class T>
+void fill(T* a, std::size_t count, std::uint64_t seed) {
+  fill_random<T><<<1024, 256>>>(a, count, seed);
+  ck(cudaGetLastError(), "fill_random");
+}
+
+// cuBLAS bindings (s/d/c/z); dd has none.
+inline cublasStatus_t vendor_symv(cublasHandle_t h, int n, const float* al, const float* A, int lda,
+                                  const float* x, const float* be, float* y) {
+  return cublasSsymv(h, CUBLAS_FILL_MODE_LOWER, n, al, A, lda, x, 1, be, y, 1);
+}
+inline cublasStatus_t vendor_symv(cublasHandle_t h, int n, const double* al, const double* A,
+                                  int lda, const double* x, const double* be, double* y) {
+  return cublasDsymv(h, CUBLAS_FILL_MODE_LOWER, n, al, A, lda, x, 1, be, y, 1);
+}
+inline cublasStatus_t vendor_symv(cublasHandle_t h, int n, const cfloat* al, const cfloat* A,
+                                  int lda, const cfloat* x, const cfloat* be, cfloat* y) {
+  auto c = [](const cfloat* p) { return reinterpret_cast<const cuComplex*>(p); };
+  return cublasChemv(h, CUBLAS_FILL_MODE_LOWER, n, c(al), c(A), lda, c(x), 1, c(be),
+                     reinterpret_cast<cuComplex*>(y), 1);
+}
+inline cublasStatus_t vendor_symv(cublasHandle_t h, int n, const cdouble* al, const cdouble* A,
+                                  int lda, const cdouble* x, const cdouble* be, cdouble* y) {
+  auto c = [](const cdouble* p) { return reinterpret_cast<const cuDoubleComplex*>(p); };
+  return cublasZhemv(h, CUBLAS_FILL_MODE_LOWER, n, c(al), c(A), lda, c(x), 1, c(be),
+                     reinterpret_cast<cuDoubleComplex*>(y), 1);
+}
+
+struct Events {
+  cudaEvent_t a, b;
+  Events() {
+    ck(cudaEventCreate(&a), "cudaEventCreate");
+    ck(cudaEventCreate(&b), "cudaEventCreate");
+  }
+  ~Events() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+/// A set of rotating matrix copies, x, y, and our workspace.
+template <class T>
+struct Inputs {
+  index_t n;
+  int copies;
+  Dev<T> A, x, y;
+  std::size_t wsb;
+  Dev<unsigned char> ws;
+  Inputs(index_t n_, std::size_t min_bytes)
+      : n(n_),
+        copies(int(std::min<std::size_t>(
+            64, std::max<std::size_t>(
+                    1, (min_bytes + std::size_t(n_ * n_) * sizeof(T) - 1) /
+                           std::max<std::size_t>(1, std::size_t(n_ * n_) * sizeof(T)))))),
+        A(std::size_t(n_ * n_) * copies),
+        x(std::size_t(n_)),
+        y(std::size_t(n_)),
+        wsb(symv_workspace_bytes<T>(n_)),
+        ws(wsb) {
+    fill(A.p, std::size_t(n * n) * copies, 11);
+    fill(x.p, std::size_t(n), 12);
+    symv_workspace_init(ws.p, wsb, nullptr);
+    ck(cudaDeviceSynchronize(), "fill");
+  }
+  const T* mat(int c) const { return A.p + std::size_t(n * n) * std::size_t(c); }
+};
+
+template <class T>
+std::vector<T> to_host(const T* d, std::size_t count) {
+  std::vector<T> h(count);
+  ck(cudaMemcpy(h.data(), d, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  return h;
+}
+
+template <class T, class Call>
+SymvImplResult measure(Inputs<T>& in, int runs, const std::vector<T>* cpu, Call&& call) {
+  SymvImplResult r;
+  r.runs = runs;
+  Events ev;
+  for (int w = 0; w < 3; ++w)
+    call(in.mat(w % in.copies));
+  ck(cudaDeviceSynchronize(), "warm-up");
+  std::vector<double> ms;
+  for (int k = 0; k < runs; ++k) {
+    ck(cudaEventRecord(ev.a), "cudaEventRecord");
+    call(in.mat((k + 1) % in.copies));
+    ck(cudaEventRecord(ev.b), "cudaEventRecord");
+    ck(cudaEventSynchronize(ev.b), "cudaEventSynchronize");
+    float t = 0;
+    ck(cudaEventElapsedTime(&t, ev.a, ev.b), "cudaEventElapsedTime");
+    ms.push_back(t);
+  }
+  r.ms = median(ms);
+  // Distinct results on copy 0 (beta = 0: y is only written).
+  std::vector<std::vector<T>> seen;
+  for (int k = 0; k < runs; ++k) {
+    call(in.mat(0));
+    ck(cudaDeviceSynchronize(), "run");
+    std::vector<T> out = to_host(in.y.p, std::size_t(in.n));
+    bool known = false;
+    for (const auto& s : seen)
+      known = known || std::memcmp(s.data(), out.data(), out.size() * sizeof(T)) == 0;
+    if (!known) seen.push_back(std::move(out));
+  }
+  r.distinct = int(seen.size());
+  if (cpu) r.bitwise_cpu = std::memcmp(cpu->data(), seen[0].data(), cpu->size() * sizeof(T)) == 0;
+  return r;
+}
+
+template <class T>
+std::vector<SymvImplResult> bench_size(index_t n, int runs, bool check_cpu,
+                                       const std::vector<std::pair<std::string, SymvConfig>>& ours,
+                                       bool vendor) {
+  Inputs<T> in(n, std::size_t(256) << 20);
+  const T one(1), zero(0);
+  std::vector<T> cpu;
+  if (check_cpu) {
+    const std::vector<T> A = to_host(in.mat(0), std::size_t(n * n));
+    const std::vector<T> x = to_host(in.x.p, std::size_t(n));
+    cpu.assign(std::size_t(n), T(0));
+    Context ctx;
+    ctx.threads = 0;
+    symv_reference<T>(ctx, n, one, A.data(), n, x.data(), zero, cpu.data());
+  }
+  std::vector<SymvImplResult> out;
+  for (const auto& [name, cfg] : ours) {
+    SymvImplResult r = measure<T>(in, runs, check_cpu ? &cpu : nullptr, [&](const T* A) {
+      symv_gpu<T>(cfg, n, one, A, n, in.x.p, 1, zero, in.y.p, 1, in.ws.p, in.wsb, nullptr);
+    });
+    r.impl = name;
+    r.config = cfg.name();
+    out.push_back(r);
+  }
+  if constexpr (has_vendor_lapack_v<T>) {
+    if (vendor) {
+      cublasHandle_t h;
+      ckb(cublasCreate(&h), "cublasCreate");
+      for (bool atomics : {false, true}) {
+        ckb(cublasSetAtomicsMode(h, atomics ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED),
+            "cublasSetAtomicsMode");
+        SymvImplResult r = measure<T>(in, runs, nullptr, [&](const T* A) {
+          ckb(vendor_symv(h, int(n), &one, A, int(n), in.x.p, &zero, in.y.p), "cublas symv");
+        });
+        r.impl = atomics ? "cublas-atomics" : "cublas";
+        out.push_back(r);
+      }
+      cublasDestroy(h);
+    }
+  }
+  return out;
+}
+
+template <class T>
+double sweep(index_t n, const std::string& impl, int samples, int runs) {
+  Inputs<T> in(n, 0);
+  const T one(1), zero(0);
+  cublasHandle_t h = nullptr;
+  if (impl == "cublas") {
+    if constexpr (!has_vendor_lapack_v<T>) throw UsageError("no cuBLAS SYMV for dd");
+    ckb(cublasCreate(&h), "cublasCreate");
+  }
+  Events ev;
+  const index_t step = std::max<index_t>(1, n / samples);
+  double total = 0;
+  for (index_t k = n; k >= 1; k -= step) {
+    const index_t g = n - k;
+    const T* A = in.mat(0) + g + n * g;
+    const SymvConfig cfg = symv_select<T>(k);
+    auto call = [&] {
+      if (h) {
+        if constexpr (has_vendor_lapack_v<T>)
+          ckb(vendor_symv(h, int(k), &one, A, int(n), in.x.p, &zero, in.y.p), "cublas symv");
+      } else {
+        symv_gpu<T>(cfg, k, one, A, n, in.x.p, 1, zero, in.y.p, 1, in.ws.p, in.wsb, nullptr);
+      }
+    };
+    call();
+    std::vector<double> ms;
+    for (int r = 0; r < runs; ++r) {
+      ck(cudaEventRecord(ev.a), "cudaEventRecord");
+      call();
+      ck(cudaEventRecord(ev.b), "cudaEventRecord");
+      ck(cudaEventSynchronize(ev.b), "cudaEventSynchronize");
+      float t = 0;
+      ck(cudaEventElapsedTime(&t, ev.a, ev.b), "cudaEventElapsedTime");
+      ms.push_back(t);
+    }
+    total += median(ms) * double(std::min<index_t>(step, k));
+  }
+  if (h) cublasDestroy(h);
+  return total;
+}
+
+template <class T>
+std::vector<double> tune_size(index_t n, const std::vector<SymvConfig>& configs, int runs) {
+  Inputs<T> in(n, std::size_t(256) << 20);
+  const T one(1), zero(0);
+  Events ev;
+  std::vector<double> out;
+  for (const SymvConfig& cfg : configs) {
+    auto call = [&](const T* A) {
+      symv_gpu<T>(cfg, n, one, A, n, in.x.p, 1, zero, in.y.p, 1, in.ws.p, in.wsb, nullptr);
+    };
+    call(in.mat(0));
+    std::vector<double> ms;
+    for (int k = 0; k < runs; ++k) {
+      ck(cudaEventRecord(ev.a), "cudaEventRecord");
+      call(in.mat((k + 1) % in.copies));
+      ck(cudaEventRecord(ev.b), "cudaEventRecord");
+      ck(cudaEventSynchronize(ev.b), "cudaEventSynchronize");
+      float t = 0;
+      ck(cudaEventElapsedTime(&t, ev.a, ev.b), "cudaEventElapsedTime");
+      ms.push_back(t);
+    }
+    out.push_back(median(ms));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string gpu_description() {
+  if (cuda_device_count() == 0) throw DeviceError("no CUDA device is visible");
+  int dev = 0;
+  ck(cudaGetDevice(&dev), "cudaGetDevice");
+  return cuda_device_description(dev);
+}
+
+std::vector<SymvImplResult> bench_symv_size(
+    Precision p, index_t n, int runs, bool check_cpu,
+    const std::vector<std::pair<std::string, SymvConfig>>& ours, bool vendor) {
+  return dispatch(p, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return bench_size<T>(n, runs, check_cpu, ours, vendor);
+  });
+}
+
+double sweep_symv(Precision p, index_t n, const std::string& impl, int samples, int runs) {
+  return dispatch(p, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return sweep<T>(n, impl, samples, runs);
+  });
+}
+
+std::vector<double> tune_symv_size(Precision p, index_t n, const std::vector<SymvConfig>& configs,
+                                   int runs) {
+  return dispatch(p, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return tune_size<T>(n, configs, runs);
+  });
+}
+
+}  // namespace eigsolve
