@@ -17,6 +17,9 @@ struct MatrixFileInfo {
   index_t rows = 0;
   index_t cols = 0;
   index_t entries = 0;  ///< stored entries (coordinate), rows*cols otherwise
+  /// Coordinate files (set by read_matrix, not by the probe): entries summed into an earlier
+  /// entry of the same (i, j) and triangle (docs/formats.md, "Duplicate entries").
+  index_t duplicates = 0;
   bool is_complex() const { return field == "complex"; }
 };
 

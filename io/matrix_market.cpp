@@ -37,6 +37,15 @@ class Bits {
   }
   bool test(index_t k) const { return (w_[static_cast<std::size_t>(k >> 6)] >> (k & 63)) & 1u; }
   void set(index_t k) { w_[static_cast<std::size_t>(k >> 6)] |= std::uint64_t(1) << (k & 63); }
+  /// The first set bit in [k, end), or end.
+  index_t next(index_t k, index_t end) const {
+    while (k < end) {
+      const std::uint64_t w = w_[static_cast<std::size_t>(k >> 6)] >> (k & 63);
+      if (w != 0) return std::min(end, k + __builtin_ctzll(w));
+      k = (k | 63) + 1;
+    }
+    return end;
+  }
 
  private:
   std::vector<std::uint64_t> w_;
@@ -75,51 +84,41 @@ class CoordinateReader : public BodyReader<T> {
   using BodyReader<T>::fail;
   using BodyReader<T>::nvals_;
 
-  void run(HostMatrix<T>& a) {
+  /// Reads the body into a (zeroed, n x n); returns the number of entries summed into an
+  /// earlier entry of the same (i, j) and triangle.
+  index_t run(HostMatrix<T>& a) {
     const index_t n = n_, nnz = h_.info.entries;
     const bool general = h_.info.symmetry == "general";
     const bool herm = h_.info.symmetry == "hermitian";
-    Bits lower(general ? 0 : n * n), upper(general ? 0 : n * n), seen(general ? n * n : 0);
+    // seen: which positions hold an entry. Symmetric/Hermitian files keep an upper-triangle
+    // entry (i < j) at its own position until the end (both triangles are compared once their
+    // duplicates are summed); up_first marks lower positions whose upper entry came first.
+    Bits seen(n * n), up_first(general ? 0 : n * n);
     T* A = a.ptr();
-    index_t count = 0;
+    index_t count = 0, summed = 0;
     const char* extra = nullptr;
-    // Stores entry (i, j) = v (0-based, range-checked); line() gives the start of its line
-    // (only called for an error message).
-    auto put = [&](auto&& line, index_t i, index_t j, T v) {
+    // Stores entry (i, j) = v (0-based, range-checked), summing repeated entries in file order;
+    // line() gives the start of its line (only called for an error message).
+    auto put = [&](auto&& line, index_t i, index_t j, const T& v) {
       auto at = [&] {
         DataLine l;
         l.begin = line();
         return l;
       };
-      if (general) {
-        const index_t pos = i + j * n;
-        if (seen.test(pos)) {
-          if (!(A[pos] == v)) this->duplicate(at(), i, j, A[pos], v);
-        } else {
-          seen.set(pos);
-          A[pos] = v;
-        }
-      } else {
+      if (!general) {
         if (i == j && !(imag_part(v) == R(0))) this->check_real_diagonal(at(), i, v);
         if (this->csym_ && !(imag_part(v) == R(0))) this->check_complex_symmetric(at(), i, j, v);
-        const bool up = i < j;
-        if (up) {
-          std::swap(i, j);
-          if (herm) v = conj(v);
-        }
-        const index_t pos = i + j * n;
-        Bits& same = up ? upper : lower;
-        Bits& other = up ? lower : upper;
-        if (same.test(pos)) {
-          if (!(A[pos] == v)) this->duplicate(at(), up ? j : i, up ? i : j, A[pos], v);
-        } else {
-          same.set(pos);
-          if (other.test(pos)) {
-            if (!(A[pos] == v)) this->triangles_disagree(at(), i, j, A[pos], v, herm);
-          } else {
-            A[pos] = v;
-          }
-        }
+      }
+      const index_t pos = i + j * n;
+      if (seen.test(pos)) {
+        const T sum = A[pos] + v;
+        if (!is_finite(sum)) this->sum_overflows(at(), i, j, A[pos], v);
+        A[pos] = sum;
+        ++summed;
+      } else {
+        seen.set(pos);
+        A[pos] = v;
+        if (!general && i < j && !seen.test(j + i * n)) up_first.set(j + i * n);
       }
       ++count;
     };
@@ -207,8 +206,11 @@ class CoordinateReader : public BodyReader<T> {
     if (general) {
       Asymmetry s = find_asymmetry(a);
       if (s.found) this->asymmetric(a, s, locate(s.i, s.j));
+    } else {
+      merge_triangles(a, seen, up_first, herm);
     }
     mirror_lower(a);
+    return summed;
   }
 
  private:
@@ -221,6 +223,29 @@ class CoordinateReader : public BodyReader<T> {
     std::uint32_t j;
     T v;
   };
+
+  // Symmetric/Hermitian files: each upper entry (i < j), its duplicates summed, becomes the
+  // lower entry (j, i) (Hermitian: conjugated) where that has none; where the file stores both
+  // triangles they must agree exactly, and the one that came first in the file is kept (the
+  // two can differ only in the sign of a zero).
+  void merge_triangles(HostMatrix<T>& a, const Bits& seen, const Bits& up_first, bool herm) const {
+    const index_t n = n_;
+    T* A = a.ptr();
+    for (index_t j = 1; j < n; ++j) {
+      for (index_t u = seen.next(j * n, j * n + j); u < j * n + j;
+           u = seen.next(u + 1, j * n + j)) {
+        const index_t i = u - j * n;  // upper (i, j)
+        const index_t l = j + i * n;  // lower (j, i)
+        const T m = herm ? conj(A[u]) : A[u];
+        if (seen.test(l)) {
+          if (!(A[l] == m)) this->triangles_disagree(locate(i, j), j, i, A[l], m, herm);
+          if (up_first.test(l)) A[l] = m;
+        } else {
+          A[l] = m;
+        }
+      }
+    }
+  }
 
   // The start of the k-th (0-based) data line from b (b starts a line).
   const char* nth_data_line(const char* b, std::size_t k) const {
@@ -520,7 +545,8 @@ HostMatrix<T> read_matrix_market(const TextBuffer& buf, MatrixFileInfo* info) {
   }
   HostMatrix<T> a = allocate_matrix<T>(buf.path(), h.size_line, h.info.rows);
   if (h.info.format == "coordinate") {
-    CoordinateReader<T>(buf, h).run(a);
+    const index_t summed = CoordinateReader<T>(buf, h).run(a);
+    if (info) info->duplicates = summed;
   } else {
     ArrayReader<T>(buf, h).run(a);
   }

@@ -117,22 +117,23 @@ class BodyReader {
     }
   }
 
-  [[noreturn]] void duplicate(const DataLine& l, index_t i, index_t j, const T& old,
-                              const T& v) const {
-    fail(l.begin, "conflicting duplicate entry (" + std::to_string(i + 1) + ", " +
-                      std::to_string(j + 1) + "): " + describe_value(v) + " here, " +
-                      describe_value(old) + " before");
+  [[noreturn]] void sum_overflows(const DataLine& l, index_t i, index_t j, const T& old,
+                                  const T& v) const {
+    fail(l.begin, "duplicate entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
+                      "): the sum of " + describe_value(old) + " (the entries before) and " +
+                      describe_value(v) + " overflows " + real_type_name<R>() +
+                      " (the chosen precision)");
   }
 
   /// (i, j) lower with value `low`; the upper entry (j, i) maps to `up_mapped` (conj'ed).
-  [[noreturn]] void triangles_disagree(const DataLine& l, index_t i, index_t j, const T& low,
+  [[noreturn]] void triangles_disagree(const char* where, index_t i, index_t j, const T& low,
                                        const T& up_mapped, bool herm) const {
-    fail(l.begin, std::string("the matrix is not ") + (herm ? "Hermitian" : "symmetric") +
-                      ": the file stores both triangles and A(" + std::to_string(j + 1) + ", " +
-                      std::to_string(i + 1) +
-                      ") = " + describe_value(herm ? conj(up_mapped) : up_mapped) + " but A(" +
-                      std::to_string(i + 1) + ", " + std::to_string(j + 1) +
-                      ") = " + describe_value(low));
+    fail(where, std::string("the matrix is not ") + (herm ? "Hermitian" : "symmetric") +
+                    ": the file stores both triangles and A(" + std::to_string(j + 1) + ", " +
+                    std::to_string(i + 1) +
+                    ") = " + describe_value(herm ? conj(up_mapped) : up_mapped) + " but A(" +
+                    std::to_string(i + 1) + ", " + std::to_string(j + 1) +
+                    ") = " + describe_value(low));
   }
 
   void check_count(index_t count, index_t expected, const char* extra) const {

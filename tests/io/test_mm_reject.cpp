@@ -185,13 +185,62 @@ TEST(MatrixMarketReject, BothTrianglesDisagree) {
   EXPECT_EQ(a(0, 1), cdouble(1, -1));
 }
 
-TEST(MatrixMarketReject, ConflictingDuplicates) {
-  expect_rejected(kCoord + "2 2 2\n2 1 1\n2 1 2\n", 4, "conflicting duplicate entry (2, 1)");
-  expect_rejected(kGeneral + "2 2 3\n2 1 1\n1 2 1\n2 1 3\n", 5, "conflicting duplicate");
-  // Duplicates with the same value are accepted (not summed).
-  auto a = read_text(kCoord + "2 2 3\n2 1 1.5\n2 1 1.5\n1 2 1.5\n");
+// Repeated (i, j) entries of one triangle are summed in file order (SciPy, MATLAB sparse(),
+// Julia and CSparse do the same); both triangles of a symmetric file must still agree.
+TEST(MatrixMarketDuplicates, SummedInFileOrder) {
+  TempDir d;
+  MatrixFileInfo info;
+  auto a = read_matrix<double>(d.write("a.mtx", kCoord + "2 2 3\n2 1 1\n2 1 2\n1 1 4\n"), &info);
+  EXPECT_EQ(a(1, 0), 3.0);
+  EXPECT_EQ(a(0, 1), 3.0);
+  EXPECT_EQ(a(0, 0), 4.0);
+  EXPECT_EQ(info.duplicates, 1);
+  // File order fixes the bits: (1e16 + 1) + -1e16 = 0, 1e16 + (1 + -1e16) would be 2.
+  a = read_matrix<double>(d.write("b.mtx", kCoord + "1 1 3\n1 1 1e16\n1 1 1\n1 1 -1e16\n"), &info);
+  EXPECT_EQ(a(0, 0), 0.0);
+  EXPECT_EQ(info.duplicates, 2);
+  // Identical duplicates are summed too.
+  auto b = read_text(kCoord + "2 2 3\n2 1 1.5\n2 1 1.5\n2 2 1\n");
+  EXPECT_EQ(b(1, 0), 3.0);
+  // General files: each (i, j) summed, then the exact symmetry check.
+  b = read_text(kGeneral + "2 2 4\n2 1 1\n1 2 0.5\n2 1 1\n1 2 1.5\n");
+  EXPECT_EQ(b(1, 0), 2.0);
+  EXPECT_EQ(b(0, 1), 2.0);
+  expect_rejected(kGeneral + "2 2 3\n2 1 1\n1 2 1\n2 1 3\n", 5, "not symmetric: A(2, 1) = 4");
+  // Pattern: every entry is 1, so a repeated one is 2.
+  auto c = read_text("%%MatrixMarket matrix coordinate pattern symmetric\n2 2 3\n2 1\n2 1\n1 1\n");
+  EXPECT_EQ(c(1, 0), 2.0);
+  // Hermitian: upper entries are summed, then conjugated into the lower triangle.
+  auto h = read_text<cdouble>(kHerm + "2 2 3\n1 2 1 1\n1 2 2 -3\n2 2 5 0\n");
+  EXPECT_EQ(h(1, 0), cdouble(3, 2));
+  EXPECT_EQ(h(0, 1), cdouble(3, -2));
+  // A Hermitian diagonal entry must be real in every copy.
+  expect_rejected<cdouble>(kHerm + "1 1 2\n1 1 1 1\n1 1 1 -1\n", 3, "is not real");
+}
+
+TEST(MatrixMarketDuplicates, BothTrianglesCompareTheirSums) {
+  // Lower 1 + 2, upper 3: agree.
+  auto a = read_text(kCoord + "2 2 3\n2 1 1\n2 1 2\n1 2 3\n");
+  EXPECT_EQ(a(1, 0), 3.0);
+  EXPECT_EQ(a(0, 1), 3.0);
+  // Both triangles stored once each (primme_HA_hermitian245.mtx does this): not summed.
+  a = read_text(kCoord + "2 2 2\n2 1 1.5\n1 2 1.5\n");
   EXPECT_EQ(a(1, 0), 1.5);
-  EXPECT_EQ(a(0, 1), 1.5);
+  // Lower 1 + 1, upper 1: disagree, reported at the last line naming the pair.
+  expect_rejected(kCoord + "2 2 3\n2 1 1\n1 2 1\n2 1 1\n", 5,
+                  "the file stores both triangles and A(1, 2) = 1 but A(2, 1) = 2");
+  // The first of two agreeing triangles is kept (they may differ in the sign of a zero).
+  a = read_text(kCoord + "2 2 2\n1 2 -0\n2 1 0\n");
+  EXPECT_TRUE(std::signbit(a(1, 0)));
+  a = read_text(kCoord + "2 2 2\n2 1 0\n1 2 -0\n");
+  EXPECT_FALSE(std::signbit(a(1, 0)));
+}
+
+TEST(MatrixMarketDuplicates, OverflowingSumIsRejected) {
+  expect_rejected(kCoord + "2 2 3\n1 1 1e308\n2 2 1\n1 1 1e308\n", 5,
+                  "duplicate entry (1, 1): the sum of 1e+308 (the entries before) "
+                  "and 1e+308 overflows double");
+  expect_rejected<float>(kCoord + "1 1 2\n1 1 3e38\n1 1 3e38\n", 4, "overflows float");
 }
 
 // --- accepted formatting ---
