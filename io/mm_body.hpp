@@ -2,13 +2,37 @@
 // messages. Internal.
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "io/io_detail.hpp"
 #include "io/mm_header.hpp"
 
 namespace eigsolve {
 namespace io_detail {
+
+// Boundaries of nchunks chunks of [body, end) of about equal size, each just after a '\n'
+// (the body itself starts a line); cut[0] = body, cut[nchunks] = end.
+inline std::vector<const char*> chunk_cuts(const char* body, const char* end, int nchunks) {
+  const std::size_t bytes = static_cast<std::size_t>(end - body);
+  std::vector<const char*> cut(static_cast<std::size_t>(nchunks) + 1);
+  cut[0] = body;
+  cut[static_cast<std::size_t>(nchunks)] = end;
+  for (int c = 1; c < nchunks; ++c) {
+    const char* p = body + bytes * static_cast<std::size_t>(c) / static_cast<std::size_t>(nchunks);
+    p = std::max(p, cut[static_cast<std::size_t>(c) - 1]);
+    while (p < end && p[-1] != '\n')
+      ++p;
+    cut[static_cast<std::size_t>(c)] = p;
+  }
+  return cut;
+}
+
+/// Reads a coordinate body (io/mm_coordinate.cpp) into a (zeroed, n x n): validated, repeated
+/// entries summed in file order, mirrored. Returns the number of entries summed.
+template <class T>
+index_t read_coordinate_body(const TextBuffer& buf, const MMHeader& h, HostMatrix<T>& a);
 
 enum class Field { kReal, kInteger, kPattern, kComplex };
 
