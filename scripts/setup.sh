@@ -4,7 +4,7 @@ set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config libgtest-dev liblapacke-dev libopenblas-dev
       libboost-program-options-dev nlohmann-json3-dev libssl-dev
       libmpfr-dev libgmp-dev libmpfrc++-dev libeigen3-dev libqd-dev
-      python3 python3-numpy python3-scipy python3-mpmath)
+      python3 python3-numpy python3-scipy python3-mpmath python3-matplotlib)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
