@@ -1,6 +1,6 @@
 // Internal building block shared by symv/ and householder/: the canonical partial of one
 // 64-column tile for a block of rows, vectorized over rows (the chunk chains run down j).
-// The AVX2 kernels live in symv/tile_kernels_avx2.hpp (included below).
+// The AVX2 kernels live in symv/tile_kernels_avx2.hpp.
 #pragma once
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "core/canonical.hpp"
 #include "core/complex.hpp"
 #include "core/precision.hpp"
+#include "symv/tile_kernels_avx2.hpp"  // empty without EIGSOLVE_SYMV_AVX2
 
 namespace eigsolve {
 namespace symv_detail {
@@ -24,28 +25,11 @@ constexpr int kLanes = std::is_arithmetic<T>::value ? int(32 / sizeof(T)) : 4;
 
 /// p[i] = canonical partial of one tile for rows i < rows: the row elements are
 /// B[i + ldb * j] for j < cols; chunk k holds j in [8k, 8k + 8).
-#if defined(EIGSOLVE_SYMV_AVX2)
-inline void tile_direct_d(int rows, int cols, const double* B, index_t ldb, const double* x,
-                          double* p);
-inline void tile_direct_s(int rows, int cols, const float* B, index_t ldb, const float* x,
-                          float* p);
-inline void tile_direct_z(int rows, int cols, const Complex<double>* B, index_t ldb,
-                          const Complex<double>* x, Complex<double>* p);
-#endif
-
 template <class T>
 void tile_partials(int rows, int cols, const T* B, index_t ldb, const T* x, T* p) {
 #if defined(EIGSOLVE_SYMV_AVX2)
-  if constexpr (std::is_same<T, double>::value) {
-    tile_direct_d(rows, cols, B, ldb, x, p);
-    return;
-  }
-  if constexpr (std::is_same<T, float>::value) {
-    tile_direct_s(rows, cols, B, ldb, x, p);
-    return;
-  }
-  if constexpr (std::is_same<T, Complex<double>>::value) {
-    tile_direct_z(rows, cols, B, ldb, x, p);
+  if constexpr (kDirectAvx2<T>) {
+    tile_direct(rows, cols, B, ldb, x, p);
     return;
   }
 #endif
@@ -83,14 +67,6 @@ void tile_partials(int rows, int cols, const T* B, index_t ldb, const T* x, T* p
     p[i0] = tile_tree(c);
   }
 }
-
-}  // namespace symv_detail
-}  // namespace eigsolve
-
-#include "symv/tile_kernels_avx2.hpp"
-
-namespace eigsolve {
-namespace symv_detail {
 
 /// out[r] = canonical_dot over k in [0, kc) of M[r + ldm*k] * t[k] for r < rows
 /// (tiles of k start at 0): a "gemv N" in the canonical shape, vectorized over rows.
