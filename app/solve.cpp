@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "app/commands.hpp"
 #include "app/digest.hpp"
 #include "app/progress.hpp"
+#include "app/range_options.hpp"
 #include "app/residuals.hpp"
 #include "core/errors.hpp"
 #include "io/matrix_io.hpp"
@@ -27,53 +29,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-/// Splits "a:b" into its two halves; throws UsageError naming the option.
-std::pair<std::string, std::string> split_range(const std::string& s, const char* opt) {
-  auto colon = s.find(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size())
-    throw UsageError(std::string(opt) + " expects FROM:TO, got '" + s + "'");
-  return {s.substr(0, colon), s.substr(colon + 1)};
-}
-
-double parse_double_arg(const std::string& s, const char* opt) {
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || *end != '\0' || !(v - v == 0))
-    throw UsageError(std::string(opt) + ": '" + s + "' is not a finite number");
-  return v;
-}
-
-long long parse_int_arg(const std::string& s, const char* opt) {
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (end == s.c_str() || *end != '\0')
-    throw UsageError(std::string(opt) + ": '" + s + "' is not an integer");
-  return v;
-}
-
-Subset parse_subset(const SolveCliOptions& opt, index_t n) {
-  Subset s;
-  if (!opt.index_range.empty() && !opt.value_range.empty())
-    throw UsageError("--index-range and --value-range cannot be combined");
-  if (!opt.index_range.empty()) {
-    auto [a, b] = split_range(opt.index_range, "--index-range");
-    long long i = parse_int_arg(a, "--index-range"), j = parse_int_arg(b, "--index-range");
-    if (i < 1 || j < i || j > n)
-      throw UsageError("--index-range " + opt.index_range +
-                       ": need 1 <= FROM <= TO <= n = " + std::to_string(n));
-    s.kind = Subset::Kind::index;
-    s.il = i - 1;
-    s.iu = j - 1;
-  } else if (!opt.value_range.empty()) {
-    auto [a, b] = split_range(opt.value_range, "--value-range");
-    s.kind = Subset::Kind::value;
-    s.vl = parse_double_arg(a, "--value-range");
-    s.vu = parse_double_arg(b, "--value-range");
-    if (!(s.vl < s.vu)) throw UsageError("--value-range " + opt.value_range + ": need FROM < TO");
-  }
-  return s;
 }
 
 /// A shortest round-trip decimal (format_real) as a JSON number: for float and double it is
@@ -100,7 +55,7 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
   SolveOptions so;
   so.solver = parse_tridiag_solver(opt.tridiag_solver);
   so.vectors = opt.vectors || !opt.vectors_output.empty();
-  so.subset = parse_subset(opt, n);
+  so.subset = parse_subset(opt.index_range, opt.value_range, n);
   so.nb = opt.nb;
   so.progress = [&bar](const char* stage, double f) { bar.update(stage, f); };
 
@@ -224,6 +179,8 @@ int run_solve(const SolveCliOptions& opt) {
   if (opt.threads < 0) throw UsageError("--threads must be >= 0 (0 = all hardware threads)");
   if (opt.nb < 1 || opt.nb > 1024) throw UsageError("--panel-width must be in 1..1024");
   parse_tridiag_solver(opt.tridiag_solver);  // validate before reading a large file
+  // The range options' syntax too (FROM <= TO <= n is checked again once n is known).
+  parse_subset(opt.index_range, opt.value_range, std::numeric_limits<index_t>::max());
 
   Context ctx;
   ctx.threads = opt.threads;

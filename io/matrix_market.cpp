@@ -139,7 +139,8 @@ class ArrayReader : public BodyReader<T> {
       }
     };
     auto general_line = [&](const DataLine& l) {
-      if (k == expected) this->check_count(expected, expected, l.begin);  // "extra data"
+      // "extra data" (a later chunk may start past the end: k0 > expected)
+      if (k >= expected) this->check_count(expected, expected, l.begin);
       if (l.ntok != nvals_) this->bad_token_count(l, nvals_, "", " (one value per line)");
       T v = this->value(l, 0);
       if (!general_) {

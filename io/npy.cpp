@@ -59,8 +59,15 @@ class DictParser {
         fail("unexpected key " + quote(key) + " in the .npy header");
       }
       ws();
-      if (peek() == ',') ++p_;
+      if (peek() == ',') {
+        ++p_;
+      } else if (peek() != '}') {
+        fail("malformed .npy header: expected ',' or '}' after the value of '" + key + "'");
+      }
     }
+    ++p_;
+    ws();
+    if (p_ != e_) fail("malformed .npy header: unexpected text after the closing '}'");
     if (!have_descr || !have_order || !have_shape) {
       fail("the .npy header lacks 'descr', 'fortran_order' or 'shape'");
     }
@@ -111,8 +118,8 @@ class DictParser {
       while (p_ < e_ && *p_ >= '0' && *p_ <= '9')
         ++p_;
       std::int64_t x = 0;
-      if (b == p_ || parse_int64(b, p_, x) != NumStatus::kOk) {
-        fail("malformed .npy header: bad shape");
+      if (b == p_ || (*b == '0' && p_ - b > 1) || parse_int64(b, p_, x) != NumStatus::kOk) {
+        fail("malformed .npy header: bad shape");  // (a Python int has no leading zeros)
       }
       v.push_back(x);
       ws();
