@@ -288,7 +288,13 @@ bool valid_handle(const eigsolve_context* h) {
 }
 
 void set_stream(eigsolve_context* h, void* stream) {
-  h->stream = static_cast<cudaStream_t>(stream);
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (s == h->stream) return;
+  // Work queued on the old stream may still use the workspaces: let it finish, so that calls on
+  // the new stream never overlap it.
+  DeviceGuard guard(h->device);
+  cuda_check(cudaStreamSynchronize(h->stream), "cudaStreamSynchronize (old stream)");
+  h->stream = s;
 }
 
 void* get_stream(const eigsolve_context* h) {

@@ -99,7 +99,8 @@ EIGSOLVE_API int eigsolve_create(eigsolve_handle_t* handle);
 /** Waits for the handle's stream, then frees its workspaces. NULL is accepted (no-op). */
 EIGSOLVE_API int eigsolve_destroy(eigsolve_handle_t handle);
 
-/** Later calls on `handle` are enqueued on `stream` (a cudaStream_t; NULL: legacy default). */
+/** Later calls on `handle` are enqueued on `stream` (a cudaStream_t; NULL: legacy default).
+ *  A change of stream first waits for the work queued on the old one (it shares the workspace). */
 EIGSOLVE_API int eigsolve_set_stream(eigsolve_handle_t handle, struct CUstream_st* stream);
 EIGSOLVE_API int eigsolve_get_stream(eigsolve_handle_t handle, struct CUstream_st** stream);
 
