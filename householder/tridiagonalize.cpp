@@ -139,7 +139,6 @@ void chain_rows(int len, index_t kb, const T* V, index_t ldv, const T* W, index_
   chain_rows_scalar(len, kb, V, ldv, W, ldw, nw, nv, a);
 }
 
-
 /// Whether partial spans run as a full vector window (lanes outside are wasted work: worth it
 /// for hardware scalars, not for dd_real whose chains are scalar software arithmetic).
 template <class T>
@@ -243,7 +242,7 @@ struct Workspace {
 /// The latrd panel: columns [j0, j0 + nb) of A, W(:, 0..nb) filled.
 template <class T>
 void panel(const Context& ctx, index_t n, index_t j0, index_t nb, T* A, index_t lda, real_t<T>* e,
-           T* tau, Workspace<T>& ws) {
+           T* tau, Workspace<T>& ws, TridiagDevice<T>* dev) {
   const int nt = ctx.num_threads();
   T* W = ws.W.data();
   const index_t ldw = n;
@@ -281,7 +280,10 @@ void panel(const Context& ctx, index_t n, index_t j0, index_t nb, T* A, index_t 
     const index_t m = n - g - 1;
     const T* v = &a(g + 1, g);
     T* w = W + (g + 1) + ldw * i;
-    symv_reference(ctx, m, T(1), &a(g + 1, g + 1), lda, v, T(0), w);
+    if (dev)
+      dev->symv(g + 1, m, v, w);
+    else
+      symv_reference(ctx, m, T(1), &a(g + 1, g + 1), lda, v, T(0), w);
     if (i > 0) {
       // t1 = W^H v, t2 = V^H v over rows g+1..n-1 (canonical dots).
       parallel_for(2 * i, nt, grain_for(m), [&](index_t b, index_t e2) {
@@ -351,7 +353,7 @@ void unblocked(const Context& ctx, index_t n, index_t j0, T* A, index_t lda, rea
 
 template <class T>
 void tridiagonalize(const Context& ctx, index_t n, T* A, index_t lda, real_t<T>* d, real_t<T>* e,
-                    T* tau, const TridiagOptions& opt) {
+                    T* tau, const TridiagOptions& opt, TridiagDevice<T>* dev) {
   if (n < 0) throw DimensionError("tridiagonalize: n = " + std::to_string(n) + " < 0");
   if (lda < std::max<index_t>(1, n))
     throw DimensionError("tridiagonalize: lda = " + std::to_string(lda) + " < max(1, n)");
@@ -376,10 +378,14 @@ void tridiagonalize(const Context& ctx, index_t n, T* A, index_t lda, real_t<T>*
   index_t j0 = 0;
   if (blocked) {
     for (; j0 < n - nb; j0 += nb) {
-      panel(ctx, n, j0, nb, A, lda, e, tau, ws);
+      if (dev) dev->fetch_panel(j0, nb, A, lda);
+      panel(ctx, n, j0, nb, A, lda, e, tau, ws, dev);
       const index_t s = j0 + nb, m = n - s;
-      rank2k_update(ctx.num_threads(), m, nb, A + s + lda * j0, lda, ws.W.data() + s, n,
-                    A + s + lda * s, lda, ws.NW.data(), ws.NV.data());
+      if (dev)
+        dev->update(s, m, nb, A + s + lda * j0, lda, ws.W.data() + s, n);
+      else
+        rank2k_update(ctx.num_threads(), m, nb, A + s + lda * j0, lda, ws.W.data() + s, n,
+                      A + s + lda * s, lda, ws.NW.data(), ws.NV.data());
       for (index_t j = j0; j < s; ++j) {
         A[(j + 1) + lda * j] = T(e[j]);
         d[j] = real_part(A[j + lda * j]);
@@ -387,13 +393,14 @@ void tridiagonalize(const Context& ctx, index_t n, T* A, index_t lda, real_t<T>*
       if (opt.progress) opt.progress(s, n);
     }
   }
+  if (dev) dev->fetch_tail(j0, A, lda);
   unblocked(ctx, n, j0, A, lda, d, e, tau, ws);
   if (opt.progress) opt.progress(n, n);
 }
 
 #define EIGSOLVE_INSTANTIATE_TRIDIAG(T)                                                         \
   template void tridiagonalize<T>(const Context&, index_t, T*, index_t, real_t<T>*, real_t<T>*, \
-                                  T*, const TridiagOptions&);
+                                  T*, const TridiagOptions&, TridiagDevice<T>*);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_TRIDIAG)
 #undef EIGSOLVE_INSTANTIATE_TRIDIAG
 

@@ -36,6 +36,11 @@ struct StageTimes {
   double tridiagonalize = 0;  ///< seconds
   double tridiag_eigen = 0;   ///< eigenvalues (and vectors) of T
   double back_transform = 0;  ///< Q * Z
+  /// --device cuda: parts of `tridiagonalize` spent on the device (householder/tridiag_cuda.hpp)
+  double gpu_upload = 0;     ///< the matrix to the device
+  double gpu_symv = 0;       ///< SYMV/HEMV kernels (CUDA events)
+  double gpu_update = 0;     ///< rank-2k trailing updates (CUDA events)
+  double gpu_transfers = 0;  ///< per-column v/w transfers and synchronisation
 };
 
 template <class T>

@@ -15,6 +15,8 @@ const char* load_name(SymvLoad l) {
       return "cg";
     case SymvLoad::cs:
       return "cs";
+    case SymvLoad::staged:
+      return "st";
     case SymvLoad::ldg:
     default:
       return "ldg";
@@ -39,7 +41,7 @@ SymvConfig parse_symv_config(const std::string& name) {
   auto bad = [&] {
     return UsageError("bad SYMV configuration '" + name +
                       "' (expected e.g. ticket-t2-m4-w-ldg: ticket|twopass, t1|t2|t4, m1..m32, "
-                      "w|n, ldg|cg|cs)");
+                      "w|n, ldg|cg|cs|st)");
   };
   if (part.size() != 5) throw bad();
   if (part[0] == "ticket")
@@ -72,6 +74,8 @@ SymvConfig parse_symv_config(const std::string& name) {
     c.load = SymvLoad::cg;
   else if (part[4] == "cs")
     c.load = SymvLoad::cs;
+  else if (part[4] == "st")
+    c.load = SymvLoad::staged;
   else
     throw bad();
   return c;
@@ -81,9 +85,9 @@ std::vector<SymvConfig> symv_config_space() {
   std::vector<SymvConfig> out;
   for (SymvVariant v : {SymvVariant::ticket, SymvVariant::twopass})
     for (int t : {1, 2, 4})
-      for (int m : {1, 2, 4, 8})
+      for (int m : {4, 8, 16, 32})
         for (bool w : {true, false})
-          for (SymvLoad l : {SymvLoad::ldg, SymvLoad::cg, SymvLoad::cs}) {
+          for (SymvLoad l : {SymvLoad::ldg, SymvLoad::cs, SymvLoad::staged}) {
             SymvConfig c;
             c.variant = v;
             c.tiles_per_block = t;

@@ -36,6 +36,9 @@ enum class SymvLoad {
   ldg = 0,  ///< read-only path (ld.global.nc)
   cg = 1,   ///< L2 only (ld.global.cg): leaves L1 to x and the partials
   cs = 2,   ///< streaming (ld.global.cs, evict first)
+  /// cp.async of whole tiles into shared memory (two per group: the next one arrives while
+  /// the current one is reduced); the chains then read shared memory
+  staged = 3,
 };
 
 /// One point of the tuning space. Every configuration gives the same bits.
@@ -43,7 +46,7 @@ struct SymvConfig {
   SymvVariant variant = SymvVariant::ticket;
   int tiles_per_block = 2;  ///< 1, 2 or 4: 64 threads per tile (8x8 blocks of the tile each)
   int blocks_per_sm = 4;    ///< persistent grid: blocks_per_sm * SMs blocks stride over tiles
-  bool wide = true;         ///< 16-byte loads where A and lda allow (checked at run time)
+  bool wide = true;         ///< 16-byte loads (staged: whole-element copies) where A and lda allow
   SymvLoad load = SymvLoad::ldg;
 
   std::string name() const;  ///< e.g. "ticket-t2-m4-w-ldg"

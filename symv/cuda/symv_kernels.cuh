@@ -198,7 +198,8 @@ __device__ __forceinline__ void row_sum(const SymvArgs<T>& g, index_t R, int t) 
   };
   T acc = get(p);
   index_t C = 1;
-  constexpr int B = 8;
+  // Loads in flight per thread: the sum is a chain of adds, the loads are not.
+  constexpr int B = sizeof(T) <= 8 ? 32 : 16;
   for (; C + B <= g.nt; C += B) {
     T v[B];
 #pragma unroll
@@ -212,6 +213,29 @@ __device__ __forceinline__ void row_sum(const SymvArgs<T>& g, index_t R, int t) 
     acc = acc + get(p + C * kTile);
   T* yi = g.y + (g.yoff + i * g.incy);
   *yi = g.beta_zero ? g.alpha * acc : madd(g.alpha, acc, g.beta * *yi);
+}
+
+/// The ticket phase of one group after its tile's partials are stored: thread 0 publishes them
+/// (bar.sync, then a gpu-scope fence: cumulative, so the whole group's stores are ordered before
+/// the ticket) and draws one ticket per row panel; the group that draws a panel's last ticket
+/// sums the panel (after an acquiring fence) and resets the ticket for the next call.
+template <class T>
+__device__ __forceinline__ void draw_tickets(const SymvArgs<T>& g, bool active, index_t I,
+                                             index_t J, int t, int* flag) {
+  __syncthreads();
+  if (t == 0) {
+    __threadfence();
+    flag[0] = active && atomicAdd(g.ticket + I, 1u) == unsigned(g.nt - 1);
+    flag[1] = active && I != J && atomicAdd(g.ticket + J, 1u) == unsigned(g.nt - 1);
+    if (flag[0] || flag[1]) __threadfence();
+  }
+  __syncthreads();
+  if (flag[0]) row_sum(g, I, t);
+  if (flag[1]) row_sum(g, J, t);
+  if (t == 0) {
+    if (flag[0]) g.ticket[I] = 0u;
+    if (flag[1]) g.ticket[J] = 0u;
+  }
 }
 
 /// Shared memory of one group: x of the two panels, chunk sums of the two row sets.
@@ -286,26 +310,148 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles(SymvArgs<T> g) {
       g.P[(I * g.nt + J) * kTile + t] = tile_tree(s.sD + t * 9);
       if (I != J) g.P[(J * g.nt + I) * kTile + t] = tile_tree(s.sT + t * 9);
     }
-    if constexpr (Ticket) {
-      __threadfence();
-      __syncthreads();
-      if (t == 0) {
-        flag[grp][0] = active && atomicAdd(g.ticket + I, 1u) == unsigned(g.nt - 1);
-        flag[grp][1] = active && I != J && atomicAdd(g.ticket + J, 1u) == unsigned(g.nt - 1);
-      }
-      __syncthreads();
-      if (flag[grp][0] || flag[grp][1]) {
-        __threadfence();
-        if (flag[grp][0]) row_sum(g, I, t);
-        if (flag[grp][1]) row_sum(g, J, t);
-        if (t == 0) {
-          if (flag[grp][0]) g.ticket[I] = 0u;  // the last draw resets the panel's ticket
-          if (flag[grp][1]) g.ticket[J] = 0u;
-        }
-      }
-    }
+    if constexpr (Ticket) draw_tickets(g, active, I, J, t, flag[grp]);
     __syncthreads();  // shared memory is reused by the next tiles
   }
+}
+
+/// cp.async of one B-byte piece global -> shared; !valid fills zeros (reads nothing).
+template <int B>
+__device__ __forceinline__ void cp_async(void* smem, const void* gmem, bool valid) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  const int sz = valid ? B : 0;
+  if constexpr (B == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(gmem), "r"(sz));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(gmem), "n"(B),
+                 "r"(sz));
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+__device__ __forceinline__ void cp_async_wait_one() {
+  asm volatile("cp.async.wait_group 1;\n" ::);
+}
+
+/// Staged tiles: element (row, col) of a tile at col * kLds + row + row / 8 (one pad element per
+/// 8-row block and an odd column stride: the row blocks of the 64 threads fall in distinct banks).
+constexpr int kLds = 73;
+
+template <class T>
+struct StagedSmem {
+  T tile[2][kTile * kLds];
+  T xc[2][kTile];
+  T xr[2][kTile];
+  T sD[kTile * 9];
+  T sT[kTile * 9];
+};
+
+/// Issues the cp.async copies of tile `tile` (and its two x panels) into buffer b; the lower
+/// triangle only (the strict upper part of a diagonal tile is zero-filled, never read).
+template <class T, bool Wide>
+__device__ __forceinline__ void stage_tile(const SymvArgs<T>& g, index_t tile, StagedSmem<T>& s,
+                                           int b, int t) {
+  if (tile >= g.ntiles) return;
+  index_t I, J;
+  tile_coords(tile, g.nt, I, J);
+  const index_t r0 = I * kTile, c0 = J * kTile, row = r0 + t;
+  const bool row_ok = row < g.n;
+  T* dst = s.tile[b] + t + t / 8;
+  const T* src = g.A + row + g.lda * c0;
+  using R = typename Parts<T>::R;
+#pragma unroll 8
+  for (int col = 0; col < kTile; ++col) {
+    const bool ok = row_ok && (c0 + col < g.n) && (I != J || t >= col);
+    const T* sp = ok ? src + g.lda * col : g.A;
+    if constexpr (Wide) {
+      cp_async<int(sizeof(T))>(dst + col * kLds, sp, ok);
+    } else {
+#pragma unroll
+      for (int q = 0; q < Parts<T>::n; ++q)
+        cp_async<int(sizeof(R))>(reinterpret_cast<R*>(dst + col * kLds) + q,
+                                 reinterpret_cast<const R*>(sp) + q, ok);
+    }
+  }
+  const index_t ic = c0 + t;
+  const bool xc_ok = ic < g.n, xr_ok = row_ok;
+  const T* xcs = xc_ok ? g.x + (g.xoff + ic * g.incx) : g.x;
+  const T* xrs = xr_ok ? g.x + (g.xoff + row * g.incx) : g.x;
+#pragma unroll
+  for (int q = 0; q < Parts<T>::n; ++q) {
+    cp_async<int(sizeof(R))>(reinterpret_cast<R*>(s.xc[b] + t) + q,
+                             reinterpret_cast<const R*>(xcs) + q, xc_ok);
+    cp_async<int(sizeof(R))>(reinterpret_cast<R*>(s.xr[b] + t) + q,
+                             reinterpret_cast<const R*>(xrs) + q, xr_ok);
+  }
+}
+
+/// The staged variant of symv_tiles: each group keeps two tiles in shared memory, the next
+/// one arriving by cp.async while the current one is reduced (same chains, same bits).
+template <class T, int TPB, bool Wide, bool Ticket>
+__global__ void __launch_bounds__(64 * TPB) symv_tiles_staged(SymvArgs<T> g) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  StagedSmem<T>* sm = reinterpret_cast<StagedSmem<T>*>(smem_raw);
+  __shared__ int flag[TPB][2];
+  const int grp = threadIdx.x >> 6, t = threadIdx.x & 63, a = t & 7, k = t >> 3;
+  StagedSmem<T>& s = sm[grp];
+  const index_t stride = index_t(gridDim.x) * TPB;
+  index_t base = index_t(blockIdx.x) * TPB;
+  stage_tile<T, Wide>(g, base + grp, s, 0, t);
+  cp_async_commit();
+  for (int it = 0; base < g.ntiles; ++it, base += stride) {
+    const int b = it & 1;
+    stage_tile<T, Wide>(g, base + stride + grp, s, b ^ 1, t);
+    cp_async_commit();
+    cp_async_wait_one();
+    __syncthreads();
+    const index_t tile = base + grp;
+    const bool active = tile < g.ntiles;
+    index_t I = 0, J = 0;
+    if (active) tile_coords(tile, g.nt, I, J);
+    const index_t r0 = I * kTile;
+    if (active) {
+      const bool diag = (I == J);
+      if (!diag || a > k) {
+        const T* blk = s.tile[b] + (8 * k) * kLds + 9 * a;
+        T* dT = diag ? s.sD : s.sT;
+        T xr[8];
+#pragma unroll
+        for (int r = 0; r < 8; ++r)
+          xr[r] = s.xr[b][8 * a + r];
+        T d[8];
+#pragma unroll
+        for (int r = 0; r < 8; ++r)
+          d[r] = T(0);
+#pragma unroll
+        for (int c = 0; c < 8; ++c) {
+          const T xc = s.xc[b][8 * k + c];
+          T tc = T(0);
+#pragma unroll
+          for (int r = 0; r < 8; ++r) {
+            const T e = blk[c * kLds + r];
+            d[r] = madd(e, xc, d[r]);
+            tc = madd_conj(e, xr[r], tc);
+          }
+          dT[(8 * k + c) * 9 + a] = tc;
+        }
+#pragma unroll
+        for (int r = 0; r < 8; ++r)
+          s.sD[(8 * a + r) * 9 + k] = d[r];
+      } else if (a == k) {
+        const index_t left = g.n - (r0 + 8 * a);
+        const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
+        diag_block<T, 0>(g.A, g.lda, r0 + 8 * a, m, s.xc[b] + 8 * a, s.sD + (8 * a) * 9 + a);
+      }
+    }
+    __syncthreads();
+    if (active) {
+      g.P[(I * g.nt + J) * kTile + t] = tile_tree(s.sD + t * 9);
+      if (I != J) g.P[(J * g.nt + I) * kTile + t] = tile_tree(s.sT + t * 9);
+    }
+    if constexpr (Ticket) draw_tickets(g, active, I, J, t, flag[grp]);
+    __syncthreads();  // buffer b and sD/sT are reused
+  }
+  asm volatile("cp.async.wait_all;\n" ::);
 }
 
 /// twopass, second kernel: two row panels per block of 128 threads.

@@ -41,12 +41,41 @@ void launch_tiles(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   kern<<<blocks, 64 * TPB, smem, st>>>(g);
 }
 
+template <class T, int TPB, bool Wide, bool Ticket>
+void launch_staged(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
+  auto kern = symv_tiles_staged<T, TPB, Wide, Ticket>;
+  const std::size_t smem = sizeof(StagedSmem<T>) * TPB;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+  });
+  kern<<<blocks, 64 * TPB, smem, st>>>(g);
+}
+
+/// Groups per block of the staged kernel: the configuration's, or fewer where a block would
+/// exceed the 227 KB of shared memory of a block.
+template <class T>
+constexpr int staged_groups(int tpb) {
+  constexpr std::size_t kMax = 227 * 1024;
+  return sizeof(StagedSmem<T>) * std::size_t(tpb) <= kMax ? tpb
+         : sizeof(StagedSmem<T>) * 2 <= kMax              ? 2
+                                                          : 1;
+}
+
 template <class T, int TPB, bool Wide, int L>
 void launch_variant(bool ticket, const SymvArgs<T>& g, int blocks, cudaStream_t st) {
-  if (ticket)
-    launch_tiles<T, TPB, Wide, L, true>(g, blocks, st);
-  else
-    launch_tiles<T, TPB, Wide, L, false>(g, blocks, st);
+  if constexpr (L == 3) {
+    constexpr int G = staged_groups<T>(TPB);
+    if (ticket)
+      launch_staged<T, G, Wide, true>(g, blocks, st);
+    else
+      launch_staged<T, G, Wide, false>(g, blocks, st);
+  } else {
+    if (ticket)
+      launch_tiles<T, TPB, Wide, L, true>(g, blocks, st);
+    else
+      launch_tiles<T, TPB, Wide, L, false>(g, blocks, st);
+  }
 }
 
 template <class T, int TPB, bool Wide>
@@ -56,8 +85,10 @@ void launch_load(int load, bool ticket, const SymvArgs<T>& g, int blocks, cudaSt
       return launch_variant<T, TPB, Wide, 0>(ticket, g, blocks, st);
     case 1:
       return launch_variant<T, TPB, Wide, 1>(ticket, g, blocks, st);
-    default:
+    case 2:
       return launch_variant<T, TPB, Wide, 2>(ticket, g, blocks, st);
+    default:
+      return launch_variant<T, TPB, Wide, 3>(ticket, g, blocks, st);
   }
 }
 
@@ -119,11 +150,19 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   const std::size_t tb = std::size_t(g.nt) * sizeof(unsigned);
   g.ticket = reinterpret_cast<unsigned*>(
       (reinterpret_cast<std::uintptr_t>(workspace) + ws_bytes - tb) & ~std::uintptr_t(3));
-  const bool wide = cfg.wide && (reinterpret_cast<std::uintptr_t>(A) % 16 == 0) &&
-                    ((std::size_t(lda) * sizeof(T)) % 16 == 0);
+  // Wide: 16-byte loads of the direct path need A and every column 16-byte aligned; the staged
+  // path copies whole elements and needs A aligned to the element size only.
+  const bool staged = cfg.load == SymvLoad::staged;
+  const bool wide = cfg.wide && (staged ? reinterpret_cast<std::uintptr_t>(A) % sizeof(T) == 0
+                                        : (reinterpret_cast<std::uintptr_t>(A) % 16 == 0) &&
+                                              ((std::size_t(lda) * sizeof(T)) % 16 == 0));
   const bool ticket = cfg.variant == SymvVariant::ticket;
   const int load = static_cast<int>(cfg.load);
-  const index_t groups = (g.ntiles + cfg.tiles_per_block - 1) / cfg.tiles_per_block;
+  const int tpb = staged ? (cfg.tiles_per_block == 1   ? staged_groups<T>(1)
+                            : cfg.tiles_per_block == 2 ? staged_groups<T>(2)
+                                                       : staged_groups<T>(4))
+                         : cfg.tiles_per_block;
+  const index_t groups = (g.ntiles + tpb - 1) / tpb;
   const index_t want = index_t(cfg.blocks_per_sm) * sm_count();
   const int blocks = int(groups < want ? groups : want);
   cudaStream_t st = static_cast<cudaStream_t>(stream);

@@ -165,10 +165,10 @@ void run_case(const Case& c, const std::vector<SymvConfig>& configs, std::uint64
 }
 
 std::vector<SymvConfig> three_configs() {
-  std::vector<SymvConfig> v(3);
-  v[0] = parse_symv_config("ticket-t2-m4-w-ldg");
-  v[1] = parse_symv_config("twopass-t1-m2-n-cg");
-  v[2] = parse_symv_config("ticket-t4-m1-n-cs");
+  std::vector<SymvConfig> v;
+  for (const char* c : {"ticket-t2-m4-w-ldg", "twopass-t1-m2-n-st", "ticket-t4-m16-w-st",
+                        "twopass-t4-m8-n-cs", "ticket-t1-m2-w-cg"})
+    v.push_back(parse_symv_config(c));
   return v;
 }
 
@@ -308,6 +308,8 @@ TEST(GpuSymvApi, BadArgumentsThrow) {
   EXPECT_THROW(symv_gpu<double>(cfg, 10, 1.0, p, 10, p, 1, 0.0, p, 1, nullptr, 0, nullptr),
                DimensionError);  // no workspace
   EXPECT_THROW(parse_symv_config("ticket-t3-m4-w-ldg"), UsageError);
+  EXPECT_THROW(parse_symv_config("ticket-t2-m4-w"), UsageError);
+  EXPECT_THROW(parse_symv_config("ticket-t2-m0-w-st"), UsageError);
   for (const SymvConfig& c : symv_config_space())
     EXPECT_EQ(parse_symv_config(c.name()), c) << c.name();
 }

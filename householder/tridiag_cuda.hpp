@@ -1,0 +1,42 @@
+// The CUDA backend of the tridiagonalization (backend-neutral header: no CUDA includes).
+//
+//   host (canonical CPU code)                 device (matrix resident)
+//   ------------------------                  -------------------------------------------
+//   fetch panel columns j0..j0+nb  <-------   A(j0:n, j0:j0+nb)          (once per panel)
+//   per column g: column update, reflector
+//     v  ---------------------------------->  w = A(g+1:n, g+1:n) v      (symv_gpu, canonical)
+//     w  <----------------------------------
+//     V/W corrections
+//   V, W (m x nb) ------------------------->  A(s:n, s:n) -= V W^H + W V^H (canonical chains)
+//   fetch the unblocked tail      <-------   A(j0:n, j0:n)              (once)
+//
+// Both device steps give the CPU's bits, so d, e, tau and the reflectors equal the CPU backend's.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/precision.hpp"
+#include "householder/tridiagonalize.hpp"
+
+namespace eigsolve {
+
+/// Device bytes a tridiagonalization of order n with panel width nb needs (matrix, SYMV
+/// workspace, V and W).
+template <class T>
+std::uint64_t tridiag_device_bytes(index_t n, int nb);
+
+/// Where the device time went (seconds, measured with events on the device's stream).
+struct TridiagDeviceTimes {
+  double upload = 0, symv = 0, update = 0, transfers = 0;
+};
+
+/// Uploads the lower triangle of A (host, order n, lda) to the current CUDA device and returns
+/// the device side of tridiagonalize(). Throws DeviceError when there is no device, or when the
+/// bytes needed (named in the message with the bytes available) do not fit.
+template <class T>
+std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag(index_t n, const T* A, index_t lda, int nb,
+                                                    TridiagDeviceTimes* times = nullptr);
+
+}  // namespace eigsolve
