@@ -237,7 +237,9 @@ Vec<double> sterf(Vec<R> d, Vec<R> e) {
 
 template <class T>
 bool same_bits(const Vec<T>& a, const Vec<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+  // memcmp must not see the null data() of an empty vector (UBSan: nonnull argument).
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 template <class T>
 bool same_result(const Result<T>& a, const Result<T>& b) {

@@ -68,7 +68,9 @@ void canonical_loop(index_t n, T alpha, const std::vector<T>& A, index_t lda,
 
 template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+  // memcmp must not see the null data() of an empty vector (UBSan: nonnull argument).
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 template <class T>
