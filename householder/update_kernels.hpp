@@ -57,17 +57,17 @@ __attribute__((always_inline)) inline void madd_terms(typename UpdateShape<T>::S
   using Sh = UpdateShape<T>;
   using S = typename Sh::S;
   constexpr int E = Sh::kE, L = Sh::kLanes;
-  typename S::V x[E][NC];
-  for (int t = 0; t < E; ++t)
+  // Term by term over all elements: each element still gets term 0 before term 1 (its
+  // chain's order), and only NC broadcasts are live at a time (no spills for complex).
+  for (int t = 0; t < E; ++t) {
+    typename S::V x[NC];
     for (int c = 0; c < NC; ++c)
-      x[t][c] = S::bcast(Y[t] + kb * c + k);
-  for (int q = 0; q < NQ; ++q) {
-    typename S::V r[E];
-    for (int t = 0; t < E; ++t)
-      r[t] = S::load(P + L * NQ * t + L * q);
-    for (int c = 0; c < NC; ++c)
-      for (int t = 0; t < E; ++t)
-        acc[c][q] = S::fma(r[t], x[t][c], acc[c][q]);
+      x[c] = S::bcast(Y[t] + kb * c + k);
+    for (int q = 0; q < NQ; ++q) {
+      const typename S::V r = S::load(P + L * NQ * t + L * q);
+      for (int c = 0; c < NC; ++c)
+        acc[c][q] = S::fma(r, x[c], acc[c][q]);
+    }
   }
 }
 
