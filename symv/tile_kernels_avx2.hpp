@@ -1,7 +1,8 @@
 // Internal AVX2 kernels of symv/ (included by symv/tile_kernels.hpp, which defines
 // EIGSOLVE_SYMV_AVX2 when the target has AVX2 + FMA), each written once over the SIMD traits
 // of symv/simd_avx2.hpp:
-//   tile_direct   tile_partials for float, double and Complex<double> (rows vectorized);
+//   tile_direct   tile_partials for float, double, Complex<float>, Complex<double> (rows
+//                 vectorized);
 //   strip_fused   full 64 x 64 tiles below the diagonal read once for both partials (float,
 //                 double), a strip of tiles of one tile column at a time;
 //   tile_diag64   the full diagonal tile without expanding it (double).
@@ -134,14 +135,16 @@ inline void tile_direct_impl(int rows, int cols, const T* B, index_t ldb, const 
         ((c[0][i] + c[1][i]) + (c[2][i] + c[3][i])) + ((c[4][i] + c[5][i]) + (c[6][i] + c[7][i]));
 }
 
-/// The types tile_partials sends to tile_direct.
+/// The types tile_partials sends to tile_direct (every type with an AVX2 register: the complex
+/// row chains are the same for float pairs, 4 rows per register).
 template <class T>
-constexpr bool kDirectAvx2 = std::is_same<T, double>::value || std::is_same<T, float>::value ||
-                             std::is_same<T, Complex<double>>::value;
+constexpr bool kDirectAvx2 =
+    std::is_same<T, double>::value || std::is_same<T, float>::value ||
+    std::is_same<T, Complex<double>>::value || std::is_same<T, Complex<float>>::value;
 
 template <class T>
 inline void tile_direct(int rows, int cols, const T* B, index_t ldb, const T* x, T* p) {
-  static_assert(sizeof(Complex<double>) == 2 * sizeof(double), "Complex<double> layout");
+  static_assert(sizeof(T) == sizeof(real_t<T>) * (is_complex_v<T> ? 2 : 1), "(re, im) layout");
   if (rows == kTile && cols == kTile)
     tile_direct_impl<T, true>(rows, cols, B, ldb, x, p);
   else
