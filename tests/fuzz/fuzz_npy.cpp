@@ -99,6 +99,7 @@ class Dict {
     return true;
   }
   bool tuple(std::vector<std::int64_t>& v) {
+    v.clear();  // a repeated key: the last value counts, as in a Python dict literal
     if (!eat('(')) return false;
     ws();
     while (!peek(')')) {
