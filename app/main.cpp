@@ -38,6 +38,7 @@ void print_usage(std::ostream& os, const po::options_description& desc) {
         "  eigsolve generate KIND --n N -o FILE [options]   write a test matrix\n"
         "  eigsolve devices                 list CUDA devices\n"
         "  eigsolve bench symv [options]    GPU SYMV/HEMV against cuBLAS (--help for options)\n"
+        "  eigsolve bench eig [options]     GPU eigenvalues against cuSOLVER ?syevd/?heevd\n"
         "  eigsolve tune symv [options]     measure the SYMV tuning table on this GPU\n\n"
      << desc << "\n"
      << kExitCodes;
@@ -169,10 +170,12 @@ int main(int argc, char** argv) {
     if (cmd == "generate") return main_generate(argc - 1, argv + 1);
     if (cmd == "bench" || cmd == "tune") {
       const std::string what = argc > 2 ? argv[2] : "";
+      if (what == "eig" && cmd == "bench") return main_bench_eig(argc - 2, argv + 2);
       if (what == "symv")
         return cmd == "bench" ? main_bench_symv(argc - 2, argv + 2)
                               : main_tune_symv(argc - 2, argv + 2);
-      throw UsageError("eigsolve " + cmd + " needs what to measure: symv");
+      throw UsageError("eigsolve " + cmd +
+                       " needs what to measure: " + (cmd == "bench" ? "symv or eig" : "symv"));
     }
     if (cmd == "devices") {
       if (!cuda_compiled()) throw NotCompiled("cuda");

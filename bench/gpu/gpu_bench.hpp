@@ -42,4 +42,18 @@ double sweep_symv(Precision p, index_t n, const std::string& impl, int samples, 
 std::vector<double> tune_symv_size(Precision p, index_t n, const std::vector<SymvConfig>& configs,
                                    int runs);
 
+/// One implementation of the whole eigenvalue solve at one size (`eigsolve bench eig`).
+struct EigImplResult {
+  std::string impl;    ///< eigsolve | cusolver
+  double seconds = 0;  ///< median
+  int runs = 0;
+  int distinct = 0;
+  int bitwise_cpu = -1;  ///< -1 not checked
+};
+
+/// Ours (eigensolve, CUDA backend, upload included) against cuSOLVER ?syevd/?heevd (s/d/c/z) on
+/// one random Hermitian matrix of order n.
+std::vector<EigImplResult> bench_eig_size(Precision p, index_t n, int runs, bool vectors,
+                                          bool check_cpu);
+
 }  // namespace eigsolve

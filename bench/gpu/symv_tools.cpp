@@ -258,4 +258,73 @@ int main_tune_symv(int argc, char** argv) {
   return kExitOk;
 }
 
+int main_bench_eig(int argc, char** argv) {
+  std::string precisions = "d", sizes = "1024,2048,4096", json;
+  int runs = 3;
+  bool vectors = false;
+  long long check_cpu_max = 2048;
+  po::options_description desc("bench eig options");
+  desc.add_options()("help,h", "show this help")(
+      "precision,p", po::value(&precisions)->default_value(precisions), "s,d,c,z,dd or all")(
+      "sizes", po::value(&sizes)->default_value(sizes), "orders n, comma separated")(
+      "runs", po::value(&runs)->default_value(runs), "timed runs per implementation")(
+      "vectors", po::bool_switch(&vectors), "eigenvectors too")("json", po::value(&json),
+                                                                "write the records as JSON")(
+      "check-cpu-max", po::value(&check_cpu_max)->default_value(check_cpu_max),
+      "run the CPU backend and compare bitwise up to this n");
+  po::variables_map vm;
+  po::store(po::parse_command_line(argc, argv, desc), vm);
+  if (vm.count("help")) {
+    std::cout
+        << "Usage: eigsolve bench eig [options]\n"
+           "Our eigenvalue solve on the GPU against cuSOLVER ?syevd/?heevd on the same random\n"
+           "Hermitian matrix in the same process: median seconds, ratio, distinct results\n"
+           "over the runs, bitwise equality with the CPU backend.\n\n"
+        << desc;
+    return kExitOk;
+  }
+  po::notify(vm);
+  if (runs < 1) throw UsageError("--runs must be >= 1");
+  const auto ps = parse_precisions(precisions);
+  const auto ns = parse_sizes(sizes);
+  const std::string gpu = gpu_description();
+  nlohmann::ordered_json records = nlohmann::ordered_json::array();
+  std::printf("# %s\n%-3s %6s %-8s %-9s %10s %9s %5s %4s\n", gpu.c_str(), "p", "n", "vectors",
+              "impl", "seconds", "x cuSOLVER", "dist", "cpu");
+  for (Precision p : ps) {
+    for (index_t n : ns) {
+      const auto res = bench_eig_size(p, n, runs, vectors, n <= check_cpu_max);
+      double vendor = 0;
+      for (const auto& r : res)
+        if (r.impl == "cusolver") vendor = r.seconds;
+      for (const auto& r : res) {
+        std::printf("%-3s %6lld %-8s %-9s %10.4f %9.2f %5d %4s\n", precision_name(p),
+                    static_cast<long long>(n), vectors ? "yes" : "no", r.impl.c_str(), r.seconds,
+                    vendor > 0 ? vendor / r.seconds : 0.0, r.distinct,
+                    r.bitwise_cpu < 0 ? "-" : (r.bitwise_cpu ? "yes" : "NO"));
+        nlohmann::ordered_json j = {{"precision", precision_name(p)},
+                                    {"n", static_cast<long long>(n)},
+                                    {"vectors", vectors},
+                                    {"impl", r.impl},
+                                    {"seconds", r.seconds},
+                                    {"runs", r.runs},
+                                    {"distinct", r.distinct}};
+        if (r.bitwise_cpu < 0)
+          j["bitwise_cpu"] = nullptr;
+        else
+          j["bitwise_cpu"] = r.bitwise_cpu == 1;
+        if (vendor > 0) j["speedup_vs_cusolver"] = vendor / r.seconds;
+        records.push_back(j);
+      }
+      std::fflush(stdout);
+    }
+  }
+  if (!json.empty()) {
+    nlohmann::ordered_json top = {
+        {"gpu", gpu}, {"date", today()}, {"bench", "eig"}, {"records", records}};
+    write_file_atomic(json, top.dump(1) + "\n");
+  }
+  return kExitOk;
+}
+
 }  // namespace eigsolve

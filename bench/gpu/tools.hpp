@@ -6,6 +6,8 @@ namespace eigsolve {
 
 /// `eigsolve bench symv [options]` (argv[0] = "symv").
 int main_bench_symv(int argc, char** argv);
+/// `eigsolve bench eig [options]` (argv[0] = "eig").
+int main_bench_eig(int argc, char** argv);
 /// `eigsolve tune symv [options]` (argv[0] = "symv").
 int main_tune_symv(int argc, char** argv);
 

@@ -1,0 +1,203 @@
+// `eigsolve bench eig`: our whole eigenvalue solve on the GPU (eigensolve with the CUDA backend)
+// against cuSOLVER ?syevd / ?heevd on the same matrix in the same process.
+//
+//   matrix: random Hermitian, entries uniform in [-1, 1) (host, mt19937_64), the same for both;
+//   cuSOLVER: matrix copied to the device once per run (not timed), ?syevd timed with events
+//             (its workspace query and allocation outside the timed region);
+//   ours:     eigensolve(ctx cuda) timed on the host clock, upload of the matrix included;
+//   distinct: eigenvalue arrays compared bitwise over the runs; bitwise_cpu: ours against the
+//             CPU backend where it is affordable.
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/gpu/gpu_bench.hpp"
+#include "core/context.hpp"
+#include "core/errors.hpp"
+#include "solver/eigensolve.hpp"
+
+namespace eigsolve {
+namespace {
+
+void ck(cudaError_t st, const char* what) {
+  if (st != cudaSuccess) throw DeviceError(std::string(what) + ": " + cudaGetErrorString(st));
+}
+void cks(cusolverStatus_t st, const char* what) {
+  if (st != CUSOLVER_STATUS_SUCCESS)
+    throw DeviceError(std::string(what) + ": cuSOLVER status " + std::to_string(int(st)));
+}
+
+// cuSOLVER bindings (s/d/c/z).
+cusolverStatus_t evd_buffer(cusolverDnHandle_t h, cusolverEigMode_t j, int n, float* A, float* w,
+                            int* lw) {
+  return cusolverDnSsyevd_bufferSize(h, j, CUBLAS_FILL_MODE_LOWER, n, A, n, w, lw);
+}
+cusolverStatus_t evd_buffer(cusolverDnHandle_t h, cusolverEigMode_t j, int n, double* A, double* w,
+                            int* lw) {
+  return cusolverDnDsyevd_bufferSize(h, j, CUBLAS_FILL_MODE_LOWER, n, A, n, w, lw);
+}
+cusolverStatus_t evd_buffer(cusolverDnHandle_t h, cusolverEigMode_t j, int n, cfloat* A, float* w,
+                            int* lw) {
+  return cusolverDnCheevd_bufferSize(h, j, CUBLAS_FILL_MODE_LOWER, n,
+                                     reinterpret_cast<cuComplex*>(A), n, w, lw);
+}
+cusolverStatus_t evd_buffer(cusolverDnHandle_t h, cusolverEigMode_t j, int n, cdouble* A, double* w,
+                            int* lw) {
+  return cusolverDnZheevd_bufferSize(h, j, CUBLAS_FILL_MODE_LOWER, n,
+                                     reinterpret_cast<cuDoubleComplex*>(A), n, w, lw);
+}
+cusolverStatus_t evd(cusolverDnHandle_t h, cusolverEigMode_t j, int n, float* A, float* w,
+                     float* work, int lw, int* info) {
+  return cusolverDnSsyevd(h, j, CUBLAS_FILL_MODE_LOWER, n, A, n, w, work, lw, info);
+}
+cusolverStatus_t evd(cusolverDnHandle_t h, cusolverEigMode_t j, int n, double* A, double* w,
+                     double* work, int lw, int* info) {
+  return cusolverDnDsyevd(h, j, CUBLAS_FILL_MODE_LOWER, n, A, n, w, work, lw, info);
+}
+cusolverStatus_t evd(cusolverDnHandle_t h, cusolverEigMode_t j, int n, cfloat* A, float* w,
+                     cfloat* work, int lw, int* info) {
+  return cusolverDnCheevd(h, j, CUBLAS_FILL_MODE_LOWER, n, reinterpret_cast<cuComplex*>(A), n, w,
+                          reinterpret_cast<cuComplex*>(work), lw, info);
+}
+cusolverStatus_t evd(cusolverDnHandle_t h, cusolverEigMode_t j, int n, cdouble* A, double* w,
+                     cdouble* work, int lw, int* info) {
+  return cusolverDnZheevd(h, j, CUBLAS_FILL_MODE_LOWER, n, reinterpret_cast<cuDoubleComplex*>(A), n,
+                          w, reinterpret_cast<cuDoubleComplex*>(work), lw, info);
+}
+
+template <class V>
+int count_distinct(const std::vector<V>& runs) {
+  std::vector<const V*> seen;
+  for (const auto& r : runs) {
+    bool known = false;
+    for (const V* s : seen)
+      known = known || (s->size() == r.size() &&
+                        std::memcmp(s->data(), r.data(), r.size() * sizeof(r[0])) == 0);
+    if (!known) seen.push_back(&r);
+  }
+  return int(seen.size());
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+template <class T>
+std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool check_cpu) {
+  using R = real_t<T>;
+  HostMatrix<T> A0(n);
+  std::mt19937_64 g(2026);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i) {
+      T v;
+      if constexpr (std::is_same<T, dd_real>::value)
+        v = dd_real(u(g));
+      else if constexpr (is_complex_v<T>)
+        v = T(R(u(g)), i == j ? R(0) : R(u(g)));
+      else
+        v = T(u(g));
+      A0(i, j) = v;
+      A0(j, i) = conj(v);
+    }
+  std::vector<EigImplResult> out;
+  SolveOptions opt;
+  opt.vectors = vectors;
+  // Ours.
+  {
+    Context ctx;
+    ctx.backend = Backend::cuda;
+    std::vector<std::vector<R>> ws;
+    std::vector<double> secs;
+    for (int r = 0; r < runs + 1; ++r) {
+      HostMatrix<T> A = A0;
+      const auto t0 = std::chrono::steady_clock::now();
+      auto res = eigensolve(ctx, A, opt);
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (r > 0) secs.push_back(s);  // the first run is the warm-up
+      ws.push_back(std::move(res.w));
+    }
+    EigImplResult e;
+    e.impl = "eigsolve";
+    e.seconds = median(secs);
+    e.runs = runs;
+    e.distinct = count_distinct(ws);
+    if (check_cpu) {
+      Context cpu;
+      HostMatrix<T> A = A0;
+      auto res = eigensolve(cpu, A, opt);
+      e.bitwise_cpu = res.w.size() == ws[0].size() &&
+                      std::memcmp(res.w.data(), ws[0].data(), res.w.size() * sizeof(R)) == 0;
+    }
+    out.push_back(e);
+  }
+  if constexpr (has_vendor_lapack_v<T>) {
+    cusolverDnHandle_t h;
+    cks(cusolverDnCreate(&h), "cusolverDnCreate");
+    const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    T* dA = nullptr;
+    R* dw = nullptr;
+    T* work = nullptr;
+    int* info = nullptr;
+    ck(cudaMalloc(&dA, sizeof(T) * std::size_t(n * n)), "cudaMalloc");
+    ck(cudaMalloc(&dw, sizeof(R) * std::size_t(n)), "cudaMalloc");
+    ck(cudaMalloc(&info, sizeof(int)), "cudaMalloc");
+    int lw = 0;
+    cks(evd_buffer(h, jobz, int(n), dA, dw, &lw), "syevd_bufferSize");
+    ck(cudaMalloc(&work, sizeof(T) * std::size_t(std::max(lw, 1))), "cudaMalloc");
+    cudaEvent_t a, b;
+    ck(cudaEventCreate(&a), "cudaEventCreate");
+    ck(cudaEventCreate(&b), "cudaEventCreate");
+    std::vector<std::vector<R>> ws;
+    std::vector<double> secs;
+    for (int r = 0; r < runs + 1; ++r) {
+      ck(cudaMemcpy(dA, A0.ptr(), sizeof(T) * std::size_t(n * n), cudaMemcpyHostToDevice), "A");
+      ck(cudaEventRecord(a), "cudaEventRecord");
+      cks(evd(h, jobz, int(n), dA, dw, work, lw, info), "syevd");
+      ck(cudaEventRecord(b), "cudaEventRecord");
+      ck(cudaEventSynchronize(b), "syevd");
+      float ms = 0;
+      ck(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
+      int hinfo = 0;
+      ck(cudaMemcpy(&hinfo, info, sizeof(int), cudaMemcpyDeviceToHost), "info");
+      if (hinfo != 0) throw DeviceError("cuSOLVER syevd info = " + std::to_string(hinfo));
+      std::vector<R> w(static_cast<std::size_t>(n));
+      ck(cudaMemcpy(w.data(), dw, sizeof(R) * std::size_t(n), cudaMemcpyDeviceToHost), "w");
+      if (r > 0) secs.push_back(ms * 1e-3);
+      ws.push_back(std::move(w));
+    }
+    EigImplResult e;
+    e.impl = "cusolver";
+    e.seconds = median(secs);
+    e.runs = runs;
+    e.distinct = count_distinct(ws);
+    out.push_back(e);
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    cudaFree(dA);
+    cudaFree(dw);
+    cudaFree(work);
+    cudaFree(info);
+    cusolverDnDestroy(h);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<EigImplResult> bench_eig_size(Precision p, index_t n, int runs, bool vectors,
+                                          bool check_cpu) {
+  return dispatch(p, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return bench_eig<T>(n, runs, vectors, check_cpu);
+  });
+}
+
+}  // namespace eigsolve
