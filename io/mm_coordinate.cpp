@@ -10,10 +10,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -120,25 +122,28 @@ class CoordinateReader : public BodyReader<T> {
           },
           [&] { return count == nnz; }, nullptr);
     } else {
-      // Rounds of nt blocks of about coordinate_block_bytes(): parsed in parallel into per-thread
-      // buffers (reused, so their pages stay warm), then applied in order.
-      const std::size_t per = static_cast<std::size_t>(nt);
+      // Blocks of about coordinate_block_bytes(), taken in file order by whichever thread is
+      // free: it parses its block into its own buffer (reused, so its pages stay warm), waits
+      // for the block's turn, applies it, and takes the next block. Applying one block thus
+      // overlaps with parsing the next ones, and the entries are still applied in file order.
       const std::size_t block = std::max<std::size_t>(coordinate_block_bytes(), 1);
-      std::size_t nblocks = std::max<std::size_t>(per, (bytes + block - 1) / block);
-      nblocks = (nblocks + per - 1) / per * per;
+      const std::size_t nblocks =
+          std::max<std::size_t>(static_cast<std::size_t>(nt), (bytes + block - 1) / block);
       const std::vector<const char*> cut = chunk_cuts(body, end, static_cast<int>(nblocks));
-      std::vector<std::vector<Entry>> ent(per);
-      std::vector<std::exception_ptr> err(per);
-      std::vector<const char*> err_line(per, nullptr);
-      for (std::size_t b0 = 0; b0 < nblocks && extra == nullptr; b0 += per) {
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
-        for (int t = 0; t < nt; ++t) {
-          const std::size_t u = static_cast<std::size_t>(t);
-          const char* const cb = cut[b0 + u];
-          const char* const ce = cut[b0 + u + 1];
-          std::vector<Entry>& out = ent[u];
+      std::atomic<std::size_t> next{0}, turn{0};
+      std::atomic<bool> stop{false};
+      std::exception_ptr failure;  // written by the thread holding the turn only
+#pragma omp parallel num_threads(nt)
+      {
+        std::vector<Entry> out;
+        for (;;) {
+          const std::size_t b = next.fetch_add(1);
+          if (b >= nblocks || stop.load()) break;
+          const char* const cb = cut[b];
+          const char* const ce = cut[b + 1];
           const char* cur = nullptr;
-          err[u] = nullptr;
+          const char* err_line = nullptr;
+          std::exception_ptr err;
           try {
             out.clear();
             // Expected entries of the block, at most one per 4 bytes ("1 1\n").
@@ -155,35 +160,41 @@ class CoordinateReader : public BodyReader<T> {
                 },
                 [] { return false; }, &cur);
           } catch (const std::bad_alloc&) {
-            err[u] = std::make_exception_ptr(
+            err = std::make_exception_ptr(
                 OutOfMemory("reading a coordinate file (parsed entries)",
                             static_cast<std::uint64_t>(out.capacity()) * 2 * sizeof(Entry)));
           } catch (...) {
-            err[u] = std::current_exception();
-            err_line[u] = cur;
+            err = std::current_exception();
+            err_line = cur;
           }
-        }
-        for (std::size_t u = 0; u < per && extra == nullptr; ++u) {
-          const std::vector<Entry>& v = ent[u];
-          const char* const cb = cut[b0 + u];
-          for (std::size_t k = 0; k < v.size(); ++k) {
-            // Entry k is the k-th data line of the block.
-            auto line = [&] { return nth_data_line(cb, k); };
-            if (count == nnz) {
-              extra = line();
-              break;
+          while (turn.load(std::memory_order_acquire) != b && !stop.load())
+            std::this_thread::yield();
+          if (stop.load()) break;
+          try {
+            for (std::size_t k = 0; k < out.size(); ++k) {
+              // Entry k is the k-th data line of the block.
+              auto line = [&] { return nth_data_line(cb, k); };
+              if (count == nnz) {
+                extra = line();
+                break;
+              }
+              put(line, out[k].i, out[k].j, out[k].v);
             }
-            put(line, v[k].i, v[k].j, v[k].v);
-          }
-          if (extra == nullptr && err[u]) {
-            if (err_line[u] && count == nnz) {
-              extra = err_line[u];  // the serial reader stops at the count before parsing
-            } else {
-              std::rethrow_exception(err[u]);
+            if (extra == nullptr && err) {
+              if (err_line && count == nnz) {
+                extra = err_line;  // the serial reader stops at the count before parsing
+              } else {
+                failure = err;
+              }
             }
+          } catch (...) {
+            failure = std::current_exception();
           }
+          if (failure || extra) stop.store(true);
+          turn.store(b + 1, std::memory_order_release);
         }
       }
+      if (failure) std::rethrow_exception(failure);
     }
     this->check_count(count, nnz, extra);
     if (general) {
