@@ -7,21 +7,34 @@
 
 namespace eigsolve {
 
-/// Z := Q Z by our own application of the reflectors of ?sytrd/?hetrd('L') storage: reflector
-/// i (0 <= i < n-1) is H(i) = I - tau[i] v v^H with v(i+1) = 1, v(i+2:n) = A(i+2:n, i), and
-/// Q = H(0) H(1) ... H(n-2). Applied in reverse order, each column j of Z as
-/// s = v^H z_j (canonical_dot over rows i+1..n-1), z_j -= (tau[i] s) v (one madd per element).
-/// Columns are independent (parallel over columns): thread-count independent. Z is n x m,
-/// ldz >= n; A has lda >= n. Works for every scalar (the dd path; tested against ?ormtr).
-template <class T>
-void apply_q_generic(const Context& ctx, index_t n, const T* A, index_t lda, const T* tau,
-                     index_t m, T* Z, index_t ldz);
+/// Reflectors per block of the canonical back-transformation (a constant of the format, like
+/// the reduction's tile of 64; it equals the default tridiagonalization panel width).
+inline constexpr index_t kBackTransformBlock = 32;
 
-/// Z := Q Z: LAPACKE ?ormtr/?unmtr('L', 'L', 'N') where has_vendor_lapack_v<T>, else
-/// apply_q_generic.
+/// How Q Z is computed: `canonical` (our blocked order, docs/canonical-backtransform.md; part of
+/// the reproducibility contract) or `lapack` (LAPACKE ?ormtr/?unmtr: faster on some CPUs, bits
+/// depend on the OpenBLAS kernels; s/d/c/z only, not in the contract).
+enum class BackTransformMethod { canonical, lapack };
+const char* back_transform_name(BackTransformMethod m);
+BackTransformMethod parse_back_transform(const char* s);  ///< throws UsageError
+
+/// Z := Q Z in the canonical blocked order. The reflectors are those of ?sytrd/?hetrd('L')
+/// storage: reflector i (0 <= i < n-1) is H(i) = I - tau[i] v v^H with v(0:i+1) = 0,
+/// v(i+1) = 1, v(i+2:n) = A(i+2:n, i); Q = H(0) H(1) ... H(n-2). Reflectors are grouped in
+/// blocks [32b, 32b+32) (the last one shorter); blocks are applied last to first, each as
+/// Z := Z - V (T (V^H Z)) (compact WY, T by a fixed recurrence) with every element a fixed
+/// chain (docs/canonical-backtransform.md). Columns of Z are independent, split over threads:
+/// the bits do not depend on the thread count or on AVX2 vs the scalar path.
+/// Z is n x m, ldz >= n; A has lda >= n.
+template <class T>
+void apply_q_canonical(const Context& ctx, index_t n, const T* A, index_t lda, const T* tau,
+                       index_t m, T* Z, index_t ldz);
+
+/// Z := Q Z by `method` (lapack: LAPACKE ?ormtr/?unmtr('L', 'L', 'N'); for dd, which has no
+/// LAPACK, it throws UsageError).
 template <class T>
 void back_transform(const Context& ctx, index_t n, const T* A, index_t lda, const T* tau, index_t m,
-                    T* Z, index_t ldz);
+                    T* Z, index_t ldz, BackTransformMethod method = BackTransformMethod::canonical);
 
 /// Scales each column of Z (n x m) so that its largest-magnitude component (abs2; the first
 /// index on ties) is real and positive: reals flip the sign, complex columns are multiplied by

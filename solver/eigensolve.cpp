@@ -1,7 +1,8 @@
 // The pipeline driver eigensolve<T>() and the solver names (solver/eigensolve.hpp).
 //
 //   A --tridiagonalize--> (d, e, reflectors) --eigen stage on R = real_t<T>--> w [, Z_T]
-//     --copy Z_T into T, back_transform (Q Z)--> Z --normalize_signs--> result
+//     --copy Z_T into T, back_transform (Q Z; canonical blocked order by default)--> Z
+//     --normalize_signs--> result
 //
 // Eigen stage per solver (s = the Subset):
 //   bisection  values: canonical bisection of the index range of s (value range: two Sturm
@@ -283,7 +284,7 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
       res.z[k] = T(zt[k]);
     zt.clear();
     zt.shrink_to_fit();
-    back_transform(ctx, n, A.ptr(), n, tau.data(), m, res.z.data(), n);
+    back_transform(ctx, n, A.ptr(), n, tau.data(), m, res.z.data(), n, opt.back_transform);
     normalize_signs(ctx, n, m, res.z.data(), n);
     for (const T& z : res.z)
       if (!is_finite(z)) throw NumericalError("eigenvectors are not finite (internal failure)");

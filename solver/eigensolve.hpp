@@ -8,6 +8,7 @@
 #include "core/context.hpp"
 #include "core/matrix.hpp"
 #include "core/precision.hpp"
+#include "solver/back_transform.hpp"
 
 namespace eigsolve {
 
@@ -28,6 +29,8 @@ struct SolveOptions {
   bool vectors = false;
   Subset subset;
   int nb = 32;  ///< tridiagonalization panel width
+  /// Q Z: canonical (default, in the contract) or LAPACK ?ormtr/?unmtr (s/d/c/z, not in it).
+  BackTransformMethod back_transform = BackTransformMethod::canonical;
   /// Progress: (stage name, fraction done in [0,1]); may be empty.
   std::function<void(const char*, double)> progress;
 };

@@ -1,4 +1,4 @@
-// Inverse iteration, back-transformation (generic vs ?ormtr/?unmtr) and sign normalization.
+// Inverse iteration, back-transformation (canonical vs ?ormtr/?unmtr) and sign normalization.
 #include <gtest/gtest.h>
 #include <lapacke.h>
 
@@ -92,7 +92,7 @@ void check_apply_q(index_t n, index_t m) {
   Context ctx;
   ctx.threads = 2;
   lapack::ormtr(n, m, A.data(), n, tau.data(), Z.data(), n);
-  apply_q_generic(ctx, n, A.data(), n, tau.data(), m, Zg.data(), n);
+  apply_q_canonical(ctx, n, A.data(), n, tau.data(), m, Zg.data(), n);
   double err = 0, mx = 0;
   for (index_t k = 0; k < n * m; ++k) {
     err = std::max(err, double(abs1(Z[k] - Zg[k])));
@@ -122,9 +122,9 @@ TEST(Vectors, GenericBackTransformThreadIndependentDd) {
   auto Z1 = Z;
   Context ctx;
   ctx.threads = 1;
-  apply_q_generic(ctx, n, A.data(), n, tau.data(), m, Z.data(), n);
+  apply_q_canonical(ctx, n, A.data(), n, tau.data(), m, Z.data(), n);
   ctx.threads = 3;
-  apply_q_generic(ctx, n, A.data(), n, tau.data(), m, Z1.data(), n);
+  apply_q_canonical(ctx, n, A.data(), n, tau.data(), m, Z1.data(), n);
   EXPECT_EQ(std::memcmp(Z.data(), Z1.data(), Z.size() * sizeof(dd_real)), 0);
 }
 
