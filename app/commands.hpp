@@ -20,6 +20,7 @@ struct SolveCliOptions {
   std::string index_range;     ///< "i:j", 1-based inclusive
   std::string value_range;     ///< "a:b", the half-open interval (a, b]
   std::string tridiag_solver = "bisection";
+  std::string back_transform = "canonical";  ///< canonical | lapack (not in the contract)
   int nb = 32;
   bool quiet = false;
 };

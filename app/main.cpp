@@ -64,6 +64,9 @@ int main_solve(int argc, char** argv) {
       "value-range", po::value(&o.value_range), "only eigenvalues in the interval (A, B]")(
       "tridiag-solver", po::value(&o.tridiag_solver)->default_value("bisection"),
       "bisection (canonical, all precisions) | sterf | stedc | stemr (LAPACK; s/d/c/z)")(
+      "back-transform", po::value(&o.back_transform)->default_value("canonical"),
+      "eigenvectors: canonical (default; bitwise the same everywhere) | lapack (?ormtr/?unmtr, "
+      "s/d/c/z; bits depend on the CPU, not in the reproducibility contract)")(
       "panel-width", po::value(&o.nb)->default_value(32),
       "tridiagonalization panel width (part of the options the bits depend on)")(
       "quiet,q", po::bool_switch(&o.quiet), "no summary or progress on stderr");

@@ -57,6 +57,7 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
   so.vectors = opt.vectors || !opt.vectors_output.empty();
   so.subset = parse_subset(opt.index_range, opt.value_range, n);
   so.nb = opt.nb;
+  so.back_transform = parse_back_transform(opt.back_transform.c_str());
   so.progress = [&bar](const char* stage, double f) { bar.update(stage, f); };
 
   HostMatrix<T> A_copy;
@@ -134,6 +135,7 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
     j["tridiag_solver"] = tridiag_solver_name(so.solver);
     j["panel_width"] = so.nb;
     j["vectors"] = so.vectors;
+    if (so.vectors) j["back_transform"] = back_transform_name(so.back_transform);
     Json subset;
     if (so.subset.kind == Subset::Kind::index) {
       subset["kind"] = "index";
@@ -191,6 +193,7 @@ int run_solve(const SolveCliOptions& opt) {
   if (opt.threads < 0) throw UsageError("--threads must be >= 0 (0 = all hardware threads)");
   if (opt.nb < 1 || opt.nb > 1024) throw UsageError("--panel-width must be in 1..1024");
   parse_tridiag_solver(opt.tridiag_solver);  // validate before reading a large file
+  parse_back_transform(opt.back_transform.c_str());
   // The range options' syntax too (FROM <= TO <= n is checked again once n is known).
   parse_subset(opt.index_range, opt.value_range, std::numeric_limits<index_t>::max());
 

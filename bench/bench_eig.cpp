@@ -1,6 +1,10 @@
 // bench_eig: the full eigenvalue solve (eigensolve<double>, bisection) against LAPACKE_dsyevd on
 // the same matrix in the same process. Prints per-stage times, the ratio and one JSON line per
 // case. Usage: bench_eig [threads=2] [n ...]   (default n = 512 1024 2048; vectors at 1024)
+//        bench_eig vectors [threads=2] [reps=5] [n ...]   (default n = 2048): with eigenvectors,
+//        per repetition dsyevd('V'), eigensolve with the canonical back-transformation and with
+//        ?ormtr (BackTransformMethod::lapack), interleaved; medians, and whether the canonical
+//        eigenvectors were bitwise equal over the repetitions.
 #include <lapacke.h>
 
 #include <algorithm>
@@ -8,6 +12,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -110,9 +116,93 @@ void run_tridiag_case(index_t n, int threads) {
   std::fflush(stdout);
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+/// With vectors: dsyevd('V') vs ours (canonical back-transformation) vs ours with ?ormtr, reps
+/// interleaved repetitions; medians of the whole solves and of the back-transformation alone.
+void run_vectors_case(index_t n, int threads, int reps) {
+  const auto A0 = random_symmetric(n);
+  std::vector<double> t_lapack, t_ours, t_ormtr, bt_ours, bt_ormtr;
+  std::vector<double> z_first;
+  bool same = true;
+  double zdiff = 0;
+  for (int rep = 0; rep < reps; ++rep) {
+    auto B = A0;
+    std::vector<double> wl(n);
+    auto t0 = Clock::now();
+    LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'L', n, B.ptr(), n, wl.data());
+    t_lapack.push_back(seconds(t0));
+    for (auto m :
+         {eigsolve::BackTransformMethod::canonical, eigsolve::BackTransformMethod::lapack}) {
+      auto A = A0;
+      eigsolve::Context ctx;
+      ctx.threads = threads;
+      eigsolve::SolveOptions opt;
+      opt.vectors = true;
+      opt.back_transform = m;
+      t0 = Clock::now();
+      auto r = eigsolve::eigensolve(ctx, A, opt);
+      const double t = seconds(t0);
+      if (m == eigsolve::BackTransformMethod::canonical) {
+        t_ours.push_back(t);
+        bt_ours.push_back(r.times.back_transform);
+        if (z_first.empty())
+          z_first = r.z;
+        else
+          same = same && std::memcmp(z_first.data(), r.z.data(), r.z.size() * sizeof(double)) == 0;
+      } else {
+        t_ormtr.push_back(t);
+        bt_ormtr.push_back(r.times.back_transform);
+        for (std::size_t k = 0; k < r.z.size(); ++k)
+          zdiff = std::max(zdiff, std::fabs(r.z[k] - z_first[k]));
+      }
+    }
+  }
+  const double ml = median(t_lapack), mo = median(t_ours), mr = median(t_ormtr);
+  std::printf(
+      "vectors n=%5lld threads=%d reps=%d  median: dsyevd('V') %.3f s  ours %.3f s (back %.3f s) "
+      "ratio %.2f  ours+ormtr %.3f s (back %.3f s) ratio %.2f  canonical Z bitwise equal over "
+      "reps: %s  max|Z_canonical - Z_ormtr| %.1e\n",
+      static_cast<long long>(n), threads, reps, ml, mo, median(bt_ours), mo / ml, mr,
+      median(bt_ormtr), mr / ml, same ? "yes" : "NO", zdiff);
+  const nlohmann::ordered_json js = {{"bench", "eig"},
+                                     {"n", static_cast<long long>(n)},
+                                     {"vectors", true},
+                                     {"threads", threads},
+                                     {"reps", reps},
+                                     {"ours_s", mo},
+                                     {"back_transform_s", median(bt_ours)},
+                                     {"dsyevd_s", ml},
+                                     {"ratio", mo / ml},
+                                     {"ours_ormtr_s", mr},
+                                     {"back_transform_ormtr_s", median(bt_ormtr)},
+                                     {"ratio_ormtr", mr / ml},
+                                     {"ours_all_s", t_ours},
+                                     {"dsyevd_all_s", t_lapack},
+                                     {"bitwise_over_reps", same}};
+  std::printf("%s\n", js.dump().c_str());
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "vectors") {
+    const int threads = argc > 2 ? std::atoi(argv[2]) : 2;
+    const int reps = argc > 3 ? std::atoi(argv[3]) : 5;
+    openblas_set_num_threads(threads);
+    std::vector<index_t> sizes;
+    for (int i = 4; i < argc; ++i)
+      sizes.push_back(std::atoll(argv[i]));
+    if (sizes.empty()) sizes = {2048};
+    for (index_t n : sizes)
+      run_vectors_case(n, threads, reps);
+    return 0;
+  }
   const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
   openblas_set_num_threads(threads);
   std::vector<index_t> sizes;

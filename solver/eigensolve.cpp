@@ -221,6 +221,10 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
     throw UsageError(std::string("--tridiag-solver ") + tridiag_solver_name(opt.solver) +
                      " is not available for --precision dd (no LAPACK for double-double); "
                      "use bisection");
+  if (opt.vectors && opt.back_transform == BackTransformMethod::lapack && !has_vendor_lapack_v<T>)
+    throw UsageError(
+        "--back-transform lapack is not available for --precision dd (no LAPACK for "
+        "double-double); use canonical");
   SolveResult<T> res;
   res.n = n;
   if (n == 0) return res;

@@ -111,6 +111,37 @@ TEST(Cli, BitwiseIdenticalAcrossThreadCountsAndRuns) {
   }
 }
 
+TEST(Cli, EigenvectorsBitwiseIdenticalAcrossThreadCounts) {
+  cli::TempDir dir;
+  for (const char* p : {"d", "s", "z", "c", "dd"}) {
+    std::string f = (std::string(p) == "z" || std::string(p) == "c") ? "primme_HA_hermitian245.mtx"
+                                                                     : "494_bus.mtx";
+    if (std::string(p) == "dd") f = "bcsstk01.mtx";
+    std::string first;
+    for (const char* t : {"1", "2", "3"}) {
+      auto r = run(matrix(f) + " -q -p " + p + " --threads " + t + " --vectors-output " +
+                   (dir / "z.mtx") + " -o " + (dir / "w.txt"));
+      ASSERT_EQ(r.code, 0) << r.err;
+      const std::string z = cli::slurp(dir / "z.mtx");
+      ASSERT_FALSE(z.empty());
+      if (first.empty())
+        first = z;
+      else
+        EXPECT_TRUE(z == first) << p << " threads " << t;
+    }
+  }
+  // The non-canonical LAPACK back-transformation: s/d/c/z only.
+  auto l = run(matrix("494_bus.mtx") + " -q --back-transform lapack --vectors-output " +
+               (dir / "zl.npy") + " -o " + (dir / "w.txt"));
+  EXPECT_EQ(l.code, 0) << l.err;
+  auto dd = run(matrix("bcsstk01.mtx") + " -q -p dd --back-transform lapack --vectors-output " +
+                (dir / "zl.npy") + " -o " + (dir / "w.txt"));
+  EXPECT_NE(dd.code, 0);
+  EXPECT_NE(dd.err.find("back-transform"), std::string::npos) << dd.err;
+  auto bad = run(matrix("bcsstk01.mtx") + " -q --back-transform ormtr -o " + (dir / "w.txt"));
+  EXPECT_NE(bad.code, 0);
+}
+
 TEST(Cli, HadamardExactSpectrumInEveryPrecision) {
   cli::TempDir dir;
   for (bool cplx : {false, true}) {
