@@ -114,6 +114,22 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+/// Median ms of `runs` event-timed calls of call(k), k = 0 .. runs-1.
+template <class Call>
+double median_ms(Events& ev, int runs, Call&& call) {
+  std::vector<double> ms;
+  for (int k = 0; k < runs; ++k) {
+    ck(cudaEventRecord(ev.a), "cudaEventRecord");
+    call(k);
+    ck(cudaEventRecord(ev.b), "cudaEventRecord");
+    ck(cudaEventSynchronize(ev.b), "cudaEventSynchronize");
+    float t = 0;
+    ck(cudaEventElapsedTime(&t, ev.a, ev.b), "cudaEventElapsedTime");
+    ms.push_back(t);
+  }
+  return median(ms);
+}
+
 /// A set of rotating matrix copies, x, y, and our workspace.
 template <class T>
 struct Inputs {
@@ -156,17 +172,7 @@ SymvImplResult measure(Inputs<T>& in, int runs, const std::vector<T>* cpu, Call&
   for (int w = 0; w < 3; ++w)
     call(in.mat(w % in.copies));
   ck(cudaDeviceSynchronize(), "warm-up");
-  std::vector<double> ms;
-  for (int k = 0; k < runs; ++k) {
-    ck(cudaEventRecord(ev.a), "cudaEventRecord");
-    call(in.mat((k + 1) % in.copies));
-    ck(cudaEventRecord(ev.b), "cudaEventRecord");
-    ck(cudaEventSynchronize(ev.b), "cudaEventSynchronize");
-    float t = 0;
-    ck(cudaEventElapsedTime(&t, ev.a, ev.b), "cudaEventElapsedTime");
-    ms.push_back(t);
-  }
-  r.ms = median(ms);
+  r.ms = median_ms(ev, runs, [&](int k) { call(in.mat((k + 1) % in.copies)); });
   // Distinct results on copy 0 (beta = 0: y is only written).
   std::vector<std::vector<T>> seen;
   for (int k = 0; k < runs; ++k) {
@@ -251,17 +257,7 @@ double sweep(index_t n, const std::string& impl, int samples, int runs) {
       }
     };
     call();
-    std::vector<double> ms;
-    for (int r = 0; r < runs; ++r) {
-      ck(cudaEventRecord(ev.a), "cudaEventRecord");
-      call();
-      ck(cudaEventRecord(ev.b), "cudaEventRecord");
-      ck(cudaEventSynchronize(ev.b), "cudaEventSynchronize");
-      float t = 0;
-      ck(cudaEventElapsedTime(&t, ev.a, ev.b), "cudaEventElapsedTime");
-      ms.push_back(t);
-    }
-    total += median(ms) * double(std::min<index_t>(step, k));
+    total += median_ms(ev, runs, [&](int) { call(); }) * double(std::min<index_t>(step, k));
   }
   if (h) cublasDestroy(h);
   return total;
@@ -278,17 +274,7 @@ std::vector<double> tune_size(index_t n, const std::vector<SymvConfig>& configs,
       symv_gpu<T>(cfg, n, one, A, n, in.x.p, 1, zero, in.y.p, 1, in.ws.p, in.wsb, nullptr);
     };
     call(in.mat(0));
-    std::vector<double> ms;
-    for (int k = 0; k < runs; ++k) {
-      ck(cudaEventRecord(ev.a), "cudaEventRecord");
-      call(in.mat((k + 1) % in.copies));
-      ck(cudaEventRecord(ev.b), "cudaEventRecord");
-      ck(cudaEventSynchronize(ev.b), "cudaEventSynchronize");
-      float t = 0;
-      ck(cudaEventElapsedTime(&t, ev.a, ev.b), "cudaEventElapsedTime");
-      ms.push_back(t);
-    }
-    out.push_back(median(ms));
+    out.push_back(median_ms(ev, runs, [&](int k) { call(in.mat((k + 1) % in.copies)); }));
   }
   return out;
 }

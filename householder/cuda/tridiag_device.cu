@@ -19,6 +19,7 @@
 #include "core/canonical.hpp"
 #include "core/errors.hpp"
 #include "householder/tridiag_cuda.hpp"
+#include "symv/cuda/tile_order.cuh"
 #include "symv/symv_gpu.hpp"
 
 namespace eigsolve {
@@ -40,27 +41,13 @@ __device__ __forceinline__ void make_real_dev(T& a) {
   if constexpr (is_complex_v<T>) a.im = real_t<T>(0);
 }
 
-__device__ __forceinline__ void tile_of(index_t t, index_t nt, index_t& I, index_t& J) {
-  const double b = 2.0 * double(nt) + 1.0;
-  index_t j = index_t((b - sqrt(b * b - 8.0 * double(t))) * 0.5);
-  if (j < 0) j = 0;
-  if (j > nt - 1) j = nt - 1;
-  auto start = [nt](index_t c) { return c * nt - c * (c - 1) / 2; };
-  while (j > 0 && start(j) > t)
-    --j;
-  while (j + 1 < nt && start(j + 1) <= t)
-    ++j;
-  J = j;
-  I = j + (t - start(j));
-}
-
 template <class T>
 __global__ void __launch_bounds__(256)
     rank2k_kernel(index_t m, index_t kb, const T* V, const T* W, T* A, index_t lda, index_t nt) {
   constexpr int KC = kKc<T>;
   __shared__ T vr[KC][64], wr[KC][64], nwc[KC][64], nvc[KC][64];
   index_t I, J;
-  tile_of(blockIdx.x, nt, I, J);
+  symv_cuda::tile_coords(blockIdx.x, nt, I, J);
   const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
   const index_t r0 = I * 64, c0 = J * 64;
   T c[4][4];

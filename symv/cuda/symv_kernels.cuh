@@ -28,6 +28,7 @@
 
 #include "core/canonical.hpp"
 #include "core/precision.hpp"
+#include "symv/cuda/tile_order.cuh"
 
 namespace eigsolve {
 namespace symv_cuda {
@@ -138,22 +139,6 @@ struct SymvArgs {
   T* P;              ///< partials: P[(R * nt + C) * 64 + i]
   unsigned* ticket;  ///< nt tickets, zero on entry and on exit
 };
-
-/// Tile index (column-major over the stored tiles) -> (I, J).
-__device__ __forceinline__ void tile_coords(index_t t, index_t nt, index_t& I, index_t& J) {
-  // start(J) = J * nt - J * (J - 1) / 2; J = largest with start(J) <= t (float guess, exact fix).
-  const double b = 2.0 * double(nt) + 1.0;
-  index_t j = index_t((b - sqrt(b * b - 8.0 * double(t))) * 0.5);
-  if (j < 0) j = 0;
-  if (j > nt - 1) j = nt - 1;
-  auto start = [nt](index_t c) { return c * nt - c * (c - 1) / 2; };
-  while (j > 0 && start(j) > t)
-    --j;
-  while (j + 1 < nt && start(j + 1) <= t)
-    ++j;
-  J = j;
-  I = j + (t - start(j));
-}
 
 /// The diagonal 8x8 block (a, a) of a diagonal tile: the 8 row chains of the expanded Hermitian
 /// block (lower stored, real diagonal, conj-mirrored upper). Rare: kept out of line.

@@ -92,7 +92,9 @@ void pipeline_equal(HostMatrix<T> A, const std::string& what, bool vectors) {
   const auto r1 = eigensolve(cpu, A, opt);
   const auto r2 = eigensolve(gpu, B, opt);
   EXPECT_TRUE(same_bytes(r1.w, r2.w)) << what << ": eigenvalues differ between cpu and cuda";
-  if (vectors) EXPECT_TRUE(same_bytes(r1.z, r2.z)) << what << ": eigenvectors differ";
+  if (vectors) {
+    EXPECT_TRUE(same_bytes(r1.z, r2.z)) << what << ": eigenvectors differ";
+  }
 }
 
 TEST(GpuPipeline, RealMatricesAllPrecisions) {
