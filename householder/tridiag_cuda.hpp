@@ -30,13 +30,18 @@ std::uint64_t tridiag_device_bytes(index_t n, int nb);
 /// Where the device time went (seconds, measured with events on the device's stream).
 struct TridiagDeviceTimes {
   double upload = 0, symv = 0, update = 0, transfers = 0;
+  double panels = 0;  ///< device panels: every kernel of every panel and update (CUDA events)
 };
 
 /// Uploads the lower triangle of A (host, order n, lda) to the current CUDA device and returns
-/// the device side of tridiagonalize(). Throws DeviceError when there is no device, or when the
-/// bytes needed (named in the message with the bytes available) do not fit.
+/// the device side of tridiagonalize(). device_panels: the whole panels run on the device
+/// (device_panel: column update, reflector, SYMV, corrections as kernels, no host round trip
+/// per column); otherwise the host runs the panel and the device only the SYMV and the update.
+/// Both give the CPU's bits. Throws DeviceError when there is no device, or when the bytes
+/// needed (named in the message with the bytes available) do not fit.
 template <class T>
 std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag(index_t n, const T* A, index_t lda, int nb,
-                                                    TridiagDeviceTimes* times = nullptr);
+                                                    TridiagDeviceTimes* times = nullptr,
+                                                    bool device_panels = true);
 
 }  // namespace eigsolve

@@ -10,14 +10,14 @@ std::uint64_t tridiag_device_bytes(index_t, int) {
 }
 template <class T>
 std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag(index_t, const T*, index_t, int,
-                                                    TridiagDeviceTimes*) {
+                                                    TridiagDeviceTimes*, bool) {
   throw NotCompiled("cuda");
 }
 
 #define EIGSOLVE_INSTANTIATE_STUB(T)                                                               \
   template std::uint64_t tridiag_device_bytes<T>(index_t, int);                                    \
   template std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag<T>(index_t, const T*, index_t, int, \
-                                                                  TridiagDeviceTimes*);
+                                                                  TridiagDeviceTimes*, bool);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_STUB)
 #undef EIGSOLVE_INSTANTIATE_STUB
 

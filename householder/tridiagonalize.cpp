@@ -376,7 +376,13 @@ void tridiagonalize(const Context& ctx, index_t n, T* A, index_t lda, real_t<T>*
                       static_cast<std::uint64_t>((2 * nb + 2) * n) * sizeof(T));
   }
   index_t j0 = 0;
-  if (blocked) {
+  if (blocked && dev && dev->device_panels()) {
+    for (; j0 < n - nb; j0 += nb) {
+      dev->device_panel(j0, nb);
+      if (opt.progress) opt.progress(j0 + nb, n);
+    }
+    dev->fetch_panels(j0, A, lda, d, e, tau);
+  } else if (blocked) {
     for (; j0 < n - nb; j0 += nb) {
       if (dev) dev->fetch_panel(j0, nb, A, lda);
       panel(ctx, n, j0, nb, A, lda, e, tau, ws, dev);

@@ -32,6 +32,15 @@ class TridiagDevice {
                       index_t ldw) = 0;
   /// Host A(j0:n, j0:n) (lower triangle) := the device's, before the unblocked tail.
   virtual void fetch_tail(index_t j0, T* A, index_t lda) = 0;
+
+  /// Whether the device runs whole panels itself (device_panel below) instead of the host's
+  /// panel with fetch_panel/symv/update.
+  virtual bool device_panels() const { return false; }
+  /// The panel at j0 and its trailing update, entirely on the device, in the canonical order.
+  virtual void device_panel(index_t /*j0*/, index_t /*nb*/) {}
+  /// After the last device panel: host A(:, 0:j0) (lower), d, e, tau [0, j0) := the device's.
+  virtual void fetch_panels(index_t /*j0*/, T* /*A*/, index_t /*lda*/, real_t<T>* /*d*/,
+                            real_t<T>* /*e*/, T* /*tau*/) {}
 };
 
 /// Reduces the Hermitian matrix held in the lower triangle of A (order n, lda >= n) to real

@@ -259,6 +259,7 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
     res.times.gpu_symv = dt.symv;
     res.times.gpu_update = dt.update;
     res.times.gpu_transfers = dt.transfers;
+    res.times.gpu_panels = dt.panels;
   } else {
     tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt);
   }

@@ -44,6 +44,7 @@ struct StageTimes {
   double gpu_symv = 0;       ///< SYMV/HEMV kernels (CUDA events)
   double gpu_update = 0;     ///< rank-2k trailing updates (CUDA events)
   double gpu_transfers = 0;  ///< per-column v/w transfers and synchronisation
+  double gpu_panels = 0;     ///< device panels: all their kernels and updates (CUDA events)
 };
 
 template <class T>

@@ -43,7 +43,8 @@ __device__ __forceinline__ void make_real_dev(T& a) {
 
 template <class T>
 __global__ void __launch_bounds__(256)
-    rank2k_kernel(index_t m, index_t kb, const T* V, const T* W, T* A, index_t lda, index_t nt) {
+    rank2k_kernel(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, T* A,
+                  index_t lda, index_t nt) {
   constexpr int KC = kKc<T>;
   __shared__ T vr[KC][64], wr[KC][64], nwc[KC][64], nvc[KC][64];
   index_t I, J;
@@ -64,10 +65,10 @@ __global__ void __launch_bounds__(256)
       const int k = e >> 6, r = e & 63;
       const bool ok_k = k < kc;
       const index_t ir = r0 + r, jc = c0 + r;
-      vr[k][r] = (ok_k && ir < m) ? V[ir + m * (k0 + k)] : T(0);
-      wr[k][r] = (ok_k && ir < m) ? W[ir + m * (k0 + k)] : T(0);
-      nwc[k][r] = (ok_k && jc < m) ? -conj(W[jc + m * (k0 + k)]) : T(0);
-      nvc[k][r] = (ok_k && jc < m) ? -conj(V[jc + m * (k0 + k)]) : T(0);
+      vr[k][r] = (ok_k && ir < m) ? V[ir + ldv * (k0 + k)] : T(0);
+      wr[k][r] = (ok_k && ir < m) ? W[ir + ldw * (k0 + k)] : T(0);
+      nwc[k][r] = (ok_k && jc < m) ? -conj(W[jc + ldw * (k0 + k)]) : T(0);
+      nvc[k][r] = (ok_k && jc < m) ? -conj(V[jc + ldv * (k0 + k)]) : T(0);
     }
     __syncthreads();
     for (int k = 0; k < kc; ++k) {
@@ -105,11 +106,240 @@ __global__ void __launch_bounds__(256)
     }
 }
 
+// ---- the panel on the device (device_panel): the host panel of tridiagonalize.cpp, kernel by
+// kernel, every chain and reduction in the same order (docs/canonical-tridiagonalization.md).
+
+__device__ __forceinline__ int exponent_of_dev(float a) {
+  int e = 0;
+  frexpf(a, &e);
+  return e;
+}
+__device__ __forceinline__ int exponent_of_dev(double a) {
+  int e = 0;
+  frexp(a, &e);
+  return e;
+}
+__device__ __forceinline__ int exponent_of_dev(const dd_real& a) {
+  return exponent_of_dev(a.hi);
+}
+template <class T>
+__device__ __forceinline__ T scale2_any_dev(const T& a, int k) {
+  if constexpr (is_complex_v<T>)
+    return T(scale2(a.re, k), scale2(a.im, k));
+  else
+    return scale2(a, k);
+}
+
+/// 1. Column update: a(r, g) for r = g .. n-1, chain over k < i (V = A(:, j0..), W).
+template <class T>
+__global__ void col_update_kernel(index_t n, index_t g, index_t j0, index_t i, T* A, index_t lda,
+                                  const T* W, index_t ldw) {
+  const index_t r = g + index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= n) return;
+  T c = A[r + lda * g];
+  if (r == g) make_real_dev(c);
+  for (index_t k = 0; k < i; ++k) {
+    const T nw = -conj(W[g + ldw * k]);
+    const T nv = -conj(A[g + lda * (j0 + k)]);
+    c = madd(A[r + lda * (j0 + k)], nw, c);
+    c = madd(W[r + ldw * k], nv, c);
+  }
+  if (r == g) make_real_dev(c);
+  A[r + lda * g] = c;
+}
+
+/// Canonical sum of `count` tile partials by one thread: p0 + p1 + ... (ascending).
+template <class T>
+__device__ __forceinline__ T sum_tiles(const T* part, index_t count) {
+  T acc = part[0];
+  for (index_t t = 1; t < count; ++t)
+    acc = acc + part[t];
+  return acc;
+}
+
+/// 2. Reflector of order m = n-g-1 from alpha = A(g+1, g), x = A(g+2:n, g) (hh_detail::larfg),
+/// then e[g] = real(beta), A(g+1, g) = 1, tau[g]. One block; part: ceil(n/64) reals.
+template <class T>
+__global__ void __launch_bounds__(1024)
+    larfg_kernel(index_t n, index_t g, T* A, index_t lda, real_t<T>* e, T* tau, real_t<T>* part) {
+  using R = real_t<T>;
+  __shared__ R red[1024];
+  __shared__ int s_e, s_zero;
+  __shared__ T s_r;
+  const int t = threadIdx.x;
+  const index_t m = n - g - 1;
+  T* col = A + lda * g;
+  T* alpha_p = col + (g + 1);
+  T* x = col + (g + 2 < n - 1 ? g + 2 : n - 1);
+  const index_t nx = m - 1;
+  const bool trivial = is_complex_v<T> ? (m <= 0) : (m <= 1);
+  if (trivial) {
+    if (t == 0) {
+      e[g] = real_part(*alpha_p);
+      tau[g] = T(0);
+      *alpha_p = T(1);
+    }
+    return;
+  }
+  R mx = R(0);
+  for (index_t q = t; q < nx; q += blockDim.x) {
+    const R a = abs1(x[q]);
+    if (a > mx) mx = a;
+  }
+  red[t] = mx;
+  __syncthreads();
+  for (int h = blockDim.x / 2; h > 0; h /= 2) {
+    if (t < h && red[t + h] > red[t]) red[t] = red[t + h];
+    __syncthreads();
+  }
+  const T alpha = *alpha_p;
+  const R ar = real_part(alpha), ai = imag_part(alpha);
+  if (t == 0) {
+    const R xmax = red[0];
+    s_zero = (xmax == R(0) && ai == R(0));
+    R amax = xmax;
+    if (abs(ar) > amax) amax = abs(ar);
+    if (abs(ai) > amax) amax = abs(ai);
+    s_e = exponent_of_dev(amax);
+  }
+  __syncthreads();
+  if (s_zero) {
+    if (t == 0) {
+      e[g] = real_part(alpha);
+      tau[g] = T(0);
+      *alpha_p = T(1);
+    }
+    return;
+  }
+  const int ex = s_e;
+  const index_t ntl = (nx + kTile - 1) / kTile;
+  for (index_t tl = t; tl < ntl; tl += blockDim.x) {
+    const index_t t0 = tl * kTile;
+    R c[kChunk];
+    for (int q = 0; q < kChunk; ++q) {
+      R sq = R(0);
+      const index_t cb = t0 + index_t(q) * kChunk;
+      for (index_t i = cb; i < cb + kChunk && i < nx; ++i) {
+        const T xs = scale2_any_dev(x[i], -ex);
+        sq = madd(real_part(xs), real_part(xs), sq);
+        if constexpr (is_complex_v<T>) sq = madd(xs.im, xs.im, sq);
+      }
+      c[q] = sq;
+    }
+    part[tl] = tile_tree(c);
+  }
+  __syncthreads();
+  if (t == 0) {
+    R tt = ntl > 0 ? sum_tiles(part, ntl) : R(0);
+    const R ars = scale2(ar, -ex), ais = scale2(ai, -ex);
+    if constexpr (is_complex_v<T>) tt = madd(ais, ais, tt);
+    tt = madd(ars, ars, tt);
+    const R bn = sqrt_(tt);
+    const R bs = (ars >= R(0)) ? -bn : bn;
+    T tg, as;
+    if constexpr (is_complex_v<T>) {
+      tg = T((bs - ars) / bs, -ais / bs);
+      as = T(ars, ais);
+    } else {
+      tg = (bs - ars) / bs;
+      as = T(ars);
+    }
+    s_r = T(1) / (as - T(bs));
+    tau[g] = tg;
+    e[g] = real_part(T(scale2(bs, ex)));
+  }
+  __syncthreads();
+  const T r = s_r;
+  for (index_t q = t; q < nx; q += blockDim.x)
+    x[q] = scale2_any_dev(x[q], -ex) * r;
+  if (t == 0) *alpha_p = T(1);
+}
+
+/// 4. t[b], b < 2i: b < i: conj(W(g+1:n, b)) . v, else conj(V(g+1:n, b-i)) . v (canonical
+/// dots, tiles from g+1). One block per dot; part: ldp scratch per dot.
+template <class T>
+__global__ void __launch_bounds__(256)
+    panel_dots_kernel(index_t m, index_t g, index_t j0, index_t i, const T* A, index_t lda,
+                      const T* W, index_t ldw, T* tvec, T* part, index_t ldp) {
+  const index_t b = blockIdx.x;
+  const T* vec = b < i ? W + (g + 1) + ldw * b : A + (g + 1) + lda * (j0 + (b - i));
+  const T* v = A + (g + 1) + lda * g;
+  T* pb = part + ldp * b;
+  const index_t ntl = (m + kTile - 1) / kTile;
+  for (index_t tl = threadIdx.x; tl < ntl; tl += blockDim.x) {
+    const index_t t0 = tl * kTile, hi = t0 + kTile < m ? t0 + kTile : m;
+    pb[tl] = tile_dot<true, T>(
+        t0, t0, hi, [&](index_t q) { return vec[q]; }, [&](index_t q) { return v[q]; });
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) tvec[b] = sum_tiles(pb, ntl);
+}
+
+/// 5. w_r = tau ((w_r - V(r,:) . t1) - W(r,:) . t2) for i > 0, else tau w_r.
+template <class T>
+__global__ void panel_w_kernel(index_t m, index_t g, index_t j0, index_t i, const T* A, index_t lda,
+                               T* W, index_t ldw, const T* tvec, const T* tau) {
+  const index_t r = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= m) return;
+  T* w = W + (g + 1) + ldw * i;
+  const T tg = tau[g];
+  if (i == 0) {
+    w[r] = tg * w[r];
+    return;
+  }
+  const T* vr = A + (g + 1 + r) + lda * j0;
+  const T* wr = W + (g + 1 + r);
+  T d1 = T(0), d2 = T(0);
+  for (index_t k0 = 0; k0 < i; k0 += kTile) {
+    const index_t hi = k0 + kTile < i ? k0 + kTile : i;
+    const T p1 = tile_dot<false, T>(
+        k0, k0, hi, [&](index_t k) { return vr[lda * k]; }, [&](index_t k) { return tvec[k]; });
+    const T p2 = tile_dot<false, T>(
+        k0, k0, hi, [&](index_t k) { return wr[ldw * k]; }, [&](index_t k) { return tvec[i + k]; });
+    d1 = k0 == 0 ? p1 : d1 + p1;
+    d2 = k0 == 0 ? p2 : d2 + p2;
+  }
+  w[r] = tg * ((w[r] - d1) - d2);
+}
+
+/// 6. w += alpha v, alpha = (-1/2 tau) (w^H v). One block.
+template <class T>
+__global__ void __launch_bounds__(1024)
+    panel_alpha_kernel(index_t m, index_t g, index_t i, const T* A, index_t lda, T* W, index_t ldw,
+                       const T* tau, T* part) {
+  __shared__ T s_al;
+  T* w = W + (g + 1) + ldw * i;
+  const T* v = A + (g + 1) + lda * g;
+  const index_t ntl = (m + kTile - 1) / kTile;
+  for (index_t tl = threadIdx.x; tl < ntl; tl += blockDim.x) {
+    const index_t t0 = tl * kTile, hi = t0 + kTile < m ? t0 + kTile : m;
+    part[tl] = tile_dot<true, T>(
+        t0, t0, hi, [&](index_t q) { return w[q]; }, [&](index_t q) { return v[q]; });
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) s_al = (T(-0.5) * tau[g]) * sum_tiles(part, ntl);
+  __syncthreads();
+  const T al = s_al;
+  for (index_t r = threadIdx.x; r < m; r += blockDim.x)
+    w[r] = madd(al, v[r], w[r]);
+}
+
+/// After the panel's trailing update: A(j+1, j) = e[j], d[j] = real(A(j, j)), j in [j0, j0+nb).
+template <class T>
+__global__ void panel_finish_kernel(index_t j0, index_t nb, T* A, index_t lda, const real_t<T>* e,
+                                    real_t<T>* d) {
+  if (index_t(threadIdx.x) >= nb) return;
+  const index_t j = j0 + threadIdx.x;
+  A[(j + 1) + lda * j] = T(e[j]);
+  d[j] = real_part(A[j + lda * j]);
+}
+
 template <class T>
 class CudaTridiag final : public TridiagDevice<T> {
  public:
-  CudaTridiag(index_t n, const T* A, index_t lda, int nb, TridiagDeviceTimes* times)
-      : n_(n), nb_(std::max(1, nb)), ldd_(n), times_(times) {
+  CudaTridiag(index_t n, const T* A, index_t lda, int nb, TridiagDeviceTimes* times,
+              bool device_panels)
+      : n_(n), nb_(std::max(1, nb)), ldd_(n), times_(times), device_panels_(device_panels) {
     if (cuda_device_count() == 0) throw DeviceError("--device cuda: no CUDA device is visible");
     const std::uint64_t need = tridiag_device_bytes<T>(n, nb);
     std::size_t free_b = 0, total_b = 0;
@@ -147,7 +377,9 @@ class CudaTridiag final : public TridiagDevice<T> {
   ~CudaTridiag() override {
     cudaStreamSynchronize(st_);
     for (void* p : {static_cast<void*>(dA_), ws_, static_cast<void*>(dV_), static_cast<void*>(dW_),
-                    static_cast<void*>(dv_), static_cast<void*>(dw_)})
+                    static_cast<void*>(dv_), static_cast<void*>(dw_), static_cast<void*>(dd_),
+                    static_cast<void*>(de_), static_cast<void*>(dtau_), static_cast<void*>(dt_),
+                    static_cast<void*>(dpart_)})
       cudaFree(p);
     for (void* p : {static_cast<void*>(hV_), static_cast<void*>(hW_), static_cast<void*>(hv_),
                     static_cast<void*>(hw_)})
@@ -193,7 +425,7 @@ class CudaTridiag final : public TridiagDevice<T> {
     ck(cudaMemcpyAsync(dW_, hW_, bytes, cudaMemcpyHostToDevice, st_), "W");
     const index_t nt = (m + 63) / 64;
     ck(cudaEventRecord(ev0_, st_), "cudaEventRecord");
-    rank2k_kernel<T><<<unsigned(nt * (nt + 1) / 2), 256, 0, st_>>>(m, kb, dV_, dW_,
+    rank2k_kernel<T><<<unsigned(nt * (nt + 1) / 2), 256, 0, st_>>>(m, kb, dV_, m, dW_, m,
                                                                    dA_ + s + ldd_ * s, ldd_, nt);
     ck(cudaGetLastError(), "rank2k_kernel");
     ck(cudaEventRecord(ev1_, st_), "cudaEventRecord");
@@ -207,6 +439,77 @@ class CudaTridiag final : public TridiagDevice<T> {
 
   void fetch_tail(index_t j0, T* A, index_t lda) override {
     copy_down(j0, j0, n_ - j0, n_ - j0, A, lda);
+  }
+
+  bool device_panels() const override { return device_panels_; }
+
+  void device_panel(index_t j0, index_t nb) override {
+    using R = real_t<T>;
+    if (!dd_) {
+      alloc(&dd_, std::size_t(n_) * sizeof(R));
+      alloc(&de_, std::size_t(n_) * sizeof(R));
+      alloc(&dtau_, std::size_t(n_) * sizeof(T));
+      alloc(&dt_, std::size_t(2 * nb_) * sizeof(T));
+      ldp_ = (n_ + kTile - 1) / kTile;
+      alloc(&dpart_, std::size_t(2 * nb_ + 1) * std::size_t(ldp_) * sizeof(T));
+      ck(cudaMemsetAsync(de_, 0, std::size_t(n_) * sizeof(R), st_), "cudaMemset");
+      ck(cudaMemsetAsync(dtau_, 0, std::size_t(n_) * sizeof(T), st_), "cudaMemset");
+      sel_.assign(std::size_t(n_) + 1, SymvConfig{});
+      sel_ok_.assign(std::size_t(n_) + 1, 0);
+      ck(cudaEventRecord(ev0_, st_), "cudaEventRecord");
+    }
+    T* W = dW_;  // n x nb, ld n
+    const index_t ldw = n_;
+    R* part_r = reinterpret_cast<R*>(dpart_);
+    T* part_dots = dpart_ + ldp_;
+    for (index_t i = 0; i < nb; ++i) {
+      const index_t g = j0 + i, m = n_ - g - 1, rows = n_ - g;
+      col_update_kernel<T>
+          <<<unsigned((rows + 255) / 256), 256, 0, st_>>>(n_, g, j0, i, dA_, ldd_, W, ldw);
+      larfg_kernel<T><<<1, 1024, 0, st_>>>(n_, g, dA_, ldd_, de_, dtau_, part_r);
+      if (!sel_ok_[std::size_t(m)]) {
+        sel_[std::size_t(m)] = symv_select<T>(m);
+        sel_ok_[std::size_t(m)] = 1;
+      }
+      symv_gpu<T>(sel_[std::size_t(m)], m, T(1), dA_ + (g + 1) + ldd_ * (g + 1), ldd_,
+                  dA_ + (g + 1) + ldd_ * g, 1, T(0), W + (g + 1) + ldw * i, 1, ws_, wsb_, st_);
+      if (i > 0)
+        panel_dots_kernel<T><<<unsigned(2 * i), 256, 0, st_>>>(m, g, j0, i, dA_, ldd_, W, ldw, dt_,
+                                                               part_dots, ldp_);
+      panel_w_kernel<T>
+          <<<unsigned((m + 255) / 256), 256, 0, st_>>>(m, g, j0, i, dA_, ldd_, W, ldw, dt_, dtau_);
+      panel_alpha_kernel<T><<<1, 1024, 0, st_>>>(m, g, i, dA_, ldd_, W, ldw, dtau_, dpart_);
+      ck(cudaGetLastError(), "device panel kernels");
+    }
+    const index_t s = j0 + nb, m = n_ - s, nt = (m + 63) / 64;
+    if (m > 0)
+      rank2k_kernel<T><<<unsigned(nt * (nt + 1) / 2), 256, 0, st_>>>(
+          m, nb, dA_ + s + ldd_ * j0, ldd_, W + s, ldw, dA_ + s + ldd_ * s, ldd_, nt);
+    panel_finish_kernel<T><<<1, unsigned(nb), 0, st_>>>(j0, nb, dA_, ldd_, de_, dd_);
+    ck(cudaGetLastError(), "device panel update");
+  }
+
+  void fetch_panels(index_t j0, T* A, index_t lda, real_t<T>* d, real_t<T>* e, T* tau) override {
+    using R = real_t<T>;
+    if (dd_) {
+      ck(cudaEventRecord(ev1_, st_), "cudaEventRecord");
+      ck(cudaEventSynchronize(ev1_), "device panels");
+      float ms = 0;
+      ck(cudaEventElapsedTime(&ms, ev0_, ev1_), "cudaEventElapsedTime");
+      if (times_) times_->panels += ms * 1e-3;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    copy_down(0, 0, n_, n_, A, lda);  // the panels' reflectors and the trailing block
+    if (j0 > 0 && dd_) {
+      ck(cudaMemcpyAsync(d, dd_, std::size_t(j0) * sizeof(R), cudaMemcpyDeviceToHost, st_), "d");
+      ck(cudaMemcpyAsync(e, de_, std::size_t(j0) * sizeof(R), cudaMemcpyDeviceToHost, st_), "e");
+      ck(cudaMemcpyAsync(tau, dtau_, std::size_t(j0) * sizeof(T), cudaMemcpyDeviceToHost, st_),
+         "tau");
+      ck(cudaStreamSynchronize(st_), "fetch panels");
+    }
+    if (times_)
+      times_->transfers +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
  private:
@@ -233,6 +536,12 @@ class CudaTridiag final : public TridiagDevice<T> {
   std::size_t wsb_ = 0;
   T *dV_ = nullptr, *dW_ = nullptr, *dv_ = nullptr, *dw_ = nullptr;
   T *hV_ = nullptr, *hW_ = nullptr, *hv_ = nullptr, *hw_ = nullptr;
+  bool device_panels_ = false;
+  real_t<T>*dd_ = nullptr, *de_ = nullptr;
+  T *dtau_ = nullptr, *dt_ = nullptr, *dpart_ = nullptr;
+  index_t ldp_ = 0;
+  std::vector<SymvConfig> sel_;
+  std::vector<char> sel_ok_;
 };
 
 }  // namespace
@@ -240,20 +549,22 @@ class CudaTridiag final : public TridiagDevice<T> {
 template <class T>
 std::uint64_t tridiag_device_bytes(index_t n, int nb) {
   const std::uint64_t e = sizeof(T), un = std::uint64_t(std::max<index_t>(n, 1));
-  return un * un * e + symv_workspace_bytes<T>(std::max<index_t>(n, 1)) +
-         2 * un * std::uint64_t(std::max(nb, 1)) * e + 2 * un * e + (1u << 20);
+  const std::uint64_t unb = std::uint64_t(std::max(nb, 1)), tiles = (un + 63) / 64;
+  // matrix, SYMV workspace, V and W, v and w, d/e/tau, panel dots and their tile partials
+  return un * un * e + symv_workspace_bytes<T>(std::max<index_t>(n, 1)) + 2 * un * unb * e +
+         2 * un * e + 3 * un * e + (2 * unb + 1) * (tiles + 1) * e + (1u << 20);
 }
 
 template <class T>
 std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag(index_t n, const T* A, index_t lda, int nb,
-                                                    TridiagDeviceTimes* times) {
-  return std::make_unique<CudaTridiag<T>>(n, A, lda, nb, times);
+                                                    TridiagDeviceTimes* times, bool device_panels) {
+  return std::make_unique<CudaTridiag<T>>(n, A, lda, nb, times, device_panels);
 }
 
 #define EIGSOLVE_INSTANTIATE_TRIDIAG_CUDA(T)                                                       \
   template std::uint64_t tridiag_device_bytes<T>(index_t, int);                                    \
   template std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag<T>(index_t, const T*, index_t, int, \
-                                                                  TridiagDeviceTimes*);
+                                                                  TridiagDeviceTimes*, bool);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_TRIDIAG_CUDA)
 #undef EIGSOLVE_INSTANTIATE_TRIDIAG_CUDA
 

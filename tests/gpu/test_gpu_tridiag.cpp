@@ -44,38 +44,42 @@ class GpuTridiag : public ::testing::Test {};
 using Scalars = ::testing::Types<float, double, Complex<float>, Complex<double>, dd_real>;
 TYPED_TEST_SUITE(GpuTridiag, Scalars);
 
+/// Both device modes: whole panels on the device, and host panels with the device's SYMV and
+/// update.
 TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
-  using T = TypeParam;
-  using R = real_t<T>;
-  Context ctx;
-  ctx.threads = 2;
-  std::uint64_t seed = 1;
-  for (index_t n : {1, 2, 3, 40, 64, 65, 130, 257, 300}) {
-    for (int nb : {32, 8, 1, 64}) {
-      const index_t lda = n + 3;
-      std::vector<T> A1 = random_hermitian<T>(n, lda, seed++), A2 = A1;
-      std::vector<R> d1(n), e1(n, R(0)), d2(n), e2(n, R(0));
-      std::vector<T> t1(n, T(0)), t2(n, T(0));
-      TridiagOptions o;
-      o.nb = nb;
-      tridiagonalize(ctx, n, A1.data(), lda, d1.data(), e1.data(), t1.data(), o);
-      auto dev = make_cuda_tridiag<T>(n, A2.data(), lda, nb);
-      tridiagonalize(ctx, n, A2.data(), lda, d2.data(), e2.data(), t2.data(), o, dev.get());
-      EXPECT_TRUE(same_bytes(d1, d2))
-          << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << ": d";
-      EXPECT_TRUE(same_bytes(e1, e2))
-          << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << ": e";
-      EXPECT_TRUE(same_bytes(t1, t2))
-          << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << ": tau";
-      bool lower_same = true;
-      for (index_t j = 0; j < n; ++j)
-        for (index_t i = j; i < n; ++i)
-          lower_same =
-              lower_same && std::memcmp(&A1[i + lda * j], &A2[i + lda * j], sizeof(T)) == 0;
-      EXPECT_TRUE(lower_same) << ScalarTraits<T>::name << " n=" << n << " nb=" << nb
-                              << ": reflectors";
-      if (::testing::Test::HasFailure()) return;
+  for (bool device_panels : {true, false}) {
+    using T = TypeParam;
+    using R = real_t<T>;
+    Context ctx;
+    ctx.threads = 2;
+    std::uint64_t seed = 1;
+    for (index_t n : {1, 2, 3, 40, 64, 65, 130, 257, 300, 700}) {
+      for (int nb : {32, 8, 1, 64}) {
+        const index_t lda = n + 3;
+        std::vector<T> A1 = random_hermitian<T>(n, lda, seed++), A2 = A1;
+        std::vector<R> d1(n), e1(n, R(0)), d2(n), e2(n, R(0));
+        std::vector<T> t1(n, T(0)), t2(n, T(0));
+        TridiagOptions o;
+        o.nb = nb;
+        tridiagonalize(ctx, n, A1.data(), lda, d1.data(), e1.data(), t1.data(), o);
+        auto dev = make_cuda_tridiag<T>(n, A2.data(), lda, nb, nullptr, device_panels);
+        tridiagonalize(ctx, n, A2.data(), lda, d2.data(), e2.data(), t2.data(), o, dev.get());
+        EXPECT_TRUE(same_bytes(d1, d2)) << ScalarTraits<T>::name << " n=" << n << " nb=" << nb
+                                        << " device panels " << device_panels << ": d";
+        EXPECT_TRUE(same_bytes(e1, e2))
+            << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << ": e";
+        EXPECT_TRUE(same_bytes(t1, t2))
+            << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << ": tau";
+        bool lower_same = true;
+        for (index_t j = 0; j < n; ++j)
+          for (index_t i = j; i < n; ++i)
+            lower_same =
+                lower_same && std::memcmp(&A1[i + lda * j], &A2[i + lda * j], sizeof(T)) == 0;
+        EXPECT_TRUE(lower_same) << ScalarTraits<T>::name << " n=" << n << " nb=" << nb
+                                << ": reflectors";
+        if (::testing::Test::HasFailure()) return;
+      }
     }
   }
 }
