@@ -126,10 +126,30 @@ void pack_rows(index_t L, index_t k, index_t kp, const T* Vp, real_t<T>* P) {
   }
 }
 
+/// Complex: the (re, re) and (im, im) duplicates of each column of V for step 3's lanes,
+/// D + 2L (2c + t) + 2r (t = 0: re, 1: im). A copy: no value changes.
+template <class T>
+void pack_dup(index_t L, index_t k, const T* Vp, real_t<T>* D) {
+  if constexpr (is_complex_v<T>) {
+    for (index_t c = 0; c < k; ++c) {
+      real_t<T>* dr = D + 2 * L * (2 * c);
+      real_t<T>* di = dr + 2 * L;
+      for (index_t r = 0; r < L; ++r) {
+        const T v = Vp[r + L * c];
+        dr[2 * r] = dr[2 * r + 1] = v.re;
+        di[2 * r] = di[2 * r + 1] = v.im;
+      }
+    }
+  } else {
+    (void)L, (void)k, (void)Vp, (void)D;
+  }
+}
+
 /// Steps 1-3 of one block on the columns [j0, j0+nc) of Z (rows i0+1 ..). W, NY, NYR: kp * nc.
 template <class T>
-void block_columns(index_t L, index_t k, index_t kp, const T* Vp, const real_t<T>* P, const T* Tm,
-                   T* Zb, index_t ldz, index_t nc, T* W, T* NY, T* NYR) {
+void block_columns(index_t L, index_t k, index_t kp, const T* Vp, const real_t<T>* P,
+                   const real_t<T>* VD, const T* Tm, T* Zb, index_t ldz, index_t nc, T* W, T* NY,
+                   T* NYR) {
   // Step 1: W = V^H Z.
   bool done1 = false;
 #if defined(EIGSOLVE_SYMV_AVX2)
@@ -176,6 +196,7 @@ void block_columns(index_t L, index_t k, index_t kp, const T* Vp, const real_t<T
 #if defined(EIGSOLVE_SYMV_AVX2)
   if constexpr (kVector<T>) {
     constexpr index_t R = bt_detail::kStep3Rows<T>;
+    constexpr index_t E = bt_detail::Shape<T>::kE;
     constexpr index_t NC = bt_detail::kStep3C;
     if (L >= R) {
       for (index_t ib = 0; ib < L; ib += R) {
@@ -186,16 +207,16 @@ void block_columns(index_t L, index_t k, index_t kp, const T* Vp, const real_t<T
           T* z = Zb + w0 + ldz * jj;
           switch (std::min(NC, nc - jj)) {
             case 4:
-              bt_detail::step3_tile<T, 4>(k, Vp + w0, L, ny, kp, z, ldz, lo);
+              bt_detail::step3_tile<T, 4>(k, VD + E * w0, E * L, ny, kp, z, ldz, lo);
               break;
             case 3:
-              bt_detail::step3_tile<T, 3>(k, Vp + w0, L, ny, kp, z, ldz, lo);
+              bt_detail::step3_tile<T, 3>(k, VD + E * w0, E * L, ny, kp, z, ldz, lo);
               break;
             case 2:
-              bt_detail::step3_tile<T, 2>(k, Vp + w0, L, ny, kp, z, ldz, lo);
+              bt_detail::step3_tile<T, 2>(k, VD + E * w0, E * L, ny, kp, z, ldz, lo);
               break;
             default:
-              bt_detail::step3_tile<T, 1>(k, Vp + w0, L, ny, kp, z, ldz, lo);
+              bt_detail::step3_tile<T, 1>(k, VD + E * w0, E * L, ny, kp, z, ldz, lo);
           }
         }
       }
@@ -203,7 +224,7 @@ void block_columns(index_t L, index_t k, index_t kp, const T* Vp, const real_t<T
     }
   }
 #endif
-  (void)NYR;
+  (void)NYR, (void)VD;
   for (index_t j = 0; j < nc; ++j) {
     T* z = Zb + ldz * j;
     for (index_t r = 0; r < L; ++r) {
@@ -227,19 +248,24 @@ void apply_q_canonical(const Context& ctx, index_t n, const T* A, index_t lda, c
   constexpr index_t kp = kB;  // c padded to the block size (a multiple of every c-group)
   const index_t lmax = n - 1;
   std::vector<T> Vp(static_cast<std::size_t>(lmax * kB)), Tm(static_cast<std::size_t>(kB * kB));
-  std::vector<real_t<T>> P;
+  std::vector<real_t<T>> P, D;
   if (kVector<T>) P.resize(static_cast<std::size_t>(lmax * kp * (is_complex_v<T> ? 4 : 1)));
+  if (kVector<T> && is_complex_v<T>) D.resize(static_cast<std::size_t>(lmax * kB * 4));
   for (index_t b = nblocks - 1; b >= 0; --b) {
     const index_t i0 = kB * b, k = std::min(kB, nrefl - i0), L = n - i0 - 1;
     pack_v(n, A, lda, i0, k, Vp.data());
     t_factor(ctx, L, k, Vp.data(), tau + i0, Tm.data());
     if (kVector<T>) pack_rows(L, k, kp, Vp.data(), P.data());
+    if (kVector<T> && is_complex_v<T>) pack_dup(L, k, Vp.data(), D.data());
     parallel_for(m, ctx.num_threads(), 4, [&](index_t jb, index_t je) {
       std::vector<T> buf(static_cast<std::size_t>(3 * kp * kGroupCols));
       for (index_t j0 = jb; j0 < je; j0 += kGroupCols) {
         const index_t nc = std::min(kGroupCols, je - j0);
-        block_columns(L, k, kp, Vp.data(), P.data(), Tm.data(), Z + (i0 + 1) + ldz * j0, ldz, nc,
-                      buf.data(), buf.data() + kp * kGroupCols, buf.data() + 2 * kp * kGroupCols);
+        const real_t<T>* vd =
+            is_complex_v<T> ? D.data() : reinterpret_cast<const real_t<T>*>(Vp.data());
+        block_columns(L, k, kp, Vp.data(), P.data(), vd, Tm.data(), Z + (i0 + 1) + ldz * j0, ldz,
+                      nc, buf.data(), buf.data() + kp * kGroupCols,
+                      buf.data() + 2 * kp * kGroupCols);
       }
     });
   }

@@ -116,15 +116,16 @@ void step1_group(index_t L, const real_t<T>* P, index_t pld, const T* const* z, 
       S::store(out + ow * j + L4 * v, acc[j][v]);
 }
 
-constexpr int kStep3Q = 3;  // row vectors per register tile of step 3
-constexpr int kStep3C = 4;  // columns per register tile of step 3
+constexpr int kStep3Q = 4;  // row vectors per register tile of step 3
+constexpr int kStep3C = 3;  // columns per register tile of step 3
 
 /// Step 3 on a window of R = kStep3Q * kPerReg rows x NC columns: z_rj = madd(v_rc, ny_cj, z_rj)
-/// for c = 0 .. k-1 ascending. Vp + ldv c: column c of V at the window's first row; NY[t] + kp j
-/// + c: term t's operand of (c, j) (t = 1: rotated); z + ldz j: the window in column j.
-/// Rows [lo, R) are stored (the lanes below lo belong to an earlier window: not stored).
+/// for c = 0 .. k-1 ascending. VD + ldd (E c + t): term t of column c of V at the window's first
+/// row (real: V itself; complex: the packed (re, re) / (im, im) duplicates of pack_dup);
+/// NY[t] + kp j + c: term t's operand of (c, j) (t = 1: rotated); z + ldz j: the window in
+/// column j. Rows [lo, R) are stored (the lanes below lo belong to an earlier window).
 template <class T, int NC>
-void step3_tile(index_t k, const T* Vp, index_t ldv, const T* const* NY, index_t kp, T* z,
+void step3_tile(index_t k, const real_t<T>* VD, index_t ldd, const T* const* NY, index_t kp, T* z,
                 index_t ldz, int lo) {
   using Sh = Shape<T>;
   using Rl = typename Sh::Rl;
@@ -136,14 +137,13 @@ void step3_tile(index_t k, const T* Vp, index_t ldv, const T* const* NY, index_t
     for (int q = 0; q < NQ; ++q)
       acc[j][q] = S::load(reinterpret_cast<const Rl*>(z + ldz * j) + L4 * q);
   for (index_t c = 0; c < k; ++c) {
-    const Rl* vc = reinterpret_cast<const Rl*>(Vp + ldv * c);
     for (int t = 0; t < E; ++t) {
+      const Rl* vc = VD + ldd * (E * c + t);
       V b[NC];
       for (int j = 0; j < NC; ++j)
         b[j] = S::bcast(NY[t] + kp * j + c);
       for (int q = 0; q < NQ; ++q) {
-        V a = S::load(vc + L4 * q);
-        if constexpr (E == 2) a = t == 0 ? S::dup_re(a) : S::dup_im(a);
+        const V a = S::load(vc + L4 * q);
         for (int j = 0; j < NC; ++j)
           acc[j][q] = S::fma(a, b[j], acc[j][q]);
       }
