@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "cli_util.hpp"
+#include "core/context.hpp"
 
 using cli::matrix;
 using cli::run;
@@ -235,6 +236,20 @@ TEST(Cli, UsageErrorsAndDeviceErrors) {
   EXPECT_EQ(run(matrix("can_24.mtx") + " -p dd --tridiag-solver stedc").code, 2);
   auto r = run(matrix("can_24.mtx") + " --device cuda");
   EXPECT_EQ(r.code, 5) << r.err;  // never a silent CPU run
+  // The GPU subcommands: usage errors first, then the missing device (exit 5) on this machine.
+  EXPECT_EQ(run("bench").code, 2);
+  EXPECT_EQ(run("bench nothing").code, 2);
+  EXPECT_EQ(run("tune eig").code, 2);
+  EXPECT_EQ(run("bench symv --sizes 0").code, 2);
+  EXPECT_EQ(run("bench symv --sizes 1024,x").code, 2);
+  EXPECT_EQ(run("tune symv --precision q").code, 2);
+  EXPECT_EQ(run("bench eig --runs 0").code, 2);
+  if (!eigsolve::cuda_compiled() || eigsolve::cuda_device_count() == 0) {
+    auto b = run("bench symv --sizes 64 --runs 1");
+    EXPECT_EQ(b.code, 5) << b.err;
+    EXPECT_EQ(run("bench eig --sizes 64 --runs 1").code, 5);
+    EXPECT_EQ(run("tune symv --sizes 64 --runs 1 -o -").code, 5);
+  }
   auto h = run("--help");
   EXPECT_EQ(h.code, 0);
   EXPECT_NE(h.out.find("Exit codes"), std::string::npos);
@@ -269,9 +284,7 @@ namespace {
 
 TEST(Cli, ZeroAndDiagonalMatricesGiveExactZerosAndFiniteVectors) {
   cli::TempDir dir;
-  {
-    std::ofstream(dir / "z5.mtx") << "%%MatrixMarket matrix coordinate real symmetric\n5 5 0\n";
-  }
+  { std::ofstream(dir / "z5.mtx") << "%%MatrixMarket matrix coordinate real symmetric\n5 5 0\n"; }
   for (const char* p : {"s", "d", "z", "dd"}) {
     auto r = run((dir / "z5.mtx") + " -q -p " + p + " --vectors-output " + (dir / "v.mtx") +
                  " -o " + (dir / "w.txt"));
