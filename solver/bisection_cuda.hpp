@@ -1,0 +1,20 @@
+// Canonical bisection on the device (backend-neutral header): the eigenvalues il..iu of the
+// symmetric tridiagonal (d, e) with one thread per eigenvalue running bisect::bisect_eigenvalue,
+// the same __host__ __device__ function that defines the order on the CPU
+// (docs/canonical-bisection.md), so the bits are the CPU's.
+//
+//   host: sturm_setup (e2, pivmin, gl, gu)  --d, e2-->  device: w[k - il] = bisect_eigenvalue(k)
+//
+// In a CPU-only build it throws NotCompiled("cuda").
+#pragma once
+
+#include "core/precision.hpp"
+
+namespace eigsolve {
+
+/// Eigenvalues il..iu (0-based, inclusive) of T = (d[0..n), e[0..n-1)) into w[0..iu-il] (host
+/// arrays), computed on the current CUDA device. Requires 0 <= il, iu < n, il <= iu + 1.
+template <class R>
+void bisection_eigenvalues_cuda(index_t n, const R* d, const R* e, index_t il, index_t iu, R* w);
+
+}  // namespace eigsolve
