@@ -1,6 +1,9 @@
 // bench_eig: the full eigenvalue solve (eigensolve<double>, bisection) against LAPACKE_dsyevd on
 // the same matrix in the same process. Prints per-stage times, the ratio and one JSON line per
 // case. Usage: bench_eig [threads=2] [n ...]   (default n = 512 1024 2048; vectors at 1024)
+//        bench_eig values P [threads=2] [reps=5] [n ...]   (P = s, d, c or z; default n = 2048
+//        4096): eigenvalues only, per repetition ?syevd/?heevd('N') (LAPACKE) then eigensolve<P>
+//        (bisection), interleaved; medians of the whole solves and of our tridiagonalization.
 //        bench_eig vectors [threads=2] [reps=5] [n ...]   (default n = 2048): with eigenvectors,
 //        per repetition dsyevd('V'), eigensolve with the canonical back-transformation and with
 //        ?ormtr (BackTransformMethod::lapack), interleaved; medians, and whether the canonical
@@ -188,9 +191,106 @@ void run_vectors_case(index_t n, int threads, int reps) {
   std::fflush(stdout);
 }
 
+/// Values only, one precision: reps interleaved repetitions of ?syevd/?heevd('N') and ours.
+template <class T>
+void run_values_case(const char* p, index_t n, int threads, int reps) {
+  using R = eigsolve::real_t<T>;
+  eigsolve::HostMatrix<T> A0(n);
+  std::uint64_t s = 12345;
+  auto next = [&s] {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(s >> 11) * 0x1p-52 - 1.0;
+  };
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i) {
+      if constexpr (eigsolve::is_complex_v<T>) {
+        const R re = R(next()), im = i == j ? R(0) : R(next());
+        A0(i, j) = T(re, im);
+        A0(j, i) = T(re, -im);
+      } else {
+        A0(i, j) = A0(j, i) = T(next());
+      }
+    }
+  std::vector<double> t_lapack, t_ours, t_tri;
+  double err = 0, wmax = 0;
+  for (int rep = 0; rep < reps; ++rep) {
+    auto B = A0;
+    std::vector<R> wl(n);
+    auto t0 = Clock::now();
+    int info = 0;
+    if constexpr (std::is_same<T, float>::value)
+      info = LAPACKE_ssyevd(LAPACK_COL_MAJOR, 'N', 'L', n, B.ptr(), n, wl.data());
+    else if constexpr (std::is_same<T, double>::value)
+      info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', n, B.ptr(), n, wl.data());
+    else if constexpr (std::is_same<T, eigsolve::Complex<float>>::value)
+      info = LAPACKE_cheevd(LAPACK_COL_MAJOR, 'N', 'L', n,
+                            reinterpret_cast<lapack_complex_float*>(B.ptr()), n, wl.data());
+    else
+      info = LAPACKE_zheevd(LAPACK_COL_MAJOR, 'N', 'L', n,
+                            reinterpret_cast<lapack_complex_double*>(B.ptr()), n, wl.data());
+    t_lapack.push_back(seconds(t0));
+    if (info != 0) std::fprintf(stderr, "?syevd/?heevd info = %d\n", info);
+    auto A = A0;
+    eigsolve::Context ctx;
+    ctx.threads = threads;
+    eigsolve::SolveOptions opt;
+    t0 = Clock::now();
+    auto r = eigsolve::eigensolve(ctx, A, opt);
+    t_ours.push_back(seconds(t0));
+    t_tri.push_back(r.times.tridiagonalize);
+    for (index_t k = 0; k < n; ++k) {
+      err = std::max(err, double(std::fabs(r.w[k] - wl[k])));
+      wmax = std::max(wmax, double(std::fabs(wl[k])));
+    }
+  }
+  const double ml = median(t_lapack), mo = median(t_ours);
+  const double u = std::is_same<R, float>::value ? 0x1p-24 : 0x1p-53;
+  const double rel = err / (wmax * double(n) * u);
+  std::printf(
+      "values %s n=%5lld threads=%d reps=%d  median: ?syevd/?heevd('N') %.3f s  ours %.3f s "
+      "(tridiag %.3f s)  ratio %.2f  max|dw|/(n u ||A||) = %.2f\n",
+      p, static_cast<long long>(n), threads, reps, ml, mo, median(t_tri), mo / ml, rel);
+  const nlohmann::ordered_json js = {{"bench", "eig_values"},
+                                     {"precision", p},
+                                     {"n", static_cast<long long>(n)},
+                                     {"threads", threads},
+                                     {"reps", reps},
+                                     {"ours_s", mo},
+                                     {"tridiagonalize_s", median(t_tri)},
+                                     {"lapacke_s", ml},
+                                     {"ratio", mo / ml},
+                                     {"ours_all_s", t_ours},
+                                     {"lapacke_all_s", t_lapack}};
+  std::printf("%s\n", js.dump().c_str());
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[1]) == "values") {
+    const std::string p = argv[2];
+    const int threads = argc > 3 ? std::atoi(argv[3]) : 2;
+    const int reps = argc > 4 ? std::atoi(argv[4]) : 5;
+    openblas_set_num_threads(threads);
+    std::vector<index_t> sizes;
+    for (int i = 5; i < argc; ++i)
+      sizes.push_back(std::atoll(argv[i]));
+    if (sizes.empty()) sizes = {2048, 4096};
+    for (index_t n : sizes) {
+      if (p == "s")
+        run_values_case<float>("s", n, threads, reps);
+      else if (p == "d")
+        run_values_case<double>("d", n, threads, reps);
+      else if (p == "c")
+        run_values_case<eigsolve::Complex<float>>("c", n, threads, reps);
+      else if (p == "z")
+        run_values_case<eigsolve::Complex<double>>("z", n, threads, reps);
+      else
+        std::fprintf(stderr, "bench_eig values: precision must be s, d, c or z\n");
+    }
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "vectors") {
     const int threads = argc > 2 ? std::atoi(argv[2]) : 2;
     const int reps = argc > 3 ? std::atoi(argv[3]) : 5;

@@ -11,7 +11,9 @@
 //
 // Threads take contiguous runs of tiles (column-major over the lower triangle, so a run
 // streams down the columns of A) and write disjoint workspace entries: the bits never depend
-// on the thread count. double / float / Complex<double> have AVX2 kernels (symv/tile_kernels.hpp),
+// on the thread count. double / float / Complex<double> have AVX2 kernels (symv/tile_kernels.hpp;
+// double / float: the tiles of a partial last row panel run the full-tile kernels on a copy
+// padded with zeros),
 // every chain keeping its element order (double, float: the full tiles below the diagonal of one
 // tile column in a thread's run go in strips of up to 8 (float 4) tiles, chunk column outer, so
 // that each column is a long contiguous stream; same blocks, same bits); other scalars read the
@@ -85,33 +87,42 @@ void tile_pair(index_t n, const T* A, index_t lda, const T* x, index_t I, index_
   const index_t r0 = I * kTile, c0 = J * kTile;
   const int rows = static_cast<int>(std::min<index_t>(kTile, n - r0));
   const int cols = static_cast<int>(std::min<index_t>(kTile, n - c0));
-  if (J == I) {
 #if defined(EIGSOLVE_SYMV_AVX2)
-    if constexpr (std::is_same<T, double>::value) {
-      if (rows == kTile) {
-        symv_detail::tile_diag_d64(A + r0 + lda * r0, lda, x + r0, pd);
-        return;
-      }
+  if constexpr (std::is_same<T, double>::value || std::is_same<T, float>::value) {
+    // Full tiles in place; a tile of the last (partial) row panel is copied into a 64 x 64
+    // buffer padded with zeros, with x padded the same way: a padded term is madd(0, 0, s) = s
+    // (chains never hold -0), so the partials of the rows and columns that exist are those of
+    // the definition. pd gets 64 entries (the slot has 64; pass 2 reads only rows < n).
+    if (rows == kTile) {
+      if (J == I)
+        symv_detail::tile_diag64(A + r0 + lda * r0, lda, x + r0, pd);
+      else
+        symv_detail::tile_fused64(A + r0 + lda * c0, lda, x + r0, x + c0, pd, pt);
+      return;
     }
+    alignas(64) T xp[kTile];
+    std::fill(xp, xp + kTile, T(0));
+    std::copy(x + r0, x + r0 + rows, xp);
+    // Diagonal tile: only the lower triangle is read (column j from row j).
+    for (int j = 0; j < kTile; ++j) {
+      const int i0 = J == I ? j : 0;
+      const T* col = A + r0 + lda * (c0 + j);
+      T* b = buf + kTile * j;
+      for (int i = i0; i < kTile; ++i)
+        b[i] = (i < rows && (J != I || j < rows)) ? col[i] : T(0);
+    }
+    if (J == I)
+      symv_detail::tile_diag64(buf, index_t(kTile), xp, pd);
+    else
+      symv_detail::tile_fused64(buf, index_t(kTile), xp, x + c0, pd, pt);
+    return;
+  }
 #endif
+  if (J == I) {
     expand_diagonal(rows, A, lda, r0, buf);
     symv_detail::tile_partials(rows, cols, buf, index_t(kTile), x + c0, pd);
     return;
   }
-#if defined(EIGSOLVE_SYMV_AVX2)
-  if constexpr (std::is_same<T, double>::value) {
-    if (rows == kTile) {
-      symv_detail::tile_fused_d64(A + r0 + lda * c0, lda, x + r0, x + c0, pd, pt);
-      return;
-    }
-  }
-  if constexpr (std::is_same<T, float>::value) {
-    if (rows == kTile) {
-      symv_detail::tile_fused_f64(A + r0 + lda * c0, lda, x + r0, x + c0, pd, pt);
-      return;
-    }
-  }
-#endif
   symv_detail::tile_partials(rows, cols, A + r0 + lda * c0, lda, x + c0, pd);
   expand_transposed(cols, rows, A, lda, c0, r0, buf);
   symv_detail::tile_partials(cols, rows, buf, index_t(kTile), x + r0, pt);

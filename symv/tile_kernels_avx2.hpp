@@ -5,7 +5,7 @@
 //                 vectorized);
 //   strip_fused   full 64 x 64 tiles below the diagonal read once for both partials (float,
 //                 double), a strip of tiles of one tile column at a time;
-//   tile_diag64   the full diagonal tile without expanding it (double).
+//   tile_diag64   the full diagonal tile without expanding it (float, double).
 // A vector fma rounds exactly like the scalar madd and every chain keeps its element order, so
 // these give the bits of the generic loops (tests/symv compares them bitwise).
 #pragma once
@@ -331,16 +331,10 @@ inline void tile_diag64(const R* D, index_t ldd, const R* x, R* p) {
 // The entry points symv/reference.cpp calls.
 constexpr int kStrip = kStripTiles<double>;
 constexpr int kStripF = kStripTiles<float>;
-inline void tile_diag_d64(const double* D, index_t ldd, const double* x, double* p) {
-  tile_diag64(D, ldd, x, p);
-}
-inline void tile_fused_d64(const double* S, index_t lds, const double* xr, const double* xc,
-                           double* pd, double* pt) {
-  strip_fused<double, 1>(1, S, lds, xr, xc, pd, 0, pt);
-}
-inline void tile_fused_f64(const float* S, index_t lds, const float* xr, const float* xc, float* pd,
-                           float* pt) {
-  strip_fused<float, 1>(1, S, lds, xr, xc, pd, 0, pt);
+/// Both partials of one full stored 64 x 64 tile below the diagonal (float, double).
+template <class R>
+inline void tile_fused64(const R* S, index_t lds, const R* xr, const R* xc, R* pd, R* pt) {
+  strip_fused<R, 1>(1, S, lds, xr, xc, pd, 0, pt);
 }
 inline void strip_fused_d64(int k, const double* S, index_t lds, const double* xr, const double* xc,
                             double* pd, index_t pd_stride, double* pt) {
