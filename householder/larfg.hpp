@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
+#include <type_traits>
 
 #include "core/canonical.hpp"
 #include "core/precision.hpp"
@@ -28,13 +30,32 @@ inline int exponent_of(const dd_real& a) {
   return exponent_of(a.hi);
 }
 
+/// Scaling by 2^k, element by element (complex: both parts). For float/double with 2^k
+/// representable (possibly subnormal) it multiplies by 2^k: x * 2^k and scale2(x, k) are both
+/// the exact x 2^k rounded once, so the bits are the same, without a libm call per element.
 template <class T>
-T scale2_any(const T& a, int k) {
-  if constexpr (is_complex_v<T>)
-    return T(scale2(a.re, k), scale2(a.im, k));
-  else
+struct Scale2 {
+  using R = real_t<T>;
+  int k;
+  R f = R(0);  // 2^k when exact, else 0 (scale2 is called)
+  explicit Scale2(int kk) : k(kk) {
+    if constexpr (std::is_floating_point<R>::value) {
+      using L = std::numeric_limits<R>;
+      if (k >= L::min_exponent - L::digits && k < L::max_exponent) f = scale2(R(1), k);
+    }
+  }
+  R one(const R& a) const {
+    if constexpr (std::is_floating_point<R>::value)
+      if (f != R(0)) return a * f;
     return scale2(a, k);
-}
+  }
+  T operator()(const T& a) const {
+    if constexpr (is_complex_v<T>)
+      return T(one(a.re), one(a.im));
+    else
+      return one(a);
+  }
+};
 
 /// max over i of abs1(x[i]) (order-independent: comparisons only).
 template <class T>
@@ -53,13 +74,14 @@ template <class T>
 real_t<T> scaled_ssq(index_t n, const T* x, int k) {
   using R = real_t<T>;
   R acc = R(0);
+  const Scale2<T> sc(k);
   for (index_t t0 = 0; t0 < n; t0 += kTile) {
     R c[kChunk];
     for (int q = 0; q < kChunk; ++q) {
       R s = R(0);
       const index_t cb = t0 + index_t(q) * kChunk;
       for (index_t i = cb; i < cb + kChunk && i < n; ++i) {
-        const T xs = scale2_any(x[i], k);
+        const T xs = sc(x[i]);
         s = madd(real_part(xs), real_part(xs), s);
         if constexpr (is_complex_v<T>) s = madd(xs.im, xs.im, s);
       }
@@ -111,8 +133,9 @@ T larfg(index_t m, T& alpha, T* x) {
   else
     tau = (bs - ars) / bs;
   const T r = T(1) / (make_scalar<T>(ars, ais) - T(bs));
+  const Scale2<T> sc(-e);
   for (index_t i = 0; i < nx; ++i)
-    x[i] = scale2_any(x[i], -e) * r;
+    x[i] = sc(x[i]) * r;
   alpha = T(scale2(bs, e));
   return tau;
 }
