@@ -23,6 +23,7 @@
 namespace eigsolve {
 namespace {
 
+using symv_detail::col_dots;
 using symv_detail::contiguous_dot;
 using symv_detail::row_dots;
 
@@ -285,13 +286,17 @@ void panel(const Context& ctx, index_t n, index_t j0, index_t nb, T* A, index_t 
     else
       symv_reference(ctx, m, T(1), &a(g + 1, g + 1), lda, v, T(0), w);
     if (i > 0) {
-      // t1 = W^H v, t2 = V^H v over rows g+1..n-1 (canonical dots).
-      parallel_for(2 * i, nt, grain_for(m), [&](index_t b, index_t e2) {
+      // t1 = W^H v, t2 = V^H v over rows g+1..n-1 (canonical dots), groups of 8 columns
+      // (col_dots: float/double columns in vector lanes, the same chains).
+      constexpr index_t G = 8;
+      const index_t ng = (i + G - 1) / G;
+      parallel_for(2 * ng, nt, grain_for(G * m), [&](index_t b, index_t e2) {
         for (index_t q = b; q < e2; ++q) {
-          if (q < i)
-            t1[q] = contiguous_dot<true>(m, W + (g + 1) + ldw * q, v);
+          const index_t c0 = (q < ng ? q : q - ng) * G, nq = std::min(G, i - c0);
+          if (q < ng)
+            col_dots(m, nq, W + (g + 1) + ldw * c0, ldw, v, t1 + c0);
           else
-            t2[q - i] = contiguous_dot<true>(m, &a(g + 1, j0 + q - i), v);
+            col_dots(m, nq, &a(g + 1, j0 + c0), lda, v, t2 + c0);
         }
       });
       // w_r = (w_r - dot_k(V_r, t1)) - dot_k(W_r, t2), then w_r = tau * w_r.

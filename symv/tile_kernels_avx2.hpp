@@ -328,6 +328,91 @@ inline void tile_diag64(const R* D, index_t ldd, const R* x, R* p) {
   tree_rows64(c, p);
 }
 
+// ---- column dots: out[q] = canonical_dot(M(:, q), v) for a few columns at once -----------
+
+/// Transposed chains of an 8-row block of L columns (float: one 8 x 8 block; double: two 4 x 4
+/// blocks, rows 0-3 then 4-7): c = madd(M(r, q), v_r, c) for r ascending, lane q = column q.
+/// b points at row 0 of column 0 (column q at b + ldm q); vb[r] = broadcast v_r.
+inline __m256 block_col_chain(const float* b, index_t ldm, const __m256* vb, __m256 c) {
+  __m256 r[kChunk];
+  for (int q = 0; q < kChunk; ++q)
+    r[q] = _mm256_loadu_ps(b + ldm * q);
+  const __m256 a0 = _mm256_unpacklo_ps(r[0], r[1]), a1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 a2 = _mm256_unpacklo_ps(r[2], r[3]), a3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 a4 = _mm256_unpacklo_ps(r[4], r[5]), a5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 a6 = _mm256_unpacklo_ps(r[6], r[7]), a7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 b0 = _mm256_shuffle_ps(a0, a2, 0x44), b1 = _mm256_shuffle_ps(a0, a2, 0xEE);
+  const __m256 b2 = _mm256_shuffle_ps(a1, a3, 0x44), b3 = _mm256_shuffle_ps(a1, a3, 0xEE);
+  const __m256 b4 = _mm256_shuffle_ps(a4, a6, 0x44), b5 = _mm256_shuffle_ps(a4, a6, 0xEE);
+  const __m256 b6 = _mm256_shuffle_ps(a5, a7, 0x44), b7 = _mm256_shuffle_ps(a5, a7, 0xEE);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b0, b4, 0x20), vb[0], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b1, b5, 0x20), vb[1], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b2, b6, 0x20), vb[2], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b3, b7, 0x20), vb[3], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b0, b4, 0x31), vb[4], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b1, b5, 0x31), vb[5], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b2, b6, 0x31), vb[6], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b3, b7, 0x31), vb[7], c);
+  return c;
+}
+inline __m256d block_col_chain(const double* b, index_t ldm, const __m256d* vb, __m256d c) {
+  const double* c0 = b;
+  const double* c1 = b + ldm;
+  const double* c2 = b + 2 * ldm;
+  const double* c3 = b + 3 * ldm;
+  for (int h = 0; h < 2; ++h) {
+    const __m256d r0 = _mm256_loadu_pd(c0 + 4 * h), r1 = _mm256_loadu_pd(c1 + 4 * h);
+    const __m256d r2 = _mm256_loadu_pd(c2 + 4 * h), r3 = _mm256_loadu_pd(c3 + 4 * h);
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    const __m256d* vi = vb + 4 * h;
+    c = _mm256_fmadd_pd(_mm256_permute2f128_pd(t0, t2, 0x20), vi[0], c);
+    c = _mm256_fmadd_pd(_mm256_permute2f128_pd(t1, t3, 0x20), vi[1], c);
+    c = _mm256_fmadd_pd(_mm256_permute2f128_pd(t0, t2, 0x31), vi[2], c);
+    c = _mm256_fmadd_pd(_mm256_permute2f128_pd(t1, t3, 0x31), vi[3], c);
+  }
+  return c;
+}
+
+/// out[q] = canonical_dot(m, M + ldm q, v) (real: no conjugation; tiles of 64 rows from row 0,
+/// chunks of 8, fixed tree, tiles ascending) for q < L (L = lanes: 8 float, 4 double columns,
+/// all readable for rows < m). Lane q of a vector is the chain of column q: the same chains,
+/// trees and tile sums as the scalar dot. A last partial chunk is read through a zero-padded
+/// copy (padded terms are madd(0, 0, s) = s).
+template <class R>
+inline void col_dots_group(index_t m, const R* M, index_t ldm, const R* v, R* out) {
+  using S = Avx2<R>;
+  using V = typename S::V;
+  constexpr int L = S::kLanes;
+  V acc = S::zero();
+  for (index_t t0 = 0; t0 < m; t0 += kTile) {
+    V c[kChunk];
+    for (int k = 0; k < kChunk; ++k) {
+      const index_t r0 = t0 + index_t(k) * kChunk;
+      c[k] = S::zero();
+      if (r0 >= m) continue;
+      V vb[kChunk];
+      if (r0 + kChunk <= m) {
+        for (int r = 0; r < kChunk; ++r)
+          vb[r] = S::bcast(v + r0 + r);
+        c[k] = block_col_chain(M + r0, ldm, vb, c[k]);
+      } else {
+        alignas(32) R buf[kChunk * L];
+        const int nr = static_cast<int>(m - r0);
+        for (int q = 0; q < L; ++q)
+          for (int r = 0; r < kChunk; ++r)
+            buf[r + kChunk * q] = r < nr ? M[r0 + r + ldm * q] : R(0);
+        for (int r = 0; r < kChunk; ++r)
+          vb[r] = r < nr ? S::bcast(v + r0 + r) : S::zero();
+        c[k] = block_col_chain(buf, index_t(kChunk), vb, c[k]);
+      }
+    }
+    const V p = simd::tree8<S>(c);
+    acc = t0 == 0 ? p : S::add(acc, p);
+  }
+  S::store(out, acc);
+}
+
 // The entry points symv/reference.cpp calls.
 constexpr int kStrip = kStripTiles<double>;
 constexpr int kStripF = kStripTiles<float>;
