@@ -114,6 +114,56 @@ TEST(GpuPipeline, RealMatricesAllPrecisions) {
   pipeline_equal(read_matrix<double>(dir + "494_bus.mtx"), "494_bus d vectors", true);
 }
 
+/// A = H diag(lambda) H^T / n (Sylvester Hadamard H, small-integer lambda): entries exact in
+/// every precision, spectrum exactly lambda.
+template <class T>
+HostMatrix<T> hadamard_matrix(index_t n, std::vector<double>& lambda) {
+  lambda.resize(static_cast<std::size_t>(n));
+  for (index_t k = 0; k < n; ++k)
+    lambda[k] = double((k % 7) - 3) * (k % 5 == 0 ? 8.0 : 1.0);  // clusters, signs, repeats
+  HostMatrix<T> A(n);
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i) {
+      double s = 0;
+      for (index_t k = 0; k < n; ++k) {
+        const int hi = __builtin_popcountll(static_cast<unsigned long long>(i & k)) & 1;
+        const int hj = __builtin_popcountll(static_cast<unsigned long long>(j & k)) & 1;
+        s += (hi == hj ? 1.0 : -1.0) * lambda[k];
+      }
+      A(i, j) = A(j, i) = T(s / double(n));
+    }
+  return A;
+}
+
+TEST(GpuPipeline, HadamardSpectraAndSubsets) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  std::vector<double> lambda;
+  pipeline_equal(hadamard_matrix<double>(256, lambda), "hadamard 256 d", false);
+  pipeline_equal(hadamard_matrix<float>(256, lambda), "hadamard 256 s", false);
+  pipeline_equal(hadamard_matrix<dd_real>(128, lambda), "hadamard 128 dd", false);
+  pipeline_equal(hadamard_matrix<Complex<double>>(128, lambda), "hadamard 128 z", true);
+  // Subsets: index and value ranges through the GPU pipeline equal the CPU's.
+  for (int kind = 0; kind < 2; ++kind) {
+    HostMatrix<double> A = hadamard_matrix<double>(256, lambda), B = A;
+    SolveOptions opt;
+    if (kind == 0) {
+      opt.subset.kind = Subset::Kind::index;
+      opt.subset.il = 10;
+      opt.subset.iu = 99;
+    } else {
+      opt.subset.kind = Subset::Kind::value;
+      opt.subset.vl = -2.5;
+      opt.subset.vu = 1.5;
+    }
+    Context cpu, gpu;
+    gpu.backend = Backend::cuda;
+    const auto r1 = eigensolve(cpu, A, opt);
+    const auto r2 = eigensolve(gpu, B, opt);
+    EXPECT_TRUE(same_bytes(r1.w, r2.w)) << "subset kind " << kind;
+    EXPECT_FALSE(r1.w.empty());
+  }
+}
+
 TEST(GpuPipeline, OutOfMemoryNamesTheBytes) {
   EIGSOLVE_REQUIRE_DEVICE();
   // Order 2^21 in double needs ~35 TB: refused before any allocation, with the numbers.
