@@ -17,56 +17,15 @@
 #include "symv/symv_gpu.hpp"
 #include "tests/common/random_scalar.hpp"
 #include "tests/gpu/gpu_guard.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
 
 using namespace eigsolve;
+using eigsolve::test_util::DevBuf;
+using eigsolve::test_util::nan_scalar;
 using eigsolve::test_util::random_scalar;
+using eigsolve::test_util::same_bits;
 
 namespace {
-
-#define CUDA_OK(x) ASSERT_EQ((x), cudaSuccess) << #x
-
-template <class T>
-struct DevBuf {
-  T* p = nullptr;
-  std::size_t count = 0;
-  explicit DevBuf(std::size_t n) : count(n) {
-    if (n && cudaMalloc(&p, n * sizeof(T)) != cudaSuccess) p = nullptr;
-  }
-  ~DevBuf() { cudaFree(p); }
-  void put(const std::vector<T>& h) {
-    ASSERT_EQ(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-  }
-  std::vector<T> get() const {
-    std::vector<T> h(count);
-    if (count) cudaMemcpy(h.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost);
-    return h;
-  }
-};
-
-template <class T>
-T nan_scalar() {
-  const double q = std::numeric_limits<double>::quiet_NaN();
-  using R = real_t<T>;
-  if constexpr (std::is_same_v<T, dd_real>)
-    return dd_real(q, q);
-  else
-    return make_scalar<T>(R(q), R(q));
-}
-
-/// Bitwise equality, except that any NaN equals any NaN (CPU and GPU NaN payloads differ).
-template <class T>
-bool same_bits(const T& a, const T& b) {
-  using P = std::conditional_t<std::is_same_v<real_t<T>, float>, float, double>;
-  constexpr int parts = sizeof(T) / sizeof(P);
-  P pa[parts], pb[parts];
-  std::memcpy(pa, &a, sizeof(T));
-  std::memcpy(pb, &b, sizeof(T));
-  for (int i = 0; i < parts; ++i) {
-    if (std::isnan(pa[i]) && std::isnan(pb[i])) continue;
-    if (std::memcmp(&pa[i], &pb[i], sizeof(P)) != 0) return false;
-  }
-  return true;
-}
 
 struct Case {
   index_t n = 0, lda = 0, off = 0, incx = 1, incy = 1;
