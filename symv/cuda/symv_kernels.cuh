@@ -223,6 +223,19 @@ __device__ __forceinline__ void draw_tickets(const SymvArgs<T>& g, bool active, 
   }
 }
 
+/// After the 8x8 blocks of a tile: the fixed tree of each row's 8 chunks, the two partials to
+/// the workspace, and (ticket) the draw of the row panels' tickets.
+template <class T, bool Ticket>
+__device__ __forceinline__ void finish_tile(const SymvArgs<T>& g, bool active, index_t I, index_t J,
+                                            int t, const T* sD, const T* sT, int* flag) {
+  __syncthreads();
+  if (active) {
+    g.P[(I * g.nt + J) * kTile + t] = tile_tree(sD + t * 9);
+    if (I != J) g.P[(J * g.nt + I) * kTile + t] = tile_tree(sT + t * 9);
+  }
+  if constexpr (Ticket) draw_tickets(g, active, I, J, t, flag);
+}
+
 /// Shared memory of one group: x of the two panels, chunk sums of the two row sets.
 template <class T>
 struct GroupSmem {
@@ -290,12 +303,7 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles(SymvArgs<T> g) {
         diag_block<T, L>(g.A, g.lda, r0 + 8 * a, m, s.xc + 8 * a, s.sD + (8 * a) * 9 + a);
       }
     }
-    __syncthreads();
-    if (active) {
-      g.P[(I * g.nt + J) * kTile + t] = tile_tree(s.sD + t * 9);
-      if (I != J) g.P[(J * g.nt + I) * kTile + t] = tile_tree(s.sT + t * 9);
-    }
-    if constexpr (Ticket) draw_tickets(g, active, I, J, t, flag[grp]);
+    finish_tile<T, Ticket>(g, active, I, J, t, s.sD, s.sT, flag[grp]);
     __syncthreads();  // shared memory is reused by the next tiles
   }
 }
@@ -428,12 +436,7 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_staged(SymvArgs<T> g) {
         diag_block<T, 0>(g.A, g.lda, r0 + 8 * a, m, s.xc[b] + 8 * a, s.sD + (8 * a) * 9 + a);
       }
     }
-    __syncthreads();
-    if (active) {
-      g.P[(I * g.nt + J) * kTile + t] = tile_tree(s.sD + t * 9);
-      if (I != J) g.P[(J * g.nt + I) * kTile + t] = tile_tree(s.sT + t * 9);
-    }
-    if constexpr (Ticket) draw_tickets(g, active, I, J, t, flag[grp]);
+    finish_tile<T, Ticket>(g, active, I, J, t, s.sD, s.sT, flag[grp]);
     __syncthreads();  // buffer b and sD/sT are reused
   }
   asm volatile("cp.async.wait_all;\n" ::);
