@@ -12,8 +12,8 @@
 // Threads take contiguous runs of tiles (column-major over the lower triangle, so a run
 // streams down the columns of A) and write disjoint workspace entries: the bits never depend
 // on the thread count. double / float / Complex<double> have AVX2 kernels (symv/tile_kernels.hpp;
-// double / float: the tiles of a partial last row panel run the full-tile kernels on a copy
-// padded with zeros),
+// double / float: the tiles of a partial last row panel run the full-tile kernels, the
+// missing rows padded with zeros),
 // every chain keeping its element order (double, float: the full tiles below the diagonal of one
 // tile column in a thread's run go in strips of up to 8 (float 4) tiles, chunk column outer, so
 // that each column is a long contiguous stream; same blocks, same bits); other scalars read the
@@ -103,18 +103,18 @@ void tile_pair(index_t n, const T* A, index_t lda, const T* x, index_t I, index_
     alignas(64) T xp[kTile];
     std::fill(xp, xp + kTile, T(0));
     std::copy(x + r0, x + r0 + rows, xp);
-    // Diagonal tile: only the lower triangle is read (column j from row j).
-    for (int j = 0; j < kTile; ++j) {
-      const int i0 = J == I ? j : 0;
-      const T* col = A + r0 + lda * (c0 + j);
-      T* b = buf + kTile * j;
-      for (int i = i0; i < kTile; ++i)
-        b[i] = (i < rows && (J != I || j < rows)) ? col[i] : T(0);
+    if (J != I) {
+      symv_detail::tile_fused_rows(rows, A + r0 + lda * c0, lda, xp, x + c0, pd, pt);
+      return;
     }
-    if (J == I)
-      symv_detail::tile_diag64(buf, index_t(kTile), xp, pd);
-    else
-      symv_detail::tile_fused64(buf, index_t(kTile), xp, x + c0, pd, pt);
+    // Diagonal tile: tile_diag64 reads only the lower triangle (column j from row j).
+    for (int j = 0; j < kTile; ++j) {
+      T* b = buf + kTile * j;
+      const int e = j < rows ? rows : j;
+      if (j < rows) std::copy(A + r0 + j + lda * (r0 + j), A + r0 + rows + lda * (r0 + j), b + j);
+      std::fill(b + e, b + kTile, T(0));
+    }
+    symv_detail::tile_diag64(buf, index_t(kTile), xp, pd);
     return;
   }
 #endif
