@@ -456,13 +456,33 @@ inline void tile_fused_rows(int rows, const R* S, index_t lds, const R* xr, cons
   tree_rows64(ct, pt);
 }
 
+}  // namespace symv_detail
+}  // namespace eigsolve
+#include "symv/tile_kernels_avx512.hpp"
+namespace eigsolve {
+namespace symv_detail {
+
 /// Both partials of one full stored 64 x 64 tile below the diagonal (float, double).
 template <class R>
 inline void tile_fused64(const R* S, index_t lds, const R* xr, const R* xc, R* pd, R* pt) {
+#if defined(EIGSOLVE_SYMV_AVX512)
+  if constexpr (std::is_same<R, double>::value) {
+    if (has_avx512f()) {
+      strip_fused_512<1>(1, S, lds, xr, xc, pd, 0, pt);
+      return;
+    }
+  }
+#endif
   strip_fused<R, 1>(1, S, lds, xr, xc, pd, 0, pt);
 }
 inline void strip_fused_d64(int k, const double* S, index_t lds, const double* xr, const double* xc,
                             double* pd, index_t pd_stride, double* pt) {
+#if defined(EIGSOLVE_SYMV_AVX512)
+  if (has_avx512f()) {
+    strip_fused_512<kStrip>(k, S, lds, xr, xc, pd, pd_stride, pt);
+    return;
+  }
+#endif
   strip_fused<double, kStrip>(k, S, lds, xr, xc, pd, pd_stride, pt);
 }
 inline void strip_fused_f64(int k, const float* S, index_t lds, const float* xr, const float* xc,

@@ -1,0 +1,102 @@
+// Internal AVX-512 variant of the double fused strip kernel of symv/tile_kernels_avx2.hpp,
+// compiled for the avx512f target per function and chosen at run time (has_avx512f()) where
+// the CPU has it. One zmm holds the 8 rows of an 8 x 8 block's column: the direct chain of a row
+// is its lane over the block's 8 columns, the transposed chain of a column its lane over the 8
+// rows after an 8 x 8 in-register transpose: the chains, trees and partials of strip_fused,
+// with half the instructions. A vector fma rounds like the scalar one lane by lane: same bits.
+#pragma once
+
+#if defined(EIGSOLVE_SYMV_AVX2) && defined(__GNUC__)
+#define EIGSOLVE_SYMV_AVX512 1
+#include <immintrin.h>
+
+#include <cstdlib>
+
+namespace eigsolve {
+namespace symv_detail {
+
+/// Whether the CPU runs avx512f (checked once; EIGSOLVE_NO_AVX512 set in the environment keeps
+/// the AVX2 kernels, e.g. to test them on an AVX-512 machine).
+inline bool has_avx512f() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && !std::getenv("EIGSOLVE_NO_AVX512");
+  return yes;
+}
+
+// Full-mask forms of the shuffles: GCC 12's unmasked intrinsics pass an "undefined" source
+// that -Wuninitialized reports; with every lane selected the result is the same.
+__attribute__((target("avx512f"))) inline __m512d unpacklo512(__m512d a, __m512d b) {
+  return _mm512_mask_unpacklo_pd(a, __mmask8(0xFF), a, b);
+}
+__attribute__((target("avx512f"))) inline __m512d unpackhi512(__m512d a, __m512d b) {
+  return _mm512_mask_unpackhi_pd(a, __mmask8(0xFF), a, b);
+}
+template <int Imm>
+__attribute__((target("avx512f"))) inline __m512d shuffle512(__m512d a, __m512d b) {
+  return _mm512_mask_shuffle_f64x2(a, __mmask8(0xFF), a, b, Imm);
+}
+
+/// block8_fused for double on one zmm per column: dout[i] = chain over j of s(i, j) xc[j],
+/// tout[j] = chain over i of s(i, j) xr[i] (j, i ascending); dout, tout 64-byte aligned.
+__attribute__((target("avx512f"))) inline void block8_fused_512(const double* s, index_t lds,
+                                                                const double* xr, const double* xc,
+                                                                double* dout, double* tout) {
+  __m512d r[kChunk];
+  __m512d d = _mm512_setzero_pd();
+  for (int q = 0; q < kChunk; ++q) {
+    r[q] = _mm512_loadu_pd(s + lds * q);
+    d = _mm512_fmadd_pd(r[q], _mm512_set1_pd(xc[q]), d);
+  }
+  _mm512_store_pd(dout, d);
+  // Transpose: u[i] = (s(i, 0), ..., s(i, 7)).
+  const __m512d t0 = unpacklo512(r[0], r[1]), t1 = unpackhi512(r[0], r[1]);
+  const __m512d t2 = unpacklo512(r[2], r[3]), t3 = unpackhi512(r[2], r[3]);
+  const __m512d t4 = unpacklo512(r[4], r[5]), t5 = unpackhi512(r[4], r[5]);
+  const __m512d t6 = unpacklo512(r[6], r[7]), t7 = unpackhi512(r[6], r[7]);
+  const __m512d e0 = shuffle512<0x44>(t0, t2), e1 = shuffle512<0x44>(t4, t6);
+  const __m512d e2 = shuffle512<0xEE>(t0, t2), e3 = shuffle512<0xEE>(t4, t6);
+  const __m512d o0 = shuffle512<0x44>(t1, t3), o1 = shuffle512<0x44>(t5, t7);
+  const __m512d o2 = shuffle512<0xEE>(t1, t3), o3 = shuffle512<0xEE>(t5, t7);
+  __m512d u[kChunk];
+  u[0] = shuffle512<0x88>(e0, e1);
+  u[2] = shuffle512<0xDD>(e0, e1);
+  u[4] = shuffle512<0x88>(e2, e3);
+  u[6] = shuffle512<0xDD>(e2, e3);
+  u[1] = shuffle512<0x88>(o0, o1);
+  u[3] = shuffle512<0xDD>(o0, o1);
+  u[5] = shuffle512<0x88>(o2, o3);
+  u[7] = shuffle512<0xDD>(o2, o3);
+  __m512d t = _mm512_setzero_pd();
+  for (int i = 0; i < kChunk; ++i)
+    t = _mm512_fmadd_pd(u[i], _mm512_set1_pd(xr[i]), t);
+  _mm512_store_pd(tout, t);
+}
+
+/// strip_fused<double, MaxK> with block8_fused_512 (same blocks, order, partials, prefetch).
+template <int MaxK>
+__attribute__((target("avx512f"))) inline void strip_fused_512(int k, const double* S, index_t lds,
+                                                               const double* xr, const double* xc,
+                                                               double* pd, index_t pd_stride,
+                                                               double* pt) {
+  alignas(64) double cd[MaxK][kChunk][kTile];  // cd[t][cc][i]: direct chunk sums
+  alignas(64) double ct[MaxK][kChunk][kTile];  // ct[t][rc][j]: transposed chunk sums
+  const int rows = k * kTile;
+  for (int cc = 0; cc < kChunk; ++cc) {
+    const int j0 = cc * kChunk;
+    const double* c0 = S + lds * j0;
+    for (int i0 = 0; i0 < rows; i0 += kChunk) {
+      const int t = i0 / kTile, il = i0 % kTile;
+      const double* b = c0 + i0;
+      for (int q = 0; q < kChunk; ++q)
+        _mm_prefetch(reinterpret_cast<const char*>(b + lds * q + kTile), _MM_HINT_T0);
+      block8_fused_512(b, lds, xr + i0, xc + j0, &cd[t][cc][il], &ct[t][il / kChunk][j0]);
+    }
+  }
+  for (int t = 0; t < k; ++t) {
+    tree_rows64(cd[t], pd + t * pd_stride);
+    tree_rows64(ct[t], pt + t * kTile);
+  }
+}
+
+}  // namespace symv_detail
+}  // namespace eigsolve
+#endif
