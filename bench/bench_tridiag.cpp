@@ -4,7 +4,8 @@
 //   bench_tridiag [--threads T] [--sizes n1,n2,...] [--dd-sizes n1,...] [--sz-sizes n1,...]
 //                 [--reps R]
 //
-// --sz-sizes: tridiagonalize<float> / <Complex<double>> against LAPACKE_ssytrd / zhetrd
+// --sz-sizes: tridiagonalize<float> / <Complex<double>> / <Complex<float>> against
+// LAPACKE_ssytrd / zhetrd / chetrd
 // (median of R runs each; empty list skips them).
 // Prints one human line per measurement and a final JSON line. Results are verified (the
 // eigenvalues of both tridiagonal forms agree within c n eps ||A||).
@@ -123,7 +124,10 @@ std::pair<double, double> bench_sz(const Context& ctx, index_t n, int reps) {
   });
   const double lap = median_of(reps, [&] {
     A = A0;
-    if constexpr (is_complex_v<T>)
+    if constexpr (std::is_same<T, Complex<float>>::value)
+      LAPACKE_chetrd(LAPACK_COL_MAJOR, 'L', n, reinterpret_cast<lapack_complex_float*>(A.data()), n,
+                     d.data(), e.data(), reinterpret_cast<lapack_complex_float*>(tau.data()));
+    else if constexpr (is_complex_v<T>)
       LAPACKE_zhetrd(LAPACK_COL_MAJOR, 'L', n, reinterpret_cast<lapack_complex_double*>(A.data()),
                      n, d.data(), e.data(), reinterpret_cast<lapack_complex_double*>(tau.data()));
     else
@@ -210,15 +214,20 @@ int main(int argc, char** argv) {
   for (index_t n : sz_sizes) {
     const auto s = bench_sz<float>(ctx, n, reps);
     const auto z = bench_sz<Complex<double>>(ctx, n, reps);
+    const auto c = bench_sz<Complex<float>>(ctx, n, reps);
     std::printf("sytrd  s n=%5lld  ours %8.3f s   ssytrd %8.3f s   ratio %.2f\n", (long long)n,
                 s.first, s.second, s.first / s.second);
     std::printf("hetrd  z n=%5lld  ours %8.3f s   zhetrd %8.3f s   ratio %.2f\n", (long long)n,
                 z.first, z.second, z.first / z.second);
+    std::printf("hetrd  c n=%5lld  ours %8.3f s   chetrd %8.3f s   ratio %.2f\n", (long long)n,
+                c.first, c.second, c.first / c.second);
     js["tridiag_sz"].push_back({{"n", n},
                                 {"s_ours_s", s.first},
                                 {"ssytrd_s", s.second},
                                 {"z_ours_s", z.first},
-                                {"zhetrd_s", z.second}});
+                                {"zhetrd_s", z.second},
+                                {"c_ours_s", c.first},
+                                {"chetrd_s", c.second}});
   }
   for (index_t n : dd_sizes) {
     const double tdd = bench_dd(ctx, n);

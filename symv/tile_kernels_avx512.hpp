@@ -6,7 +6,7 @@
 // with half the instructions. A vector fma rounds like the scalar one lane by lane: same bits.
 #pragma once
 
-#if defined(EIGSOLVE_SYMV_AVX2) && defined(__GNUC__)
+#if defined(EIGSOLVE_SYMV_AVX2) && defined(__GNUC__) && !defined(__CUDACC__)
 #define EIGSOLVE_SYMV_AVX512 1
 #include <immintrin.h>
 
