@@ -63,6 +63,51 @@ void expand_diagonal(int rows, const T* A, index_t lda, index_t r0, T* buf) {
 template <class T>
 void expand_transposed(int rows, int cols, const T* A, index_t lda, index_t r0, index_t c0,
                        T* buf) {
+#if defined(EIGSOLVE_SYMV_AVX2)
+  // Complex: the same copies and sign flips (conj is an exact negation of the imaginary part,
+  // an XOR of its sign bit, as the scalar code compiles) in AVX2 blocks: Complex<float> as
+  // 64-bit units, 4 x 4 transposes; Complex<double> as 128-bit units, 2 x 2.
+  if constexpr (std::is_same<T, Complex<float>>::value || std::is_same<T, Complex<double>>::value) {
+    constexpr int U = std::is_same<T, Complex<float>>::value ? 4 : 2;
+    const __m256d sign =
+        std::is_same<T, Complex<float>>::value
+            ? _mm256_castps_pd(_mm256_setr_ps(0.f, -0.f, 0.f, -0.f, 0.f, -0.f, 0.f, -0.f))
+            : _mm256_setr_pd(0.0, -0.0, 0.0, -0.0);
+    const int rv = rows - rows % U, cv = cols - cols % U;
+    for (int i = 0; i < rv; i += U) {
+      const double* src = reinterpret_cast<const double*>(A + c0 + lda * (r0 + i));
+      const index_t ld = lda * index_t(sizeof(T) / sizeof(double));
+      for (int j = 0; j < cv; j += U) {
+        double* dst = reinterpret_cast<double*>(buf + i + kTile * j);
+        constexpr index_t ldb = kTile * index_t(sizeof(T) / sizeof(double));
+        if constexpr (U == 4) {
+          const double* s0 = src + j;
+          const __m256d a0 = _mm256_loadu_pd(s0), a1 = _mm256_loadu_pd(s0 + ld);
+          const __m256d a2 = _mm256_loadu_pd(s0 + 2 * ld), a3 = _mm256_loadu_pd(s0 + 3 * ld);
+          const __m256d t0 = _mm256_unpacklo_pd(a0, a1), t1 = _mm256_unpackhi_pd(a0, a1);
+          const __m256d t2 = _mm256_unpacklo_pd(a2, a3), t3 = _mm256_unpackhi_pd(a2, a3);
+          _mm256_storeu_pd(dst, _mm256_xor_pd(_mm256_permute2f128_pd(t0, t2, 0x20), sign));
+          _mm256_storeu_pd(dst + ldb, _mm256_xor_pd(_mm256_permute2f128_pd(t1, t3, 0x20), sign));
+          _mm256_storeu_pd(dst + 2 * ldb,
+                           _mm256_xor_pd(_mm256_permute2f128_pd(t0, t2, 0x31), sign));
+          _mm256_storeu_pd(dst + 3 * ldb,
+                           _mm256_xor_pd(_mm256_permute2f128_pd(t1, t3, 0x31), sign));
+        } else {
+          const double* s0 = src + 2 * j;
+          const __m256d a0 = _mm256_loadu_pd(s0), a1 = _mm256_loadu_pd(s0 + ld);
+          _mm256_storeu_pd(dst, _mm256_xor_pd(_mm256_permute2f128_pd(a0, a1, 0x20), sign));
+          _mm256_storeu_pd(dst + ldb, _mm256_xor_pd(_mm256_permute2f128_pd(a0, a1, 0x31), sign));
+        }
+      }
+    }
+    for (int i = 0; i < rows; ++i) {
+      const T* src = A + c0 + lda * (r0 + i);
+      for (int j = i < rv ? cv : 0; j < cols; ++j)
+        buf[i + kTile * j] = conj(src[j]);
+    }
+    return;
+  }
+#endif
   constexpr int B = 8;
   for (int ib = 0; ib < rows; ib += B) {
     const int ie = std::min(rows, ib + B);
