@@ -205,11 +205,12 @@ std::vector<SymvImplResult> bench_size(index_t n, int runs, bool check_cpu,
     symv_reference<T>(ctx, n, one, A.data(), n, x.data(), zero, cpu.data());
   }
   std::vector<SymvImplResult> out;
-  for (const auto& [name, cfg] : ours) {
+  for (const auto& named : ours) {
+    const SymvConfig& cfg = named.second;
     SymvImplResult r = measure<T>(in, runs, check_cpu ? &cpu : nullptr, [&](const T* A) {
       symv_gpu<T>(cfg, n, one, A, n, in.x.p, 1, zero, in.y.p, 1, in.ws.p, in.wsb, nullptr);
     });
-    r.impl = name;
+    r.impl = named.first;
     r.config = cfg.name();
     out.push_back(r);
   }
