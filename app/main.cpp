@@ -181,11 +181,19 @@ int main(int argc, char** argv) {
                        " needs what to measure: " + (cmd == "bench" ? "symv or eig" : "symv"));
     }
     if (cmd == "devices") {
-      if (!cuda_compiled()) throw NotCompiled("cuda");
+      // What there is, and what --device auto would use (cuda without a device stays an error).
+      if (!cuda_compiled()) {
+        std::cout << "no CUDA backend in this build: --device auto uses the CPU\n";
+        throw NotCompiled("cuda");
+      }
       int count = cuda_device_count();
-      if (count == 0) throw DeviceError("no CUDA device is visible");
+      if (count == 0) {
+        std::cout << "no CUDA device: --device auto uses the CPU\n";
+        throw DeviceError("no CUDA device is visible");
+      }
       for (int i = 0; i < count; ++i)
         std::cout << i << ": " << cuda_device_description(i) << "\n";
+      std::cout << "--device auto uses device 0\n";
       return kExitOk;
     }
     return main_solve(argc, argv);

@@ -249,6 +249,9 @@ TEST(Cli, UsageErrorsAndDeviceErrors) {
     EXPECT_EQ(b.code, 5) << b.err;
     EXPECT_EQ(run("bench eig --sizes 64 --runs 1").code, 5);
     EXPECT_EQ(run("tune symv --sizes 64 --runs 1 -o -").code, 5);
+    auto d = run("devices");
+    EXPECT_EQ(d.code, 5) << d.err;
+    EXPECT_NE(d.out.find("--device auto uses the CPU"), std::string::npos) << d.out;
   }
   auto h = run("--help");
   EXPECT_EQ(h.code, 0);
