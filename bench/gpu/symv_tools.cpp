@@ -71,6 +71,19 @@ double gbs(Precision p, index_t n, double ms) {
   return ms > 0 ? double(n) * double(n) / 2.0 * elem / (ms * 1e-3) / 1e9 : 0;
 }
 
+/// Parses the options of a GPU subcommand into desc's variables; with --help prints `usage`
+/// and desc, and returns true (the caller then exits 0).
+bool parse_or_help(int argc, char** argv, const po::options_description& desc, const char* usage) {
+  po::variables_map vm;
+  po::store(po::parse_command_line(argc, argv, desc), vm);
+  if (vm.count("help")) {
+    std::cout << usage << desc;
+    return true;
+  }
+  po::notify(vm);
+  return false;
+}
+
 SymvConfig with_variant(SymvConfig c, SymvVariant v) {
   c.variant = v;
   return c;
@@ -93,17 +106,13 @@ int main_bench_symv(int argc, char** argv) {
       "trailing orders sampled for the tridiagonalization schedule (0: skip it)")(
       "check-cpu-max", po::value(&check_cpu_max)->default_value(check_cpu_max),
       "compare with the CPU reference up to this n");
-  po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, desc), vm);
-  if (vm.count("help")) {
-    std::cout << "Usage: eigsolve bench symv [options]\n"
-                 "Our SYMV/HEMV (tuned, ticket, two-pass) against cuBLAS ?symv/?hemv (default and\n"
-                 "CUBLAS_ATOMICS_ALLOWED) in the same process: median ms, GB/s over n^2/2\n"
-                 "elements, distinct results over the runs, bitwise equality with the CPU.\n\n"
-              << desc;
+  if (parse_or_help(
+          argc, argv, desc,
+          "Usage: eigsolve bench symv [options]\n"
+          "Our SYMV/HEMV (tuned, ticket, two-pass) against cuBLAS ?symv/?hemv (default and\n"
+          "CUBLAS_ATOMICS_ALLOWED) in the same process: median ms, GB/s over n^2/2\n"
+          "elements, distinct results over the runs, bitwise equality with the CPU.\n\n"))
     return kExitOk;
-  }
-  po::notify(vm);
   if (runs < 1) throw UsageError("--runs must be >= 1");
   const auto ps = parse_precisions(precisions);
   const auto ns = parse_sizes(sizes);
@@ -193,17 +202,12 @@ int main_tune_symv(int argc, char** argv) {
       "runs", po::value(&runs)->default_value(runs), "timed calls per configuration")(
       "output,o", po::value(&output)->default_value(output),
       "the table (JSON; symv/cuda/tables/sm_XY.json is the checked-in one)");
-  po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, desc), vm);
-  if (vm.count("help")) {
-    std::cout
-        << "Usage: eigsolve tune symv [options]\n"
-           "Times every configuration of the SYMV tuning space at the sampled orders on the\n"
-           "current GPU and writes the table symv_select interpolates (log ms over log n).\n\n"
-        << desc;
+  if (parse_or_help(
+          argc, argv, desc,
+          "Usage: eigsolve tune symv [options]\n"
+          "Times every configuration of the SYMV tuning space at the sampled orders on the\n"
+          "current GPU and writes the table symv_select interpolates (log ms over log n).\n\n"))
     return kExitOk;
-  }
-  po::notify(vm);
   if (runs < 1) throw UsageError("--runs must be >= 1");
   const auto ps = parse_precisions(precisions);
   auto ns = parse_sizes(sizes);
@@ -272,18 +276,13 @@ int main_bench_eig(int argc, char** argv) {
                                                                 "write the records as JSON")(
       "check-cpu-max", po::value(&check_cpu_max)->default_value(check_cpu_max),
       "run the CPU backend and compare bitwise up to this n");
-  po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, desc), vm);
-  if (vm.count("help")) {
-    std::cout
-        << "Usage: eigsolve bench eig [options]\n"
-           "Our eigenvalue solve on the GPU against cuSOLVER ?syevd/?heevd on the same random\n"
-           "Hermitian matrix in the same process: median seconds, ratio, distinct results\n"
-           "over the runs, bitwise equality with the CPU backend.\n\n"
-        << desc;
+  if (parse_or_help(
+          argc, argv, desc,
+          "Usage: eigsolve bench eig [options]\n"
+          "Our eigenvalue solve on the GPU against cuSOLVER ?syevd/?heevd on the same random\n"
+          "Hermitian matrix in the same process: median seconds, ratio, distinct results\n"
+          "over the runs, bitwise equality with the CPU backend.\n\n"))
     return kExitOk;
-  }
-  po::notify(vm);
   if (runs < 1) throw UsageError("--runs must be >= 1");
   const auto ps = parse_precisions(precisions);
   const auto ns = parse_sizes(sizes);

@@ -8,10 +8,12 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <type_traits>
 #include <vector>
 
 #include "core/precision.hpp"
+#include "tests/common/random_scalar.hpp"
 
 #define CUDA_OK(x) ASSERT_EQ((x), cudaSuccess) << #x
 
@@ -61,6 +63,21 @@ bool same_bits(const T& a, const T& b) {
     if (std::memcmp(&pa[i], &pb[i], sizeof(P)) != 0) return false;
   }
   return true;
+}
+
+/// alpha/beta test values: kind 1 one, 2 zero, 3 minus one, otherwise random.
+template <class T>
+T special(int kind, std::mt19937_64& g) {
+  switch (kind) {
+    case 1:
+      return T(1);
+    case 2:
+      return T(0);
+    case 3:
+      return T(-1);
+    default:
+      return random_scalar<T>(g);
+  }
 }
 
 }  // namespace eigsolve::test_util

@@ -24,6 +24,7 @@ using eigsolve::test_util::DevBuf;
 using eigsolve::test_util::nan_scalar;
 using eigsolve::test_util::random_scalar;
 using eigsolve::test_util::same_bits;
+using eigsolve::test_util::special;
 
 namespace {
 
@@ -34,22 +35,8 @@ struct Case {
   int nonfinite = 0;  // 0 none, 1 an Inf in A, 2 a NaN in x
 };
 
-template <class T>
-T special(int kind, std::mt19937_64& g) {
-  switch (kind) {
-    case 1:
-      return T(1);
-    case 2:
-      return T(0);
-    case 3:
-      return T(-1);
-    default:
-      return random_scalar<T>(g);
-  }
-}
-
-/// Runs one case for every configuration in `configs`; returns the number of mismatching
-/// (config, element) pairs and reports the first.
+/// Runs one case for every configuration in `configs` and reports the first mismatching row of
+/// each configuration.
 template <class T>
 void run_case(const Case& c, const std::vector<SymvConfig>& configs, std::uint64_t seed) {
   std::mt19937_64 g(seed);

@@ -27,6 +27,7 @@ using eigsolve::test_util::DevBuf;
 using eigsolve::test_util::nan_scalar;
 using eigsolve::test_util::random_scalar;
 using eigsolve::test_util::same_bits;
+using eigsolve::test_util::special;
 
 namespace {
 
@@ -70,20 +71,6 @@ struct Case {
   int alpha_kind = 0, beta_kind = 0;  // 0 random, 1 one, 2 zero, 3 minus one
   bool null_a_when_unused = false;    // alpha == 0: pass A = x = NULL
 };
-
-template <class T>
-T special(int kind, std::mt19937_64& g) {
-  switch (kind) {
-    case 1:
-      return T(1);
-    case 2:
-      return T(0);
-    case 3:
-      return T(-1);
-    default:
-      return random_scalar<T>(g);
-  }
-}
 
 /// Runs one case through the C API (handle h, or the plain entry point when h == nullptr) and
 /// compares with symv_reference on the 'L' storage (alpha == 0: with beta*y).
