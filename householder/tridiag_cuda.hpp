@@ -44,4 +44,22 @@ std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag(index_t n, const T* A, index
                                                     TridiagDeviceTimes* times = nullptr,
                                                     bool device_panels = true);
 
+/// The device side with a few extra steps for a matrix that is already on the device
+/// (eigensolve_device): the exact pre-scaling of the pipeline on the device's copy.
+template <class T>
+class CudaTridiagDevice : public TridiagDevice<T> {
+ public:
+  /// max over the lower triangle of to_double(abs1(a)), NaN ignored (the host's scale rule).
+  virtual double lower_absmax() = 0;
+  /// a := scale2(a, k) over the lower triangle (exact; the host's scale_lower).
+  virtual void scale_lower(int k) = 0;
+};
+
+/// As make_cuda_tridiag with device panels, from the lower triangle of dA (order n, ldda) in
+/// the current device's memory; dA is copied (device to device), not modified.
+template <class T>
+std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag_device(index_t n, const T* dA,
+                                                               index_t ldda, int nb,
+                                                               TridiagDeviceTimes* times = nullptr);
+
 }  // namespace eigsolve

@@ -386,7 +386,7 @@ void tridiagonalize(const Context& ctx, index_t n, T* A, index_t lda, real_t<T>*
       dev->device_panel(j0, nb);
       if (opt.progress) opt.progress(j0 + nb, n);
     }
-    dev->fetch_panels(j0, A, lda, d, e, tau);
+    dev->fetch_panels(j0, A, lda, d, e, tau, opt.reflectors);
   } else if (blocked) {
     for (; j0 < n - nb; j0 += nb) {
       if (dev) dev->fetch_panel(j0, nb, A, lda);

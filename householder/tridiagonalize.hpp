@@ -10,6 +10,10 @@ namespace eigsolve {
 
 struct TridiagOptions {
   int nb = 32;  ///< panel width (latrd); results are bitwise independent of it? see docs
+  /// Whether A must hold the reflectors on exit (false: only d and e are wanted, e.g. no
+  /// eigenvectors; with device panels the reflectors then stay on the device and A holds
+  /// only the unblocked tail's part).
+  bool reflectors = true;
   /// Called now and then with (columns done, n); may be empty.
   std::function<void(index_t, index_t)> progress;
 };
@@ -38,9 +42,10 @@ class TridiagDevice {
   virtual bool device_panels() const { return false; }
   /// The panel at j0 and its trailing update, entirely on the device, in the canonical order.
   virtual void device_panel(index_t /*j0*/, index_t /*nb*/) {}
-  /// After the last device panel: host A(:, 0:j0) (lower), d, e, tau [0, j0) := the device's.
+  /// After the last device panel: host A(j0:n, j0:n) (lower) and d, e, tau [0, j0) := the
+  /// device's; with `reflectors` also A(:, 0:j0) (lower: the panels' reflectors).
   virtual void fetch_panels(index_t /*j0*/, T* /*A*/, index_t /*lda*/, real_t<T>* /*d*/,
-                            real_t<T>* /*e*/, T* /*tau*/) {}
+                            real_t<T>* /*e*/, T* /*tau*/, bool /*reflectors*/) {}
 };
 
 /// Reduces the Hermitian matrix held in the lower triangle of A (order n, lda >= n) to real

@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 #include <chrono>
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -22,6 +24,7 @@
 #include "householder/tridiagonalize.hpp"
 #include "solver/back_transform.hpp"
 #include "solver/bisection.hpp"
+#include "solver/bisection_cuda.hpp"
 #include "solver/inverse_iteration.hpp"
 #include "solver/lapack.hpp"
 
@@ -109,7 +112,10 @@ void tridiag_stage(const Context& ctx, const SolveOptions& opt, index_t n,
     }
     const index_t m = iu - il + 1;
     w.assign(static_cast<std::size_t>(m), R(0));
-    bisection_eigenvalues(ctx, n, d.data(), e.data(), il, iu, w.data());
+    if (ctx.backend == Backend::cuda)  // the same canonical bisection, one thread per value
+      bisection_eigenvalues_cuda(n, d.data(), e.data(), il, iu, w.data());
+    else
+      bisection_eigenvalues(ctx, n, d.data(), e.data(), il, iu, w.data());
     report(opt, "eigenvalues", 1.0);
     if (opt.vectors) {
       zt.assign(static_cast<std::size_t>(n * m), R(0));
@@ -184,16 +190,21 @@ struct ScaleRange<dd_real> {
 /// the largest |re| or |im| of the lower triangle is brought to [1, 2) when it lies outside
 /// [2^lo, 2^hi]. Exact scaling, so it is part of the canonical definition.
 template <class T>
-int scale_exponent(index_t n, const T* A) {
-  double amax = 0;
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = j; i < n; ++i)
-      amax = std::max(amax, to_double(abs1(A[i + j * n])));
+int scale_exponent_of_max(double amax) {
   if (amax == 0 || !(amax - amax == 0)) return 0;
   const int ex = std::ilogb(amax);
   using R = real_t<T>;
   if (ex > ScaleRange<R>::hi || ex < ScaleRange<R>::lo) return -ex;
   return 0;
+}
+
+template <class T>
+int scale_exponent(index_t n, const T* A) {
+  double amax = 0;
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i)
+      amax = std::max(amax, to_double(abs1(A[i + j * n])));
+  return scale_exponent_of_max<T>(amax);
 }
 
 template <class T>
@@ -208,14 +219,8 @@ void scale_lower(index_t n, T* A, int k) {
     }
 }
 
-}  // namespace
-
 template <class T>
-SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptions& opt) {
-  using R = real_t<T>;
-  const index_t n = A.n;
-  if (static_cast<index_t>(A.data.size()) < n * n)
-    throw DimensionError("eigensolve: matrix storage smaller than n*n");
+void check_options(index_t n, const SolveOptions& opt) {
   check_subset(opt.subset, n);
   if (opt.solver != TridiagSolver::bisection && !has_vendor_lapack_v<T>)
     throw UsageError(std::string("--tridiag-solver ") + tridiag_solver_name(opt.solver) +
@@ -225,49 +230,36 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
     throw UsageError(
         "--back-transform lapack is not available for --precision dd (no LAPACK for "
         "double-double); use canonical");
-  SolveResult<T> res;
-  res.n = n;
-  if (n == 0) return res;
+}
 
-  // 0. Matrices near overflow or underflow are scaled by an exact power of two first.
-  const int sk = scale_exponent(n, A.ptr());
-  SolveOptions sopt = opt;
-  if (sk != 0) {
-    scale_lower(n, A.ptr(), sk);
-    sopt.subset.vl = std::scalbn(opt.subset.vl, sk);
-    sopt.subset.vu = std::scalbn(opt.subset.vu, sk);
-  }
-
-  // 1. Tridiagonalization.
-  auto t0 = Clock::now();
-  std::vector<R> d(static_cast<std::size_t>(n)), e(static_cast<std::size_t>(n), R(0));
-  std::vector<T> tau(static_cast<std::size_t>(n), T(0));
+template <class T>
+TridiagOptions tridiag_options(const SolveOptions& opt) {
   TridiagOptions topt;
   topt.nb = opt.nb;
+  topt.reflectors = opt.vectors;  // eigenvalues only: the reflectors need not come back
   if (opt.progress)
     topt.progress = [&opt](index_t done, index_t total) {
       opt.progress("tridiagonalize", total > 0 ? double(done) / double(total) : 1.0);
     };
-  if (ctx.backend == Backend::cuda) {
-    // The trailing matrix on the GPU, every other step the canonical host code: same bits.
-    TridiagDeviceTimes dt;
-    {
-      auto dev = make_cuda_tridiag<T>(n, A.ptr(), n, opt.nb, &dt);
-      tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt, dev.get());
-    }
-    res.times.gpu_upload = dt.upload;
-    res.times.gpu_symv = dt.symv;
-    res.times.gpu_update = dt.update;
-    res.times.gpu_transfers = dt.transfers;
-    res.times.gpu_panels = dt.panels;
-  } else {
-    tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt);
-  }
-  res.times.tridiagonalize = seconds_since(t0);
-  report(opt, "tridiagonalize", 1.0);
+  return topt;
+}
 
+void copy_gpu_times(const TridiagDeviceTimes& dt, StageTimes& t) {
+  t.gpu_upload = dt.upload;
+  t.gpu_symv = dt.symv;
+  t.gpu_update = dt.update;
+  t.gpu_transfers = dt.transfers;
+  t.gpu_panels = dt.panels;
+}
+
+/// Steps 2 and 3 of the pipeline on (d, e) and the reflectors in A (order n, ld n).
+template <class T>
+void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOptions& sopt, int sk,
+                  index_t n, T* A, std::vector<real_t<T>>& d, std::vector<real_t<T>>& e,
+                  std::vector<T>& tau, SolveResult<T>& res) {
+  using R = real_t<T>;
   // 2. Eigenvalues (and vectors) of T.
-  t0 = Clock::now();
+  auto t0 = Clock::now();
   std::vector<R> zt;
   tridiag_stage<T>(ctx, sopt, n, d, e, res.w, zt);
   res.m = static_cast<index_t>(res.w.size());
@@ -289,18 +281,105 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
       res.z[k] = T(zt[k]);
     zt.clear();
     zt.shrink_to_fit();
-    back_transform(ctx, n, A.ptr(), n, tau.data(), m, res.z.data(), n, opt.back_transform);
+    back_transform(ctx, n, A, n, tau.data(), m, res.z.data(), n, opt.back_transform);
     normalize_signs(ctx, n, m, res.z.data(), n);
     for (const T& z : res.z)
       if (!is_finite(z)) throw NumericalError("eigenvectors are not finite (internal failure)");
     res.times.back_transform = seconds_since(t0);
     report(opt, "back-transform", 1.0);
   }
+}
+
+}  // namespace
+
+template <class T>
+SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptions& opt) {
+  using R = real_t<T>;
+  const index_t n = A.n;
+  if (static_cast<index_t>(A.data.size()) < n * n)
+    throw DimensionError("eigensolve: matrix storage smaller than n*n");
+  check_options<T>(n, opt);
+  SolveResult<T> res;
+  res.n = n;
+  if (n == 0) return res;
+
+  // 0. Matrices near overflow or underflow are scaled by an exact power of two first.
+  const int sk = scale_exponent(n, A.ptr());
+  SolveOptions sopt = opt;
+  if (sk != 0) {
+    scale_lower(n, A.ptr(), sk);
+    sopt.subset.vl = std::scalbn(opt.subset.vl, sk);
+    sopt.subset.vu = std::scalbn(opt.subset.vu, sk);
+  }
+
+  // 1. Tridiagonalization.
+  auto t0 = Clock::now();
+  std::vector<R> d(static_cast<std::size_t>(n)), e(static_cast<std::size_t>(n), R(0));
+  std::vector<T> tau(static_cast<std::size_t>(n), T(0));
+  const TridiagOptions topt = tridiag_options<T>(opt);
+  if (ctx.backend == Backend::cuda) {
+    // The panels on the GPU in the canonical order, the unblocked tail on the host: same bits.
+    TridiagDeviceTimes dt;
+    {
+      auto dev = make_cuda_tridiag<T>(n, A.ptr(), n, opt.nb, &dt);
+      tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt, dev.get());
+    }
+    copy_gpu_times(dt, res.times);
+  } else {
+    tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt);
+  }
+  res.times.tridiagonalize = seconds_since(t0);
+  report(opt, "tridiagonalize", 1.0);
+  finish_solve<T>(ctx, opt, sopt, sk, n, A.ptr(), d, e, tau, res);
+  return res;
+}
+
+template <class T>
+SolveResult<T> eigensolve_device(const Context& ctx, index_t n, const T* dA, index_t ldda,
+                                 const SolveOptions& opt) {
+  using R = real_t<T>;
+  if (n < 0) throw DimensionError("eigensolve_device: n = " + std::to_string(n) + " < 0");
+  check_options<T>(n, opt);
+  SolveResult<T> res;
+  res.n = n;
+  if (n == 0) return res;
+  Context dctx = ctx;
+  dctx.backend = Backend::cuda;
+  auto t0 = Clock::now();
+  TridiagDeviceTimes dt;
+  std::vector<R> d(static_cast<std::size_t>(n)), e(static_cast<std::size_t>(n), R(0));
+  std::vector<T> tau(static_cast<std::size_t>(n), T(0));
+  // Host A: the unblocked tail (and with vectors the reflectors). Pages the device does not
+  // send back are never touched, so an order-n buffer costs only what is used.
+  std::unique_ptr<T, void (*)(void*)> A(
+      static_cast<T*>(std::malloc(sizeof(T) * std::size_t(n) * std::size_t(n))), std::free);
+  if (!A) throw OutOfMemory("eigensolve_device host matrix", std::uint64_t(sizeof(T)) * n * n);
+  int sk = 0;
+  SolveOptions sopt = opt;
+  {
+    auto dev = make_cuda_tridiag_device<T>(n, dA, ldda, opt.nb, &dt);
+    // 0. The same exact pre-scaling as eigensolve, decided from the device's maximum.
+    sk = scale_exponent_of_max<T>(dev->lower_absmax());
+    if (sk != 0) {
+      dev->scale_lower(sk);
+      sopt.subset.vl = std::scalbn(opt.subset.vl, sk);
+      sopt.subset.vu = std::scalbn(opt.subset.vu, sk);
+    }
+    t0 = Clock::now();
+    tridiagonalize(dctx, n, A.get(), n, d.data(), e.data(), tau.data(), tridiag_options<T>(opt),
+                   dev.get());
+  }
+  copy_gpu_times(dt, res.times);
+  res.times.tridiagonalize = seconds_since(t0);
+  report(opt, "tridiagonalize", 1.0);
+  finish_solve<T>(dctx, opt, sopt, sk, n, A.get(), d, e, tau, res);
   return res;
 }
 
 #define EIGSOLVE_INSTANTIATE_EIGENSOLVE(T) \
-  template SolveResult<T> eigensolve<T>(const Context&, HostMatrix<T>&, const SolveOptions&);
+  template SolveResult<T> eigensolve<T>(const Context&, HostMatrix<T>&, const SolveOptions&); \
+  template SolveResult<T> eigensolve_device<T>(const Context&, index_t, const T*, index_t,    \
+                                               const SolveOptions&);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_EIGENSOLVE)
 #undef EIGSOLVE_INSTANTIATE_EIGENSOLVE
 

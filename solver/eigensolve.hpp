@@ -63,4 +63,13 @@ struct SolveResult {
 template <class T>
 SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptions& opt);
 
+/// The same solve for a matrix already on the current CUDA device: the lower triangle of dA
+/// (order n, leading dimension ldda >= n, device memory) is copied on the device and not
+/// modified; the whole pipeline runs with the CUDA backend whatever ctx.backend says. The
+/// result is bitwise the one eigensolve gives for the same matrix on the host, with either
+/// backend. CPU-only builds throw NotCompiled.
+template <class T>
+SolveResult<T> eigensolve_device(const Context& ctx, index_t n, const T* dA, index_t ldda,
+                                 const SolveOptions& opt);
+
 }  // namespace eigsolve

@@ -49,9 +49,11 @@ struct EigImplResult {
   int runs = 0;
   int distinct = 0;
   int bitwise_cpu = -1;  ///< -1 not checked
+  double seconds_host_input = -1;  ///< eigsolve: one run from host memory, upload included
+  bool host_input_same = true;     ///< ... and whether its eigenvalues equal the device runs'
 };
 
-/// Ours (eigensolve, CUDA backend, upload included) against cuSOLVER ?syevd/?heevd (s/d/c/z) on
+/// Ours (eigensolve_device: matrix already on the device; also once from host memory) against cuSOLVER ?syevd/?heevd (s/d/c/z) on
 /// one random Hermitian matrix of order n.
 std::vector<EigImplResult> bench_eig_size(Precision p, index_t n, int runs, bool vectors,
                                           bool check_cpu);

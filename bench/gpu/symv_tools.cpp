@@ -313,6 +313,10 @@ int main_bench_eig(int argc, char** argv) {
         else
           j["bitwise_cpu"] = r.bitwise_cpu == 1;
         if (vendor > 0) j["speedup_vs_cusolver"] = vendor / r.seconds;
+        if (r.seconds_host_input >= 0) {
+          j["seconds_host_input"] = r.seconds_host_input;
+          j["host_input_bitwise"] = r.host_input_same;
+        }
         records.push_back(j);
       }
       std::fflush(stdout);

@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -36,6 +38,17 @@ void ck(cudaError_t st, const char* what) {
 template <class T>
 constexpr int kKc = sizeof(T) > 8 ? 8 : 16;
 
+/// Programmatic dependent launch (sm_90): every kernel of the panel loop first waits for the
+/// kernel before it in the stream to complete (griddepcontrol.wait: its writes are visible),
+/// then lets the next one be launched while it runs. The next launch overlaps only the launch
+/// latency, never the data: bits are unchanged. Without the launch attribute both are no-ops.
+__device__ __forceinline__ void pdl_begin() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 template <class T>
 __device__ __forceinline__ void make_real_dev(T& a) {
   if constexpr (is_complex_v<T>) a.im = real_t<T>(0);
@@ -47,6 +60,7 @@ __global__ void __launch_bounds__(256)
                   index_t lda, index_t nt) {
   constexpr int KC = kKc<T>;
   __shared__ T vr[KC][64], wr[KC][64], nwc[KC][64], nvc[KC][64];
+  pdl_begin();
   index_t I, J;
   symv_cuda::tile_coords(blockIdx.x, nt, I, J);
   const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
@@ -130,10 +144,57 @@ __device__ __forceinline__ T scale2_any_dev(const T& a, int k) {
     return scale2(a, k);
 }
 
+/// Canonical sum over [0, len) by one whole block (blockDim.x a multiple of 64, at most 1024):
+/// 8 threads per tile of 64, thread q of a tile runs chunk q's chain s = elem(i, s) over
+/// i = 64 tl + 8q .. +7 (out-of-range terms skipped, as tile_dot does), the 8 chunk sums
+/// combined by tile_tree, and the tile partials added in ascending order by thread 0
+/// (p0 + p1 + ...: sum_tiles' and canonical_dot's order). Tiles go in batches of blockDim/8
+/// staged in shared memory (sh: blockDim.x elements). The result is valid in thread 0; every
+/// thread must call it.
+template <class S, class Elem>
+__device__ S block_canonical_sum(index_t len, Elem elem, S* sh) {
+  const int t = threadIdx.x, q = t & 7, groups = int(blockDim.x >> 3);
+  const index_t ntl = (len + kTile - 1) / kTile;
+  S acc = S(0);
+  for (index_t b0 = 0; b0 < ntl; b0 += groups) {
+    const index_t tl = b0 + (t >> 3);
+    S s = S(0);
+    if (tl < ntl) {
+      const index_t cb = tl * kTile + index_t(q) * kChunk;
+#pragma unroll
+      for (int u = 0; u < kChunk; ++u)
+        if (cb + u < len) s = elem(cb + u, s);
+    }
+    sh[t] = s;
+    __syncwarp();
+    S p = S(0);
+    if (q == 0 && tl < ntl) {
+      S c[kChunk];
+#pragma unroll
+      for (int k = 0; k < kChunk; ++k)
+        c[k] = sh[t + k];
+      p = tile_tree(c);
+    }
+    __syncwarp();
+    if (q == 0) sh[t] = p;
+    __syncthreads();
+    if (t == 0) {
+      const index_t cnt = ntl - b0 < groups ? ntl - b0 : groups;
+      for (index_t k = 0; k < cnt; ++k) {
+        const S pk = sh[kChunk * k];
+        acc = (b0 == 0 && k == 0) ? pk : acc + pk;
+      }
+    }
+    __syncthreads();
+  }
+  return acc;
+}
+
 /// 1. Column update: a(r, g) for r = g .. n-1, chain over k < i (V = A(:, j0..), W).
 template <class T>
 __global__ void col_update_kernel(index_t n, index_t g, index_t j0, index_t i, T* A, index_t lda,
                                   const T* W, index_t ldw) {
+  pdl_begin();
   const index_t r = g + index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= n) return;
   T c = A[r + lda * g];
@@ -148,24 +209,16 @@ __global__ void col_update_kernel(index_t n, index_t g, index_t j0, index_t i, T
   A[r + lda * g] = c;
 }
 
-/// Canonical sum of `count` tile partials by one thread: p0 + p1 + ... (ascending).
-template <class T>
-__device__ __forceinline__ T sum_tiles(const T* part, index_t count) {
-  T acc = part[0];
-  for (index_t t = 1; t < count; ++t)
-    acc = acc + part[t];
-  return acc;
-}
-
 /// 2. Reflector of order m = n-g-1 from alpha = A(g+1, g), x = A(g+2:n, g) (hh_detail::larfg),
-/// then e[g] = real(beta), A(g+1, g) = 1, tau[g]. One block; part: ceil(n/64) reals.
+/// then e[g] = real(beta), A(g+1, g) = 1, tau[g]. One block of 1024 threads.
 template <class T>
 __global__ void __launch_bounds__(1024)
-    larfg_kernel(index_t n, index_t g, T* A, index_t lda, real_t<T>* e, T* tau, real_t<T>* part) {
+    larfg_kernel(index_t n, index_t g, T* A, index_t lda, real_t<T>* e, T* tau) {
   using R = real_t<T>;
   __shared__ R red[1024];
   __shared__ int s_e, s_zero;
   __shared__ T s_r;
+  pdl_begin();
   const int t = threadIdx.x;
   const index_t m = n - g - 1;
   T* col = A + lda * g;
@@ -212,25 +265,17 @@ __global__ void __launch_bounds__(1024)
     return;
   }
   const int ex = s_e;
-  const index_t ntl = (nx + kTile - 1) / kTile;
-  for (index_t tl = t; tl < ntl; tl += blockDim.x) {
-    const index_t t0 = tl * kTile;
-    R c[kChunk];
-    for (int q = 0; q < kChunk; ++q) {
-      R sq = R(0);
-      const index_t cb = t0 + index_t(q) * kChunk;
-      for (index_t i = cb; i < cb + kChunk && i < nx; ++i) {
+  const R ss = block_canonical_sum<R>(
+      nx,
+      [&](index_t i, R sq) {
         const T xs = scale2_any_dev(x[i], -ex);
         sq = madd(real_part(xs), real_part(xs), sq);
         if constexpr (is_complex_v<T>) sq = madd(xs.im, xs.im, sq);
-      }
-      c[q] = sq;
-    }
-    part[tl] = tile_tree(c);
-  }
-  __syncthreads();
+        return sq;
+      },
+      red);
   if (t == 0) {
-    R tt = ntl > 0 ? sum_tiles(part, ntl) : R(0);
+    R tt = nx > 0 ? ss : R(0);
     const R ars = scale2(ar, -ex), ais = scale2(ai, -ex);
     if constexpr (is_complex_v<T>) tt = madd(ais, ais, tt);
     tt = madd(ars, ars, tt);
@@ -255,30 +300,29 @@ __global__ void __launch_bounds__(1024)
   if (t == 0) *alpha_p = T(1);
 }
 
+constexpr int kDotThreads = 512;
+
 /// 4. t[b], b < 2i: b < i: conj(W(g+1:n, b)) . v, else conj(V(g+1:n, b-i)) . v (canonical
-/// dots, tiles from g+1). One block per dot; part: ldp scratch per dot.
+/// dots, tiles from g+1). One block per dot.
 template <class T>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kDotThreads)
     panel_dots_kernel(index_t m, index_t g, index_t j0, index_t i, const T* A, index_t lda,
-                      const T* W, index_t ldw, T* tvec, T* part, index_t ldp) {
+                      const T* W, index_t ldw, T* tvec) {
+  __shared__ T sh[kDotThreads];
+  pdl_begin();
   const index_t b = blockIdx.x;
   const T* vec = b < i ? W + (g + 1) + ldw * b : A + (g + 1) + lda * (j0 + (b - i));
   const T* v = A + (g + 1) + lda * g;
-  T* pb = part + ldp * b;
-  const index_t ntl = (m + kTile - 1) / kTile;
-  for (index_t tl = threadIdx.x; tl < ntl; tl += blockDim.x) {
-    const index_t t0 = tl * kTile, hi = t0 + kTile < m ? t0 + kTile : m;
-    pb[tl] = tile_dot<true, T>(
-        t0, t0, hi, [&](index_t q) { return vec[q]; }, [&](index_t q) { return v[q]; });
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) tvec[b] = sum_tiles(pb, ntl);
+  const T s = block_canonical_sum<T>(
+      m, [&](index_t q, T acc) { return madd_conj(vec[q], v[q], acc); }, sh);
+  if (threadIdx.x == 0) tvec[b] = s;
 }
 
 /// 5. w_r = tau ((w_r - V(r,:) . t1) - W(r,:) . t2) for i > 0, else tau w_r.
 template <class T>
 __global__ void panel_w_kernel(index_t m, index_t g, index_t j0, index_t i, const T* A, index_t lda,
                                T* W, index_t ldw, const T* tvec, const T* tau) {
+  pdl_begin();
   const index_t r = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= m) return;
   T* w = W + (g + 1) + ldw * i;
@@ -306,18 +350,15 @@ __global__ void panel_w_kernel(index_t m, index_t g, index_t j0, index_t i, cons
 template <class T>
 __global__ void __launch_bounds__(1024)
     panel_alpha_kernel(index_t m, index_t g, index_t i, const T* A, index_t lda, T* W, index_t ldw,
-                       const T* tau, T* part) {
+                       const T* tau) {
+  __shared__ T sh[1024];
   __shared__ T s_al;
+  pdl_begin();
   T* w = W + (g + 1) + ldw * i;
   const T* v = A + (g + 1) + lda * g;
-  const index_t ntl = (m + kTile - 1) / kTile;
-  for (index_t tl = threadIdx.x; tl < ntl; tl += blockDim.x) {
-    const index_t t0 = tl * kTile, hi = t0 + kTile < m ? t0 + kTile : m;
-    part[tl] = tile_dot<true, T>(
-        t0, t0, hi, [&](index_t q) { return w[q]; }, [&](index_t q) { return v[q]; });
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) s_al = (T(-0.5) * tau[g]) * sum_tiles(part, ntl);
+  const T s = block_canonical_sum<T>(
+      m, [&](index_t q, T acc) { return madd_conj(w[q], v[q], acc); }, sh);
+  if (threadIdx.x == 0) s_al = (T(-0.5) * tau[g]) * s;
   __syncthreads();
   const T al = s_al;
   for (index_t r = threadIdx.x; r < m; r += blockDim.x)
@@ -328,18 +369,71 @@ __global__ void __launch_bounds__(1024)
 template <class T>
 __global__ void panel_finish_kernel(index_t j0, index_t nb, T* A, index_t lda, const real_t<T>* e,
                                     real_t<T>* d) {
+  pdl_begin();
   if (index_t(threadIdx.x) >= nb) return;
   const index_t j = j0 + threadIdx.x;
   A[(j + 1) + lda * j] = T(e[j]);
   d[j] = real_part(A[j + lda * j]);
 }
 
+/// Largest to_double(abs1(a)) over the lower triangle (NaN never wins, as std::max(amax, x) on
+/// the host): non-negative doubles order as their bit patterns, so atomicMax on the bits is
+/// exact and independent of the order.
 template <class T>
-class CudaTridiag final : public TridiagDevice<T> {
+__global__ void lower_absmax_kernel(index_t n, const T* A, index_t lda,
+                                    unsigned long long* out) {
+  unsigned long long best = 0;
+  const index_t total = n * n, stride = index_t(gridDim.x) * blockDim.x;
+  for (index_t k = index_t(blockIdx.x) * blockDim.x + threadIdx.x; k < total; k += stride) {
+    const index_t j = k / n, i = k - j * n;
+    if (i < j) continue;
+    const double a = to_double(abs1(A[i + lda * j]));
+    if (a == a) {
+      const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(a));
+      if (bits > best) best = bits;
+    }
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const unsigned long long other = __shfl_down_sync(0xffffffffu, best, o);
+    if (other > best) best = other;
+  }
+  if ((threadIdx.x & 31) == 0 && best) atomicMax(out, best);
+}
+
+/// a := scale2(a, k) (each part) over the lower triangle: exact, as the host's scale_lower.
+template <class T>
+__global__ void scale_lower_kernel(index_t n, T* A, index_t lda, int k) {
+  const index_t total = n * n, stride = index_t(gridDim.x) * blockDim.x;
+  for (index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x; q < total; q += stride) {
+    const index_t j = q / n, i = q - j * n;
+    if (i >= j) A[i + lda * j] = scale2_any_dev(A[i + lda * j], k);
+  }
+}
+
+/// Per-step device time of the panel loop (EIGSOLVE_GPU_PROFILE=1): events around every step,
+/// one synchronisation per column. For measurements only; it slows the loop down.
+struct PanelProfile {
+  static constexpr int kSteps = 8;
+  static constexpr const char* kNames[kSteps] = {"col_update", "larfg",   "symv",  "dots",
+                                                 "panel_w",    "alpha",   "rank2k", "finish"};
+  double sec[kSteps] = {};
+};
+
+bool env_flag(const char* name, bool dflt) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return dflt;
+  return !(v[0] == '0' && v[1] == '\0');
+}
+
+template <class T>
+class CudaTridiag final : public CudaTridiagDevice<T> {
  public:
-  CudaTridiag(index_t n, const T* A, index_t lda, int nb, TridiagDeviceTimes* times,
-              bool device_panels)
-      : n_(n), nb_(std::max(1, nb)), ldd_(n), times_(times), device_panels_(device_panels) {
+  /// From host memory (host != nullptr) or from device memory (dsrc, ldd_src) on the current
+  /// device; the lower triangle is copied into the solver's own storage either way.
+  CudaTridiag(index_t n, const T* host, index_t lda, const T* dsrc, int nb,
+              TridiagDeviceTimes* times, bool device_panels)
+      : n_(n), nb_(std::max(1, nb)), ldd_(std::max<index_t>(n, 1)), times_(times),
+        device_panels_(device_panels) {
     if (cuda_device_count() == 0) throw DeviceError("--device cuda: no CUDA device is visible");
     const std::uint64_t need = tridiag_device_bytes<T>(n, nb);
     std::size_t free_b = 0, total_b = 0;
@@ -349,9 +443,14 @@ class CudaTridiag final : public TridiagDevice<T> {
                         ScalarTraits<T>::name + " needs " + std::to_string(need) +
                         " bytes of device memory, " + std::to_string(free_b) +
                         " are available (of " + std::to_string(total_b) + ")");
+    pdl_ = env_flag("EIGSOLVE_GPU_PDL", true);
+    profile_ = env_flag("EIGSOLVE_GPU_PROFILE", false);
     ck(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking), "cudaStreamCreate");
     ck(cudaEventCreate(&ev0_), "cudaEventCreate");
     ck(cudaEventCreate(&ev1_), "cudaEventCreate");
+    if (profile_)
+      for (auto& e : pev_)
+        ck(cudaEventCreate(&e), "cudaEventCreate");
     alloc(&dA_, std::size_t(ldd_) * std::size_t(n) * sizeof(T));
     wsb_ = symv_workspace_bytes<T>(std::max<index_t>(n, 1));
     alloc(&ws_, wsb_);
@@ -360,15 +459,25 @@ class CudaTridiag final : public TridiagDevice<T> {
     alloc(&dW_, panel);
     alloc(&dv_, std::size_t(n) * sizeof(T));
     alloc(&dw_, std::size_t(n) * sizeof(T));
-    ck(cudaMallocHost(&hV_, panel), "cudaMallocHost");
-    ck(cudaMallocHost(&hW_, panel), "cudaMallocHost");
-    ck(cudaMallocHost(&hv_, std::size_t(n) * sizeof(T)), "cudaMallocHost");
-    ck(cudaMallocHost(&hw_, std::size_t(n) * sizeof(T)), "cudaMallocHost");
+    alloc(&dmax_, sizeof(unsigned long long));
+    if (!device_panels_) {
+      ck(cudaMallocHost(&hV_, panel), "cudaMallocHost");
+      ck(cudaMallocHost(&hW_, panel), "cudaMallocHost");
+      ck(cudaMallocHost(&hv_, std::size_t(n) * sizeof(T)), "cudaMallocHost");
+      ck(cudaMallocHost(&hw_, std::size_t(n) * sizeof(T)), "cudaMallocHost");
+    }
     symv_workspace_init(ws_, wsb_, st_);
     const auto t0 = std::chrono::steady_clock::now();
-    ck(cudaMemcpy2DAsync(dA_, ldd_ * sizeof(T), A, lda * sizeof(T), n * sizeof(T), n,
-                         cudaMemcpyHostToDevice, st_),
-       "upload A");
+    if (n > 0) {
+      if (host)
+        ck(cudaMemcpy2DAsync(dA_, ldd_ * sizeof(T), host, lda * sizeof(T), n * sizeof(T), n,
+                             cudaMemcpyHostToDevice, st_),
+           "upload A");
+      else
+        ck(cudaMemcpy2DAsync(dA_, ldd_ * sizeof(T), dsrc, lda * sizeof(T), n * sizeof(T), n,
+                             cudaMemcpyDeviceToDevice, st_),
+           "copy A");
+    }
     ck(cudaStreamSynchronize(st_), "upload A");
     if (times_)
       times_->upload +=
@@ -376,17 +485,51 @@ class CudaTridiag final : public TridiagDevice<T> {
   }
   ~CudaTridiag() override {
     cudaStreamSynchronize(st_);
+    if (profile_ && prof_.sec[2] + prof_.sec[6] > 0) {
+      std::fprintf(stderr, "eigsolve gpu profile (n = %lld, %s, PDL %s):",
+                   static_cast<long long>(n_), ScalarTraits<T>::name,
+                   "off: profiling serialises the steps");
+      for (int k = 0; k < PanelProfile::kSteps; ++k)
+        std::fprintf(stderr, " %s %.4f s", PanelProfile::kNames[k], prof_.sec[k]);
+      std::fprintf(stderr, "\n");
+    }
     for (void* p : {static_cast<void*>(dA_), ws_, static_cast<void*>(dV_), static_cast<void*>(dW_),
                     static_cast<void*>(dv_), static_cast<void*>(dw_), static_cast<void*>(dd_),
                     static_cast<void*>(de_), static_cast<void*>(dtau_), static_cast<void*>(dt_),
-                    static_cast<void*>(dpart_)})
+                    static_cast<void*>(dmax_)})
       cudaFree(p);
     for (void* p : {static_cast<void*>(hV_), static_cast<void*>(hW_), static_cast<void*>(hv_),
                     static_cast<void*>(hw_)})
       cudaFreeHost(p);
+    for (auto& e : pev_)
+      if (e) cudaEventDestroy(e);
     cudaEventDestroy(ev0_);
     cudaEventDestroy(ev1_);
     cudaStreamDestroy(st_);
+  }
+
+  double lower_absmax() override {
+    if (n_ == 0) return 0;
+    ck(cudaMemsetAsync(dmax_, 0, sizeof(unsigned long long), st_), "cudaMemset");
+    const index_t total = n_ * n_;
+    const unsigned blocks = unsigned(std::min<index_t>((total + 255) / 256, 132 * 16));
+    lower_absmax_kernel<T><<<blocks, 256, 0, st_>>>(n_, dA_, ldd_, dmax_);
+    ck(cudaGetLastError(), "lower_absmax_kernel");
+    unsigned long long bits = 0;
+    ck(cudaMemcpyAsync(&bits, dmax_, sizeof(bits), cudaMemcpyDeviceToHost, st_), "absmax");
+    ck(cudaStreamSynchronize(st_), "absmax");
+    double a = 0;
+    std::memcpy(&a, &bits, sizeof(a));
+    return a;
+  }
+
+  void scale_lower(int k) override {
+    if (n_ == 0 || k == 0) return;
+    const index_t total = n_ * n_;
+    const unsigned blocks = unsigned(std::min<index_t>((total + 255) / 256, 132 * 16));
+    scale_lower_kernel<T><<<blocks, 256, 0, st_>>>(n_, dA_, ldd_, k);
+    ck(cudaGetLastError(), "scale_lower_kernel");
+    ck(cudaStreamSynchronize(st_), "scale_lower_kernel");
   }
 
   void fetch_panel(index_t j0, index_t nb, T* A, index_t lda) override {
@@ -450,8 +593,6 @@ class CudaTridiag final : public TridiagDevice<T> {
       alloc(&de_, std::size_t(n_) * sizeof(R));
       alloc(&dtau_, std::size_t(n_) * sizeof(T));
       alloc(&dt_, std::size_t(2 * nb_) * sizeof(T));
-      ldp_ = (n_ + kTile - 1) / kTile;
-      alloc(&dpart_, std::size_t(2 * nb_ + 1) * std::size_t(ldp_) * sizeof(T));
       ck(cudaMemsetAsync(de_, 0, std::size_t(n_) * sizeof(R), st_), "cudaMemset");
       ck(cudaMemsetAsync(dtau_, 0, std::size_t(n_) * sizeof(T), st_), "cudaMemset");
       sel_.assign(std::size_t(n_) + 1, SymvConfig{});
@@ -460,36 +601,51 @@ class CudaTridiag final : public TridiagDevice<T> {
     }
     T* W = dW_;  // n x nb, ld n
     const index_t ldw = n_;
-    R* part_r = reinterpret_cast<R*>(dpart_);
-    T* part_dots = dpart_ + ldp_;
     for (index_t i = 0; i < nb; ++i) {
       const index_t g = j0 + i, m = n_ - g - 1, rows = n_ - g;
-      col_update_kernel<T>
-          <<<unsigned((rows + 255) / 256), 256, 0, st_>>>(n_, g, j0, i, dA_, ldd_, W, ldw);
-      larfg_kernel<T><<<1, 1024, 0, st_>>>(n_, g, dA_, ldd_, de_, dtau_, part_r);
+      mark(0);
+      launch(col_update_kernel<T>, unsigned((rows + 255) / 256), 256, n_, g, j0, i, dA_, ldd_,
+             static_cast<const T*>(W), ldw);
+      mark(1);
+      launch(larfg_kernel<T>, 1, 1024, n_, g, dA_, ldd_, de_, dtau_);
+      mark(2);
       if (!sel_ok_[std::size_t(m)]) {
         sel_[std::size_t(m)] = symv_select<T>(m);
         sel_ok_[std::size_t(m)] = 1;
       }
       symv_gpu<T>(sel_[std::size_t(m)], m, T(1), dA_ + (g + 1) + ldd_ * (g + 1), ldd_,
                   dA_ + (g + 1) + ldd_ * g, 1, T(0), W + (g + 1) + ldw * i, 1, ws_, wsb_, st_);
+      mark(3);
       if (i > 0)
-        panel_dots_kernel<T><<<unsigned(2 * i), 256, 0, st_>>>(m, g, j0, i, dA_, ldd_, W, ldw, dt_,
-                                                               part_dots, ldp_);
-      panel_w_kernel<T>
-          <<<unsigned((m + 255) / 256), 256, 0, st_>>>(m, g, j0, i, dA_, ldd_, W, ldw, dt_, dtau_);
-      panel_alpha_kernel<T><<<1, 1024, 0, st_>>>(m, g, i, dA_, ldd_, W, ldw, dtau_, dpart_);
+        launch(panel_dots_kernel<T>, unsigned(2 * i), kDotThreads, m, g, j0, i,
+               static_cast<const T*>(dA_), ldd_, static_cast<const T*>(W), ldw, dt_);
+      mark(4);
+      launch(panel_w_kernel<T>, unsigned((m + 255) / 256), 256, m, g, j0, i,
+             static_cast<const T*>(dA_), ldd_, W, ldw, static_cast<const T*>(dt_),
+             static_cast<const T*>(dtau_));
+      mark(5);
+      launch(panel_alpha_kernel<T>, 1, 1024, m, g, i, static_cast<const T*>(dA_), ldd_, W, ldw,
+             static_cast<const T*>(dtau_));
+      mark(6);
       ck(cudaGetLastError(), "device panel kernels");
+      end_column();
     }
     const index_t s = j0 + nb, m = n_ - s, nt = (m + 63) / 64;
+    mark(6);
     if (m > 0)
-      rank2k_kernel<T><<<unsigned(nt * (nt + 1) / 2), 256, 0, st_>>>(
-          m, nb, dA_ + s + ldd_ * j0, ldd_, W + s, ldw, dA_ + s + ldd_ * s, ldd_, nt);
-    panel_finish_kernel<T><<<1, unsigned(nb), 0, st_>>>(j0, nb, dA_, ldd_, de_, dd_);
+      launch(rank2k_kernel<T>, unsigned(nt * (nt + 1) / 2), 256, m, index_t(nb),
+             static_cast<const T*>(dA_ + s + ldd_ * j0), ldd_, static_cast<const T*>(W + s), ldw,
+             dA_ + s + ldd_ * s, ldd_, nt);
+    mark(7);
+    launch(panel_finish_kernel<T>, 1, unsigned(nb), j0, index_t(nb), dA_, ldd_,
+           static_cast<const R*>(de_), dd_);
+    mark(8);
     ck(cudaGetLastError(), "device panel update");
+    end_column(6);
   }
 
-  void fetch_panels(index_t j0, T* A, index_t lda, real_t<T>* d, real_t<T>* e, T* tau) override {
+  void fetch_panels(index_t j0, T* A, index_t lda, real_t<T>* d, real_t<T>* e, T* tau,
+                    bool reflectors) override {
     using R = real_t<T>;
     if (dd_) {
       ck(cudaEventRecord(ev1_, st_), "cudaEventRecord");
@@ -499,7 +655,10 @@ class CudaTridiag final : public TridiagDevice<T> {
       if (times_) times_->panels += ms * 1e-3;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    copy_down(0, 0, n_, n_, A, lda);  // the panels' reflectors and the trailing block
+    if (reflectors)
+      copy_down(0, 0, n_, n_, A, lda);  // the panels' reflectors and the trailing block
+    else
+      copy_down(j0, j0, n_ - j0, n_ - j0, A, lda);  // the trailing block only
     if (j0 > 0 && dd_) {
       ck(cudaMemcpyAsync(d, dd_, std::size_t(j0) * sizeof(R), cudaMemcpyDeviceToHost, st_), "d");
       ck(cudaMemcpyAsync(e, de_, std::size_t(j0) * sizeof(R), cudaMemcpyDeviceToHost, st_), "e");
@@ -524,6 +683,36 @@ class CudaTridiag final : public TridiagDevice<T> {
        "fetch columns");
     ck(cudaStreamSynchronize(st_), "fetch columns");
   }
+  /// A kernel of the panel loop, with programmatic dependent launch unless EIGSOLVE_GPU_PDL=0
+  /// (every such kernel starts with pdl_begin()).
+  template <class... K, class... A>
+  void launch(void (*kernel)(K...), unsigned grid, unsigned block, A... args) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = st_;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = pdl_ && !profile_ ? 1 : 0;
+    ck(cudaLaunchKernelEx(&cfg, kernel, args...), "kernel launch");
+  }
+  void mark(int k) {
+    if (profile_) ck(cudaEventRecord(pev_[k], st_), "cudaEventRecord");
+  }
+  /// Profile: waits for the column and adds each step's time (steps from..from+k).
+  void end_column(int from = 0) {
+    if (!profile_) return;
+    ck(cudaEventSynchronize(pev_[from == 0 ? 6 : 8]), "profile");
+    const int lo = from == 0 ? 0 : 6, hi = from == 0 ? 6 : 8;
+    for (int k = lo; k < hi; ++k) {
+      float ms = 0;
+      ck(cudaEventElapsedTime(&ms, pev_[k], pev_[k + 1]), "cudaEventElapsedTime");
+      prof_.sec[k] += ms * 1e-3;
+    }
+  }
 
   index_t n_;
   int nb_;
@@ -531,15 +720,18 @@ class CudaTridiag final : public TridiagDevice<T> {
   TridiagDeviceTimes* times_;
   cudaStream_t st_ = nullptr;
   cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;
+  cudaEvent_t pev_[9] = {};
+  bool pdl_ = true, profile_ = false;
+  PanelProfile prof_;
   T* dA_ = nullptr;
   void* ws_ = nullptr;
   std::size_t wsb_ = 0;
   T *dV_ = nullptr, *dW_ = nullptr, *dv_ = nullptr, *dw_ = nullptr;
   T *hV_ = nullptr, *hW_ = nullptr, *hv_ = nullptr, *hw_ = nullptr;
+  unsigned long long* dmax_ = nullptr;
   bool device_panels_ = false;
   real_t<T>*dd_ = nullptr, *de_ = nullptr;
-  T *dtau_ = nullptr, *dt_ = nullptr, *dpart_ = nullptr;
-  index_t ldp_ = 0;
+  T *dtau_ = nullptr, *dt_ = nullptr;
   std::vector<SymvConfig> sel_;
   std::vector<char> sel_ok_;
 };
@@ -558,13 +750,25 @@ std::uint64_t tridiag_device_bytes(index_t n, int nb) {
 template <class T>
 std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag(index_t n, const T* A, index_t lda, int nb,
                                                     TridiagDeviceTimes* times, bool device_panels) {
-  return std::make_unique<CudaTridiag<T>>(n, A, lda, nb, times, device_panels);
+  return std::make_unique<CudaTridiag<T>>(n, A, lda, nullptr, nb, times, device_panels);
+}
+
+template <class T>
+std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag_device(index_t n, const T* dA,
+                                                               index_t ldda, int nb,
+                                                               TridiagDeviceTimes* times) {
+  if (ldda < std::max<index_t>(1, n))
+    throw DimensionError("make_cuda_tridiag_device: ldda = " + std::to_string(ldda) +
+                         " < max(1, n)");
+  return std::make_unique<CudaTridiag<T>>(n, nullptr, ldda, dA, nb, times, true);
 }
 
 #define EIGSOLVE_INSTANTIATE_TRIDIAG_CUDA(T)                                                       \
   template std::uint64_t tridiag_device_bytes<T>(index_t, int);                                    \
   template std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag<T>(index_t, const T*, index_t, int, \
-                                                                  TridiagDeviceTimes*, bool);
+                                                                  TridiagDeviceTimes*, bool);   \
+  template std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag_device<T>(                      \
+      index_t, const T*, index_t, int, TridiagDeviceTimes*);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_TRIDIAG_CUDA)
 #undef EIGSOLVE_INSTANTIATE_TRIDIAG_CUDA
 

@@ -1,9 +1,11 @@
 // GPU tridiagonalization (householder/tridiag_cuda.hpp) == CPU bitwise: d, e, tau and the whole
 // lower triangle (reflectors) for every precision, several panel widths, edge sizes; end to end
 // the eigenvalues of --device cuda equal --device cpu bitwise on real matrices and generated ones.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -84,12 +86,45 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
   }
 }
 
-/// --device cuda through the whole pipeline: eigenvalues (all, and a subset) bitwise equal.
+/// eigensolve_device on a device copy of A (leading dimension n + 5).
+template <class T>
+SolveResult<T> solve_from_device(const HostMatrix<T>& A, const SolveOptions& opt) {
+  const index_t n = A.n, ld = n + 5;
+  T* dA = nullptr;
+  EXPECT_EQ(cudaMalloc(&dA, sizeof(T) * std::size_t(ld) * std::size_t(std::max<index_t>(n, 1))),
+            cudaSuccess);
+  EXPECT_EQ(cudaMemcpy2D(dA, sizeof(T) * ld, A.ptr(), sizeof(T) * n, sizeof(T) * n, n,
+                         cudaMemcpyHostToDevice),
+            cudaSuccess);
+  Context ctx;  // backend cpu: eigensolve_device runs on the device regardless
+  auto r = eigensolve_device(ctx, n, static_cast<const T*>(dA), ld, opt);
+  std::vector<T> back(static_cast<std::size_t>(n * n));
+  EXPECT_EQ(cudaMemcpy2D(back.data(), sizeof(T) * n, dA, sizeof(T) * ld, sizeof(T) * n, n,
+                         cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  EXPECT_EQ(std::memcmp(back.data(), A.ptr(), back.size() * sizeof(T)), 0)
+      << "eigensolve_device modified its input";
+  cudaFree(dA);
+  return r;
+}
+
+/// --device cuda through the whole pipeline: eigenvalues (all, and a subset) bitwise equal;
+/// also from a matrix already on the device (eigensolve_device).
 template <class T>
 void pipeline_equal(HostMatrix<T> A, const std::string& what, bool vectors) {
   SolveOptions opt;
   opt.vectors = vectors;
   HostMatrix<T> B = A;
+  {
+    const auto r3 = solve_from_device(A, opt);
+    HostMatrix<T> C = A;
+    Context cpu;
+    const auto r1 = eigensolve(cpu, C, opt);
+    EXPECT_TRUE(same_bytes(r1.w, r3.w)) << what << ": eigensolve_device eigenvalues differ";
+    if (vectors) {
+      EXPECT_TRUE(same_bytes(r1.z, r3.z)) << what << ": eigensolve_device vectors";
+    }
+  }
   Context cpu, gpu;
   cpu.threads = gpu.threads = 4;
   gpu.backend = Backend::cuda;
@@ -161,6 +196,38 @@ TEST(GpuPipeline, HadamardSpectraAndSubsets) {
     const auto r2 = eigensolve(gpu, B, opt);
     EXPECT_TRUE(same_bytes(r1.w, r2.w)) << "subset kind " << kind;
     EXPECT_FALSE(r1.w.empty());
+  }
+}
+
+/// Matrices scaled by the pipeline's exact power of two (entries near overflow / underflow):
+/// the device's maximum decides the same exponent as the host's.
+TEST(GpuPipeline, PreScaledMatricesFromDevice) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  std::vector<double> lambda;
+  for (double f : {0x1p600, 0x1p-600, 1.0}) {
+    HostMatrix<double> A = hadamard_matrix<double>(128, lambda);
+    for (auto& a : A.data)
+      a *= f;
+    pipeline_equal(A, "hadamard 128 d scaled", false);
+  }
+  for (float f : {0x1p80f, 0x1p-80f}) {
+    HostMatrix<float> A = hadamard_matrix<float>(64, lambda);
+    for (auto& a : A.data)
+      a *= f;
+    pipeline_equal(A, "hadamard 64 s scaled", false);
+  }
+  HostMatrix<double> N = hadamard_matrix<double>(64, lambda);
+  N(5, 3) = std::numeric_limits<double>::quiet_NaN();  // NaN never decides the scale
+  N(7, 7) = 0x1p700;
+  SolveOptions opt;
+  Context cpu;
+  HostMatrix<double> C = N;
+  try {
+    const auto r1 = eigensolve(cpu, C, opt);
+    const auto r3 = solve_from_device(N, opt);
+    EXPECT_TRUE(same_bytes(r1.w, r3.w)) << "NaN matrix";
+  } catch (const NumericalError&) {
+    EXPECT_THROW(solve_from_device(N, opt), NumericalError);
   }
 }
 
