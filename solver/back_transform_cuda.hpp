@@ -1,0 +1,46 @@
+// The canonical back-transformation Z := Q Z on a CUDA device (backend-neutral header: no CUDA
+// includes). Bitwise the CPU's apply_q_canonical (solver/back_transform.hpp,
+// docs/canonical-backtransform.md) for s, d, c, z and dd.
+//
+//   once:      T_b for every block b (G = V^H V by the step-1 kernels, then the recurrence)
+//   per column panel of Z (width chosen from n, m; a panel's columns are independent):
+//     for b = B-1 .. 0:
+//       step 1   tile partials  P(t, j, c) = tree of 8 chunk chains of conj(V) . Z, 64-row tiles
+//       sum      w_cj = P(0) + P(1) + ... (ascending tiles);  ny_cj = -(chain_q T_cq w_qj)
+//       step 3   z_rj = madd(v_rc, ny_cj, z_rj) for c = 0 .. k-1
+//
+// In a CPU-only build every entry point throws NotCompiled("cuda").
+#pragma once
+
+#include <cstddef>
+
+#include "core/precision.hpp"
+
+namespace eigsolve {
+
+/// Bytes of device workspace apply_q_canonical_device needs for Z of n x m (0 when there is
+/// nothing to do: n <= 1 or m <= 0).
+template <class T>
+std::size_t apply_q_device_workspace_bytes(index_t n, index_t m);
+
+/// Z := Q Z in the canonical blocked order, on the device, asynchronously on the cudaStream_t
+/// `stream` (nullptr: the legacy default stream). dA (ldda >= n), dtau (n-1) and dZ (lddz >= n)
+/// are device pointers, A holding the reflectors of ?sytrd/?hetrd('L') storage in its strict
+/// lower triangle (only that part is read). `work` is caller-owned device memory of at least
+/// apply_q_device_workspace_bytes<T>(n, m) bytes (16-byte aligned, e.g. from cudaMalloc); its
+/// contents on entry do not matter. Nothing is allocated; the bits of Z are those of the CPU's
+/// apply_q_canonical. Throws DimensionError on bad sizes or a short workspace, DeviceError
+/// when a launch fails.
+template <class T>
+void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dtau, index_t m, T* dZ,
+                              index_t lddz, void* work, std::size_t work_bytes, void* stream);
+
+/// Host-pointer convenience form of apply_q_canonical_device: uploads A (n x n, lda >= n), tau
+/// and Z (n x m, ldz >= n) to the current device, runs it and downloads Z. Throws DeviceError
+/// when no device is visible, when the device memory needed (named with the bytes available)
+/// does not fit, or on any CUDA failure. n <= 1 or m <= 0: nothing to do (no device needed).
+template <class T>
+void apply_q_canonical_cuda(index_t n, const T* A, index_t lda, const T* tau, index_t m, T* Z,
+                            index_t ldz);
+
+}  // namespace eigsolve

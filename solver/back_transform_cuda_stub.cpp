@@ -1,0 +1,30 @@
+// CPU-only builds: the device back-transformation says that the backend is not compiled.
+#include "core/errors.hpp"
+#include "solver/back_transform_cuda.hpp"
+
+namespace eigsolve {
+
+template <class T>
+std::size_t apply_q_device_workspace_bytes(index_t, index_t) {
+  throw NotCompiled("cuda");
+}
+template <class T>
+void apply_q_canonical_device(index_t, const T*, index_t, const T*, index_t, T*, index_t, void*,
+                              std::size_t, void*) {
+  throw NotCompiled("cuda");
+}
+template <class T>
+void apply_q_canonical_cuda(index_t, const T*, index_t, const T*, index_t, T*, index_t) {
+  throw NotCompiled("cuda");
+}
+
+#define EIGSOLVE_INSTANTIATE_BACK_STUB(T)                                                      \
+  template std::size_t apply_q_device_workspace_bytes<T>(index_t, index_t);                    \
+  template void apply_q_canonical_device<T>(index_t, const T*, index_t, const T*, index_t, T*, \
+                                            index_t, void*, std::size_t, void*);               \
+  template void apply_q_canonical_cuda<T>(index_t, const T*, index_t, const T*, index_t, T*,   \
+                                          index_t);
+EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_BACK_STUB)
+#undef EIGSOLVE_INSTANTIATE_BACK_STUB
+
+}  // namespace eigsolve

@@ -1,0 +1,211 @@
+// Device back-transformation (solver/back_transform_cuda.hpp) == CPU apply_q_canonical bitwise,
+// for every precision: reflectors of the CPU tridiagonalization of random Hermitian matrices,
+// edge sizes around the block (32) and tile (64) widths, m = 1, m < n, m = n, padded leading
+// dimensions; the device-pointer entry point on its own stream with padded ldda/lddz and a
+// dirty workspace; reflectors with tau = 0 and Z with signed zeros; sizes where the kernels
+// take several column sub-batches per thread block.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/context.hpp"
+#include "core/errors.hpp"
+#include "core/precision.hpp"
+#include "householder/tridiagonalize.hpp"
+#include "solver/back_transform.hpp"
+#include "solver/back_transform_cuda.hpp"
+#include "tests/common/random_scalar.hpp"
+#include "tests/gpu/gpu_guard.hpp"
+
+using namespace eigsolve;
+using eigsolve::test_util::random_scalar;
+
+namespace {
+
+template <class T>
+bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+/// The reflectors (lower triangle of A, ld lda) and tau of a random Hermitian matrix of order n,
+/// by the CPU's canonical tridiagonalization.
+template <class T>
+void make_reflectors(index_t n, index_t lda, std::uint64_t seed, std::vector<T>& A,
+                     std::vector<T>& tau) {
+  using R = real_t<T>;
+  std::mt19937_64 g(seed);
+  A.assign(static_cast<std::size_t>(lda * std::max<index_t>(n, 1)), T(0));
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i)
+      A[i + lda * j] = random_scalar<T>(g);
+  tau.assign(static_cast<std::size_t>(std::max<index_t>(n, 1)), T(0));
+  std::vector<R> d(n > 0 ? n : 1), e(n > 0 ? n : 1, R(0));
+  Context ctx;
+  ctx.threads = 2;
+  if (n > 0) tridiagonalize(ctx, n, A.data(), lda, d.data(), e.data(), tau.data());
+}
+
+/// Z of ldz x m random elements (the padding rows too: they must come back unchanged).
+template <class T>
+std::vector<T> random_z(index_t m, index_t ldz, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::vector<T> Z(static_cast<std::size_t>(ldz * m), T(0));
+  for (auto& z : Z)
+    z = random_scalar<T>(g);
+  return Z;
+}
+
+/// CPU and host-pointer GPU on the same input; Z compared whole (padding rows included).
+template <class T>
+void check(index_t n, index_t m, index_t lda, const std::vector<T>& A, const std::vector<T>& tau,
+           index_t ldz, const std::vector<T>& Z0, const std::string& what) {
+  std::vector<T> z1 = Z0, z2 = Z0;
+  Context ctx;
+  ctx.threads = 0;
+  apply_q_canonical(ctx, n, A.data(), lda, tau.data(), m, z1.data(), ldz);
+  apply_q_canonical_cuda(n, A.data(), lda, tau.data(), m, z2.data(), ldz);
+  EXPECT_TRUE(same_bytes(z1, z2)) << ScalarTraits<T>::name << " " << what << " n=" << n
+                                  << " m=" << m << " lda=" << lda << " ldz=" << ldz;
+}
+
+template <class T>
+class GpuBackTransform : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double, Complex<float>, Complex<double>, dd_real>;
+TYPED_TEST_SUITE(GpuBackTransform, Scalars);
+
+TYPED_TEST(GpuBackTransform, BitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  std::uint64_t seed = 11;
+  for (index_t n : {1, 2, 3, 31, 32, 33, 64, 65, 100, 257}) {
+    std::vector<index_t> ms = {1, n, std::max<index_t>(1, n / 3), n + 7};
+    std::sort(ms.begin(), ms.end());
+    ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
+    for (index_t pad : {0, 3}) {
+      const index_t lda = n + pad, ldz = n + 2 * pad;
+      std::vector<T> A, tau;
+      make_reflectors<T>(n, lda, seed++, A, tau);
+      for (index_t m : ms)
+        check<T>(n, m, lda, A, tau, ldz, random_z<T>(m, ldz, seed++), "random");
+    }
+  }
+}
+
+/// tau = 0 reflectors (a diagonal matrix has nothing to reduce; its T factors are diagonal
+/// zeros) and Z with exact and signed zeros: the explicit zero terms of V decide the signs.
+TYPED_TEST(GpuBackTransform, ZeroTauAndSignedZeros) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  for (index_t n : {5, 40, 70}) {
+    const index_t m = 9;
+    std::vector<T> A, tau;
+    make_reflectors<T>(n, n, 100 + n, A, tau);
+    std::vector<T> Z = random_z<T>(m, n, 200 + n);
+    for (index_t i = 0; i < n; ++i) {
+      Z[i + n * 0] = T(0);
+      Z[i + n * 1] = -T(0);
+      Z[i + n * 2] = (i % 2) ? T(0) : -T(0);
+    }
+    check<T>(n, m, n, A, tau, n, Z, "signed zeros");
+    // Every other reflector switched off (tau = 0), and one block with all tau = 0.
+    std::vector<T> tau2 = tau;
+    for (index_t i = 0; i < n; i += 2)
+      tau2[i] = T(0);
+    for (index_t i = 32; i < std::min<index_t>(n - 1, 64); ++i)
+      tau2[i] = T(0);
+    check<T>(n, m, n, A, tau2, n, Z, "tau = 0");
+    // A diagonal matrix: the tridiagonalization itself gives tau = 0.
+    std::vector<T> D(static_cast<std::size_t>(n * n), T(0)), taud(n, T(0));
+    std::vector<real_t<T>> d(n), e(n, real_t<T>(0));
+    for (index_t i = 0; i < n; ++i)
+      D[i + n * i] = T(double(i % 5) - 2.0);
+    Context ctx;
+    tridiagonalize(ctx, n, D.data(), n, d.data(), e.data(), taud.data());
+    check<T>(n, m, n, D, taud, n, Z, "diagonal");
+  }
+}
+
+/// The device-pointer entry point: padded ldda/lddz, its own stream, a workspace full of
+/// garbage (its contents on entry do not matter), and a short workspace refused.
+TYPED_TEST(GpuBackTransform, DevicePointersOwnStream) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  const index_t n = 131, m = 45, ldda = n + 5, lddz = n + 3;
+  std::vector<T> A, tau;
+  make_reflectors<T>(n, ldda, 77, A, tau);
+  const std::vector<T> Z0 = random_z<T>(m, lddz, 78);
+  std::vector<T> z1 = Z0;
+  Context ctx;
+  ctx.threads = 2;
+  apply_q_canonical(ctx, n, A.data(), ldda, tau.data(), m, z1.data(), lddz);
+
+  const std::size_t ws = apply_q_device_workspace_bytes<T>(n, m);
+  ASSERT_GT(ws, 0u);
+  T *dA = nullptr, *dt = nullptr, *dZ = nullptr;
+  void* dw = nullptr;
+  ASSERT_EQ(cudaMalloc(&dA, A.size() * sizeof(T)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dt, tau.size() * sizeof(T)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dZ, Z0.size() * sizeof(T)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dw, ws), cudaSuccess);
+  cudaStream_t st = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dt, tau.data(), tau.size() * sizeof(T), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dZ, Z0.data(), Z0.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset(dw, 0xff, ws), cudaSuccess);  // NaN patterns everywhere
+  EXPECT_THROW(apply_q_canonical_device<T>(n, dA, ldda, dt, m, dZ, lddz, dw, ws - 1, st),
+               DimensionError);
+  apply_q_canonical_device<T>(n, dA, ldda, dt, m, dZ, lddz, dw, ws, st);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  std::vector<T> z2(Z0.size());
+  ASSERT_EQ(cudaMemcpy(z2.data(), dZ, z2.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_TRUE(same_bytes(z1, z2)) << ScalarTraits<T>::name << " device pointers";
+  cudaStreamDestroy(st);
+  cudaFree(dA);
+  cudaFree(dt);
+  cudaFree(dZ);
+  cudaFree(dw);
+}
+
+/// Trivial sizes are no-ops; bad leading dimensions are refused.
+TYPED_TEST(GpuBackTransform, TrivialAndBadSizes) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  EXPECT_EQ(apply_q_device_workspace_bytes<T>(1, 10), 0u);
+  EXPECT_EQ(apply_q_device_workspace_bytes<T>(10, 0), 0u);
+  std::vector<T> A(16, T(0)), tau(4, T(0)), Z(16, T(1));
+  const std::vector<T> Z0 = Z;
+  apply_q_canonical_cuda<T>(4, A.data(), 4, tau.data(), 0, Z.data(), 4);
+  apply_q_canonical_cuda<T>(1, A.data(), 1, tau.data(), 4, Z.data(), 1);
+  EXPECT_TRUE(same_bytes(Z, Z0));
+  EXPECT_THROW(apply_q_canonical_cuda<T>(4, A.data(), 3, tau.data(), 2, Z.data(), 4),
+               DimensionError);
+  EXPECT_THROW(apply_q_canonical_cuda<T>(4, A.data(), 4, tau.data(), 2, Z.data(), 3),
+               DimensionError);
+}
+
+/// Larger problems: many 64-row tiles and several column sub-batches per thread block (the
+/// kernels' column loops), in double and complex double.
+TEST(GpuBackTransformLarge, SeveralSubBatchesPerBlock) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  {
+    const index_t n = 1500, m = 6000;  // d: 24 tiles x 188 sub-batches of 32 columns
+    std::vector<double> A, tau;
+    make_reflectors<double>(n, n, 5, A, tau);
+    check<double>(n, m, n, A, tau, n, random_z<double>(m, n, 6), "large");
+  }
+  {
+    const index_t n = 1100, m = 2000;  // z: 18 tiles x 250 sub-batches of 8 columns
+    std::vector<cdouble> A, tau;
+    make_reflectors<cdouble>(n, n, 7, A, tau);
+    check<cdouble>(n, m, n, A, tau, n, random_z<cdouble>(m, n, 8), "large");
+  }
+}
+
+}  // namespace
