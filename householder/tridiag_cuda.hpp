@@ -58,8 +58,8 @@ class CudaTridiagDevice : public TridiagDevice<T> {
 /// As make_cuda_tridiag with device panels, from the lower triangle of dA (order n, ldda) in
 /// the current device's memory; dA is copied (device to device), not modified.
 template <class T>
-std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag_device(index_t n, const T* dA,
-                                                               index_t ldda, int nb,
+std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag_device(index_t n, const T* dA, index_t ldda,
+                                                               int nb,
                                                                TridiagDeviceTimes* times = nullptr);
 
 }  // namespace eigsolve

@@ -23,6 +23,7 @@
 #include "householder/tridiag_cuda.hpp"
 #include "householder/tridiagonalize.hpp"
 #include "solver/back_transform.hpp"
+#include "solver/back_transform_cuda.hpp"
 #include "solver/bisection.hpp"
 #include "solver/bisection_cuda.hpp"
 #include "solver/inverse_iteration.hpp"
@@ -281,7 +282,10 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
       res.z[k] = T(zt[k]);
     zt.clear();
     zt.shrink_to_fit();
-    back_transform(ctx, n, A, n, tau.data(), m, res.z.data(), n, opt.back_transform);
+    if (ctx.backend == Backend::cuda && opt.back_transform == BackTransformMethod::canonical)
+      apply_q_canonical_cuda(n, A, n, tau.data(), m, res.z.data(), n);  // same order, on the GPU
+    else
+      back_transform(ctx, n, A, n, tau.data(), m, res.z.data(), n, opt.back_transform);
     normalize_signs(ctx, n, m, res.z.data(), n);
     for (const T& z : res.z)
       if (!is_finite(z)) throw NumericalError("eigenvectors are not finite (internal failure)");
@@ -376,7 +380,7 @@ SolveResult<T> eigensolve_device(const Context& ctx, index_t n, const T* dA, ind
   return res;
 }
 
-#define EIGSOLVE_INSTANTIATE_EIGENSOLVE(T) \
+#define EIGSOLVE_INSTANTIATE_EIGENSOLVE(T)                                                    \
   template SolveResult<T> eigensolve<T>(const Context&, HostMatrix<T>&, const SolveOptions&); \
   template SolveResult<T> eigensolve_device<T>(const Context&, index_t, const T*, index_t,    \
                                                const SolveOptions&);

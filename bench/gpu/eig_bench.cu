@@ -92,7 +92,34 @@ double median(std::vector<double> v) {
 }
 
 template <class T>
-std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool check_cpu) {
+struct CudaType;
+template <>
+struct CudaType<float> {
+  static constexpr cudaDataType v = CUDA_R_32F;
+};
+template <>
+struct CudaType<double> {
+  static constexpr cudaDataType v = CUDA_R_64F;
+};
+template <>
+struct CudaType<cfloat> {
+  static constexpr cudaDataType v = CUDA_C_32F;
+};
+template <>
+struct CudaType<cdouble> {
+  static constexpr cudaDataType v = CUDA_C_64F;
+};
+
+/// auto: the 64-bit API above n = 16384 (where the reference timings used it), legacy below.
+bool use_x_api(const std::string& api, index_t n) {
+  if (api == "x") return true;
+  if (api == "legacy") return false;
+  return n > 16384;
+}
+
+template <class T>
+std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool check_cpu,
+                                     bool host_input, const std::string& api) {
   using R = real_t<T>;
   HostMatrix<T> A0(n);
   std::mt19937_64 g(2026);
@@ -137,7 +164,9 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
     e.seconds = median(secs);
     e.runs = runs;
     e.distinct = count_distinct(ws);
-    {  // once from host memory (eigensolve, upload included): what the CLI pays
+    for (const R& x : ws[0])
+      e.w0.push_back(to_double(x));
+    if (host_input) {  // once from host memory (eigensolve, upload included): what the CLI pays
       HostMatrix<T> A = A0;
       const auto t0 = std::chrono::steady_clock::now();
       auto res = eigensolve(ctx, A, opt);
@@ -159,25 +188,48 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
     cusolverDnHandle_t h;
     cks(cusolverDnCreate(&h), "cusolverDnCreate");
     const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    const bool x_api = use_x_api(api, n);
     T* dA = nullptr;
     R* dw = nullptr;
-    T* work = nullptr;
+    void* work = nullptr;
+    std::vector<unsigned char> hwork;
     int* info = nullptr;
-    ck(cudaMalloc(&dA, sizeof(T) * std::size_t(n * n)), "cudaMalloc");
+    ck(cudaMalloc(&dA, sizeof(T) * std::size_t(n) * std::size_t(n)), "cudaMalloc");
     ck(cudaMalloc(&dw, sizeof(R) * std::size_t(n)), "cudaMalloc");
     ck(cudaMalloc(&info, sizeof(int)), "cudaMalloc");
+    cusolverDnParams_t params = nullptr;
+    std::size_t dbytes = 0, hbytes = 0;
     int lw = 0;
-    cks(evd_buffer(h, jobz, int(n), dA, dw, &lw), "syevd_bufferSize");
-    ck(cudaMalloc(&work, sizeof(T) * std::size_t(std::max(lw, 1))), "cudaMalloc");
+    if (x_api) {
+      // The 64-bit API in its deterministic mode (as the reference timings were taken).
+      cks(cusolverDnSetDeterministicMode(h, CUSOLVER_DETERMINISTIC_RESULTS), "deterministic");
+      cks(cusolverDnCreateParams(&params), "cusolverDnCreateParams");
+      cks(cusolverDnXsyevd_bufferSize(h, params, jobz, CUBLAS_FILL_MODE_LOWER, n, CudaType<T>::v,
+                                      dA, n, CudaType<R>::v, dw, CudaType<T>::v, &dbytes, &hbytes),
+          "Xsyevd_bufferSize");
+      hwork.resize(std::max<std::size_t>(hbytes, 1));
+    } else {
+      cks(evd_buffer(h, jobz, int(n), dA, dw, &lw), "syevd_bufferSize");
+      dbytes = sizeof(T) * std::size_t(std::max(lw, 1));
+    }
+    ck(cudaMalloc(&work, std::max<std::size_t>(dbytes, 1)), "cudaMalloc");
     cudaEvent_t a, b;
     ck(cudaEventCreate(&a), "cudaEventCreate");
     ck(cudaEventCreate(&b), "cudaEventCreate");
     std::vector<std::vector<R>> ws;
     std::vector<double> secs;
     for (int r = 0; r < runs + 1; ++r) {
-      ck(cudaMemcpy(dA, A0.ptr(), sizeof(T) * std::size_t(n * n), cudaMemcpyHostToDevice), "A");
+      ck(cudaMemcpy(dA, A0.ptr(), sizeof(T) * std::size_t(n) * std::size_t(n),
+                    cudaMemcpyHostToDevice),
+         "A");
       ck(cudaEventRecord(a), "cudaEventRecord");
-      cks(evd(h, jobz, int(n), dA, dw, work, lw, info), "syevd");
+      if (x_api)
+        cks(cusolverDnXsyevd(h, params, jobz, CUBLAS_FILL_MODE_LOWER, n, CudaType<T>::v, dA, n,
+                             CudaType<R>::v, dw, CudaType<T>::v, work, dbytes, hwork.data(), hbytes,
+                             info),
+            "Xsyevd");
+      else
+        cks(evd(h, jobz, int(n), dA, dw, static_cast<T*>(work), lw, info), "syevd");
       ck(cudaEventRecord(b), "cudaEventRecord");
       ck(cudaEventSynchronize(b), "syevd");
       float ms = 0;
@@ -192,28 +244,46 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
     }
     EigImplResult e;
     e.impl = "cusolver";
+    e.api = x_api ? "Xsyevd" : "legacy";
     e.seconds = median(secs);
     e.runs = runs;
     e.distinct = count_distinct(ws);
+    // Ours against cuSOLVER: max |w_ours - w_cusolver| / max |w_cusolver| (a sanity check
+    // where the CPU run is unaffordable; both are backward stable, so this is O(n u)).
+    if (!out.empty() && out[0].w0.size() == ws[0].size()) {
+      double mx = 0, scale = 0;
+      for (std::size_t k = 0; k < ws[0].size(); ++k) {
+        const double c = to_double(ws[0][k]);
+        mx = std::max(mx, std::abs(to_double(out[0].w0[k]) - c));
+        scale = std::max(scale, std::abs(c));
+      }
+      out[0].rel_diff_vendor = scale > 0 ? mx / scale : mx;
+    }
     out.push_back(e);
     cudaEventDestroy(a);
     cudaEventDestroy(b);
+    if (params) cusolverDnDestroyParams(params);
     cudaFree(dA);
     cudaFree(dw);
     cudaFree(work);
     cudaFree(info);
     cusolverDnDestroy(h);
   }
+  for (auto& r : out)
+    r.w0.clear();
   return out;
 }
 
 }  // namespace
 
 std::vector<EigImplResult> bench_eig_size(Precision p, index_t n, int runs, bool vectors,
-                                          bool check_cpu) {
+                                          bool check_cpu, bool host_input,
+                                          const std::string& cusolver_api) {
+  if (cusolver_api != "auto" && cusolver_api != "x" && cusolver_api != "legacy")
+    throw UsageError("--cusolver-api must be auto, x or legacy (got '" + cusolver_api + "')");
   return dispatch(p, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return bench_eig<T>(n, runs, vectors, check_cpu);
+    return bench_eig<T>(n, runs, vectors, check_cpu, host_input, cusolver_api);
   });
 }
 

@@ -48,14 +48,19 @@ struct EigImplResult {
   double seconds = 0;  ///< median
   int runs = 0;
   int distinct = 0;
-  int bitwise_cpu = -1;  ///< -1 not checked
+  int bitwise_cpu = -1;            ///< -1 not checked
   double seconds_host_input = -1;  ///< eigsolve: one run from host memory, upload included
   bool host_input_same = true;     ///< ... and whether its eigenvalues equal the device runs'
+  std::string api;                 ///< cusolver: "legacy" (?syevd) or "Xsyevd"
+  double rel_diff_vendor = -1;     ///< eigsolve: max |w - w_cusolver| / max |w_cusolver|
+  std::vector<double> w0;          ///< (internal) the first run's eigenvalues
 };
 
-/// Ours (eigensolve_device: matrix already on the device; also once from host memory) against cuSOLVER ?syevd/?heevd (s/d/c/z) on
-/// one random Hermitian matrix of order n.
+/// Ours (eigensolve_device: matrix already on the device; also once from host memory) against
+/// cuSOLVER ?syevd/?heevd (s/d/c/z) on one random Hermitian matrix of order n. host_input: also
+/// time one solve from host memory; cusolver_api: auto | x | legacy.
 std::vector<EigImplResult> bench_eig_size(Precision p, index_t n, int runs, bool vectors,
-                                          bool check_cpu);
+                                          bool check_cpu, bool host_input,
+                                          const std::string& cusolver_api);
 
 }  // namespace eigsolve

@@ -267,6 +267,8 @@ int main_bench_eig(int argc, char** argv) {
   int runs = 3;
   bool vectors = false;
   long long check_cpu_max = 2048;
+  long long host_input_max = 16384;
+  std::string api = "auto";
   po::options_description desc("bench eig options");
   desc.add_options()("help,h", "show this help")(
       "precision,p", po::value(&precisions)->default_value(precisions), "s,d,c,z,dd or all")(
@@ -275,7 +277,11 @@ int main_bench_eig(int argc, char** argv) {
       "vectors", po::bool_switch(&vectors), "eigenvectors too")("json", po::value(&json),
                                                                 "write the records as JSON")(
       "check-cpu-max", po::value(&check_cpu_max)->default_value(check_cpu_max),
-      "run the CPU backend and compare bitwise up to this n");
+      "run the CPU backend and compare bitwise up to this n")(
+      "host-input-max", po::value(&host_input_max)->default_value(host_input_max),
+      "also time one solve from host memory (upload included) up to this n")(
+      "cusolver-api", po::value(&api)->default_value(api),
+      "auto (Xsyevd above n = 16384), x (cusolverDnXsyevd, deterministic mode) or legacy");
   if (parse_or_help(
           argc, argv, desc,
           "Usage: eigsolve bench eig [options]\n"
@@ -288,19 +294,21 @@ int main_bench_eig(int argc, char** argv) {
   const auto ns = parse_sizes(sizes);
   const std::string gpu = gpu_description();
   nlohmann::ordered_json records = nlohmann::ordered_json::array();
-  std::printf("# %s\n%-3s %6s %-8s %-9s %10s %9s %5s %4s\n", gpu.c_str(), "p", "n", "vectors",
-              "impl", "seconds", "x cuSOLVER", "dist", "cpu");
+  std::printf("# %s\n%-3s %6s %-8s %-9s %10s %9s %5s %4s %10s %9s\n", gpu.c_str(), "p", "n",
+              "vectors", "impl", "seconds", "x cuSOLVER", "dist", "cpu", "host-in s", "rel diff");
   for (Precision p : ps) {
     for (index_t n : ns) {
-      const auto res = bench_eig_size(p, n, runs, vectors, n <= check_cpu_max);
+      const auto res =
+          bench_eig_size(p, n, runs, vectors, n <= check_cpu_max, n <= host_input_max, api);
       double vendor = 0;
       for (const auto& r : res)
         if (r.impl == "cusolver") vendor = r.seconds;
       for (const auto& r : res) {
-        std::printf("%-3s %6lld %-8s %-9s %10.4f %9.2f %5d %4s\n", precision_name(p),
+        std::printf("%-3s %6lld %-8s %-9s %10.4f %9.2f %5d %4s %10.4f %9.1e\n", precision_name(p),
                     static_cast<long long>(n), vectors ? "yes" : "no", r.impl.c_str(), r.seconds,
                     vendor > 0 ? vendor / r.seconds : 0.0, r.distinct,
-                    r.bitwise_cpu < 0 ? "-" : (r.bitwise_cpu ? "yes" : "NO"));
+                    r.bitwise_cpu < 0 ? "-" : (r.bitwise_cpu ? "yes" : "NO"), r.seconds_host_input,
+                    r.rel_diff_vendor);
         nlohmann::ordered_json j = {{"precision", precision_name(p)},
                                     {"n", static_cast<long long>(n)},
                                     {"vectors", vectors},
@@ -317,6 +325,8 @@ int main_bench_eig(int argc, char** argv) {
           j["seconds_host_input"] = r.seconds_host_input;
           j["host_input_bitwise"] = r.host_input_same;
         }
+        if (!r.api.empty()) j["cusolver_api"] = r.api;
+        if (r.rel_diff_vendor >= 0) j["max_rel_diff_vs_cusolver"] = r.rel_diff_vendor;
         records.push_back(j);
       }
       std::fflush(stdout);

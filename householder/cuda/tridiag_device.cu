@@ -1,13 +1,14 @@
 // The device side of the tridiagonalization (householder/tridiag_cuda.hpp): the matrix resident
-// on the GPU, the canonical SYMV of symv/cuda for every column, and the canonical rank-2k
-// trailing update below.
+// on the GPU, the canonical SYMV of symv/cuda for every column, the panel steps of
+// householder/cuda/panel_fused.cuh (or, with EIGSOLVE_GPU_FUSED=0, the step-by-step kernels of
+// panel_kernels.cuh) and the canonical rank-2k trailing update (panel_kernels.cuh).
 //
-//   rank-2k update of A22 (order m), one 256-thread block per stored 64x64 tile (I, J), I >= J:
-//     thread (tx, ty) = (t % 16, t / 16) owns rows 64I + tx + 16q, columns 64J + ty + 16p
-//     (q, p = 0..3); per element, k ascending in chunks of 16 staged in shared memory:
-//       a = madd(V[i,k], -conj(W[j,k]), a);  a = madd(W[i,k], -conj(V[j,k]), a)
-//     exactly the chain of householder/tridiagonalize.cpp (rank2k_update); complex diagonal
-//     made real afterwards. Elements above the diagonal are neither read nor written.
+//   per panel (j0, nb), one stream, captured as a CUDA graph and replayed (EIGSOLVE_GPU_GRAPHS=0:
+//   plain launches), every kernel after the first with programmatic dependent launch
+//   (EIGSOLVE_GPU_PDL=0: without):
+//     for each column: K1 colupd, K2 sumsq, K3 finish, SYMV, K4 dots, K5 w+alpha
+//     K1 (pending axpy only), rank-2k update, panel finish
+//   EIGSOLVE_GPU_PROFILE=1: events around every step, one line of per-step seconds on stderr.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,10 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "core/canonical.hpp"
 #include "core/errors.hpp"
 #include "householder/tridiag_cuda.hpp"
-#include "symv/cuda/tile_order.cuh"
 #include "symv/symv_gpu.hpp"
 
 namespace eigsolve {
@@ -34,388 +33,23 @@ void ck(cudaError_t st, const char* what) {
   }
 }
 
-/// k chunk staged in shared memory (4 x kKc x 64 elements: 32 KB for 16-byte scalars).
-template <class T>
-constexpr int kKc = sizeof(T) > 8 ? 8 : 16;
+}  // namespace
+}  // namespace eigsolve
 
-/// Programmatic dependent launch (sm_90): every kernel of the panel loop first waits for the
-/// kernel before it in the stream to complete (griddepcontrol.wait: its writes are visible),
-/// then lets the next one be launched while it runs. The next launch overlaps only the launch
-/// latency, never the data: bits are unchanged. Without the launch attribute both are no-ops.
-__device__ __forceinline__ void pdl_begin() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
+#include "householder/cuda/panel_fused.cuh"  // includes panel_kernels.cuh
 
-template <class T>
-__device__ __forceinline__ void make_real_dev(T& a) {
-  if constexpr (is_complex_v<T>) a.im = real_t<T>(0);
-}
+namespace eigsolve {
+namespace {
 
-template <class T>
-__global__ void __launch_bounds__(256)
-    rank2k_kernel(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, T* A,
-                  index_t lda, index_t nt) {
-  constexpr int KC = kKc<T>;
-  __shared__ T vr[KC][64], wr[KC][64], nwc[KC][64], nvc[KC][64];
-  pdl_begin();
-  index_t I, J;
-  symv_cuda::tile_coords(blockIdx.x, nt, I, J);
-  const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
-  const index_t r0 = I * 64, c0 = J * 64;
-  T c[4][4];
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-#pragma unroll
-    for (int p = 0; p < 4; ++p) {
-      const index_t i = r0 + tx + 16 * q, j = c0 + ty + 16 * p;
-      c[q][p] = (i < m && j <= i) ? A[i + lda * j] : T(0);
-    }
-  for (index_t k0 = 0; k0 < kb; k0 += KC) {
-    const int kc = int(kb - k0 < KC ? kb - k0 : KC);
-    for (int e = t; e < KC * 64; e += 256) {
-      const int k = e >> 6, r = e & 63;
-      const bool ok_k = k < kc;
-      const index_t ir = r0 + r, jc = c0 + r;
-      vr[k][r] = (ok_k && ir < m) ? V[ir + ldv * (k0 + k)] : T(0);
-      wr[k][r] = (ok_k && ir < m) ? W[ir + ldw * (k0 + k)] : T(0);
-      nwc[k][r] = (ok_k && jc < m) ? -conj(W[jc + ldw * (k0 + k)]) : T(0);
-      nvc[k][r] = (ok_k && jc < m) ? -conj(V[jc + ldv * (k0 + k)]) : T(0);
-    }
-    __syncthreads();
-    for (int k = 0; k < kc; ++k) {
-      T v[4], w[4], nw[4], nv[4];
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        v[q] = vr[k][tx + 16 * q];
-        w[q] = wr[k][tx + 16 * q];
-      }
-#pragma unroll
-      for (int p = 0; p < 4; ++p) {
-        nw[p] = nwc[k][ty + 16 * p];
-        nv[p] = nvc[k][ty + 16 * p];
-      }
-#pragma unroll
-      for (int q = 0; q < 4; ++q)
-#pragma unroll
-        for (int p = 0; p < 4; ++p) {
-          c[q][p] = madd(v[q], nw[p], c[q][p]);
-          c[q][p] = madd(w[q], nv[p], c[q][p]);
-        }
-    }
-    __syncthreads();
-  }
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-#pragma unroll
-    for (int p = 0; p < 4; ++p) {
-      const index_t i = r0 + tx + 16 * q, j = c0 + ty + 16 * p;
-      if (i < m && j <= i) {
-        T a = c[q][p];
-        if (i == j) make_real_dev(a);
-        A[i + lda * j] = a;
-      }
-    }
-}
-
-// ---- the panel on the device (device_panel): the host panel of tridiagonalize.cpp, kernel by
-// kernel, every chain and reduction in the same order (docs/canonical-tridiagonalization.md).
-
-__device__ __forceinline__ int exponent_of_dev(float a) {
-  int e = 0;
-  frexpf(a, &e);
-  return e;
-}
-__device__ __forceinline__ int exponent_of_dev(double a) {
-  int e = 0;
-  frexp(a, &e);
-  return e;
-}
-__device__ __forceinline__ int exponent_of_dev(const dd_real& a) {
-  return exponent_of_dev(a.hi);
-}
-template <class T>
-__device__ __forceinline__ T scale2_any_dev(const T& a, int k) {
-  if constexpr (is_complex_v<T>)
-    return T(scale2(a.re, k), scale2(a.im, k));
-  else
-    return scale2(a, k);
-}
-
-/// Canonical sum over [0, len) by one whole block (blockDim.x a multiple of 64, at most 1024):
-/// 8 threads per tile of 64, thread q of a tile runs chunk q's chain s = elem(i, s) over
-/// i = 64 tl + 8q .. +7 (out-of-range terms skipped, as tile_dot does), the 8 chunk sums
-/// combined by tile_tree, and the tile partials added in ascending order by thread 0
-/// (p0 + p1 + ...: sum_tiles' and canonical_dot's order). Tiles go in batches of blockDim/8
-/// staged in shared memory (sh: blockDim.x elements). The result is valid in thread 0; every
-/// thread must call it.
-template <class S, class Elem>
-__device__ S block_canonical_sum(index_t len, Elem elem, S* sh) {
-  const int t = threadIdx.x, q = t & 7, groups = int(blockDim.x >> 3);
-  const index_t ntl = (len + kTile - 1) / kTile;
-  S acc = S(0);
-  for (index_t b0 = 0; b0 < ntl; b0 += groups) {
-    const index_t tl = b0 + (t >> 3);
-    S s = S(0);
-    if (tl < ntl) {
-      const index_t cb = tl * kTile + index_t(q) * kChunk;
-#pragma unroll
-      for (int u = 0; u < kChunk; ++u)
-        if (cb + u < len) s = elem(cb + u, s);
-    }
-    sh[t] = s;
-    __syncwarp();
-    S p = S(0);
-    if (q == 0 && tl < ntl) {
-      S c[kChunk];
-#pragma unroll
-      for (int k = 0; k < kChunk; ++k)
-        c[k] = sh[t + k];
-      p = tile_tree(c);
-    }
-    __syncwarp();
-    if (q == 0) sh[t] = p;
-    __syncthreads();
-    if (t == 0) {
-      const index_t cnt = ntl - b0 < groups ? ntl - b0 : groups;
-      for (index_t k = 0; k < cnt; ++k) {
-        const S pk = sh[kChunk * k];
-        acc = (b0 == 0 && k == 0) ? pk : acc + pk;
-      }
-    }
-    __syncthreads();
-  }
-  return acc;
-}
-
-/// 1. Column update: a(r, g) for r = g .. n-1, chain over k < i (V = A(:, j0..), W).
-template <class T>
-__global__ void col_update_kernel(index_t n, index_t g, index_t j0, index_t i, T* A, index_t lda,
-                                  const T* W, index_t ldw) {
-  pdl_begin();
-  const index_t r = g + index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (r >= n) return;
-  T c = A[r + lda * g];
-  if (r == g) make_real_dev(c);
-  for (index_t k = 0; k < i; ++k) {
-    const T nw = -conj(W[g + ldw * k]);
-    const T nv = -conj(A[g + lda * (j0 + k)]);
-    c = madd(A[r + lda * (j0 + k)], nw, c);
-    c = madd(W[r + ldw * k], nv, c);
-  }
-  if (r == g) make_real_dev(c);
-  A[r + lda * g] = c;
-}
-
-/// 2. Reflector of order m = n-g-1 from alpha = A(g+1, g), x = A(g+2:n, g) (hh_detail::larfg),
-/// then e[g] = real(beta), A(g+1, g) = 1, tau[g]. One block of 1024 threads.
-template <class T>
-__global__ void __launch_bounds__(1024)
-    larfg_kernel(index_t n, index_t g, T* A, index_t lda, real_t<T>* e, T* tau) {
-  using R = real_t<T>;
-  __shared__ R red[1024];
-  __shared__ int s_e, s_zero;
-  __shared__ T s_r;
-  pdl_begin();
-  const int t = threadIdx.x;
-  const index_t m = n - g - 1;
-  T* col = A + lda * g;
-  T* alpha_p = col + (g + 1);
-  T* x = col + (g + 2 < n - 1 ? g + 2 : n - 1);
-  const index_t nx = m - 1;
-  const bool trivial = is_complex_v<T> ? (m <= 0) : (m <= 1);
-  if (trivial) {
-    if (t == 0) {
-      e[g] = real_part(*alpha_p);
-      tau[g] = T(0);
-      *alpha_p = T(1);
-    }
-    return;
-  }
-  R mx = R(0);
-  for (index_t q = t; q < nx; q += blockDim.x) {
-    const R a = abs1(x[q]);
-    if (a > mx) mx = a;
-  }
-  red[t] = mx;
-  __syncthreads();
-  for (int h = blockDim.x / 2; h > 0; h /= 2) {
-    if (t < h && red[t + h] > red[t]) red[t] = red[t + h];
-    __syncthreads();
-  }
-  const T alpha = *alpha_p;
-  const R ar = real_part(alpha), ai = imag_part(alpha);
-  if (t == 0) {
-    const R xmax = red[0];
-    s_zero = (xmax == R(0) && ai == R(0));
-    R amax = xmax;
-    if (abs(ar) > amax) amax = abs(ar);
-    if (abs(ai) > amax) amax = abs(ai);
-    s_e = exponent_of_dev(amax);
-  }
-  __syncthreads();
-  if (s_zero) {
-    if (t == 0) {
-      e[g] = real_part(alpha);
-      tau[g] = T(0);
-      *alpha_p = T(1);
-    }
-    return;
-  }
-  const int ex = s_e;
-  const R ss = block_canonical_sum<R>(
-      nx,
-      [&](index_t i, R sq) {
-        const T xs = scale2_any_dev(x[i], -ex);
-        sq = madd(real_part(xs), real_part(xs), sq);
-        if constexpr (is_complex_v<T>) sq = madd(xs.im, xs.im, sq);
-        return sq;
-      },
-      red);
-  if (t == 0) {
-    R tt = nx > 0 ? ss : R(0);
-    const R ars = scale2(ar, -ex), ais = scale2(ai, -ex);
-    if constexpr (is_complex_v<T>) tt = madd(ais, ais, tt);
-    tt = madd(ars, ars, tt);
-    const R bn = sqrt_(tt);
-    const R bs = (ars >= R(0)) ? -bn : bn;
-    T tg, as;
-    if constexpr (is_complex_v<T>) {
-      tg = T((bs - ars) / bs, -ais / bs);
-      as = T(ars, ais);
-    } else {
-      tg = (bs - ars) / bs;
-      as = T(ars);
-    }
-    s_r = T(1) / (as - T(bs));
-    tau[g] = tg;
-    e[g] = real_part(T(scale2(bs, ex)));
-  }
-  __syncthreads();
-  const T r = s_r;
-  for (index_t q = t; q < nx; q += blockDim.x)
-    x[q] = scale2_any_dev(x[q], -ex) * r;
-  if (t == 0) *alpha_p = T(1);
-}
-
-constexpr int kDotThreads = 512;
-
-/// 4. t[b], b < 2i: b < i: conj(W(g+1:n, b)) . v, else conj(V(g+1:n, b-i)) . v (canonical
-/// dots, tiles from g+1). One block per dot.
-template <class T>
-__global__ void __launch_bounds__(kDotThreads)
-    panel_dots_kernel(index_t m, index_t g, index_t j0, index_t i, const T* A, index_t lda,
-                      const T* W, index_t ldw, T* tvec) {
-  __shared__ T sh[kDotThreads];
-  pdl_begin();
-  const index_t b = blockIdx.x;
-  const T* vec = b < i ? W + (g + 1) + ldw * b : A + (g + 1) + lda * (j0 + (b - i));
-  const T* v = A + (g + 1) + lda * g;
-  const T s = block_canonical_sum<T>(
-      m, [&](index_t q, T acc) { return madd_conj(vec[q], v[q], acc); }, sh);
-  if (threadIdx.x == 0) tvec[b] = s;
-}
-
-/// 5. w_r = tau ((w_r - V(r,:) . t1) - W(r,:) . t2) for i > 0, else tau w_r.
-template <class T>
-__global__ void panel_w_kernel(index_t m, index_t g, index_t j0, index_t i, const T* A, index_t lda,
-                               T* W, index_t ldw, const T* tvec, const T* tau) {
-  pdl_begin();
-  const index_t r = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (r >= m) return;
-  T* w = W + (g + 1) + ldw * i;
-  const T tg = tau[g];
-  if (i == 0) {
-    w[r] = tg * w[r];
-    return;
-  }
-  const T* vr = A + (g + 1 + r) + lda * j0;
-  const T* wr = W + (g + 1 + r);
-  T d1 = T(0), d2 = T(0);
-  for (index_t k0 = 0; k0 < i; k0 += kTile) {
-    const index_t hi = k0 + kTile < i ? k0 + kTile : i;
-    const T p1 = tile_dot<false, T>(
-        k0, k0, hi, [&](index_t k) { return vr[lda * k]; }, [&](index_t k) { return tvec[k]; });
-    const T p2 = tile_dot<false, T>(
-        k0, k0, hi, [&](index_t k) { return wr[ldw * k]; }, [&](index_t k) { return tvec[i + k]; });
-    d1 = k0 == 0 ? p1 : d1 + p1;
-    d2 = k0 == 0 ? p2 : d2 + p2;
-  }
-  w[r] = tg * ((w[r] - d1) - d2);
-}
-
-/// 6. w += alpha v, alpha = (-1/2 tau) (w^H v). One block.
-template <class T>
-__global__ void __launch_bounds__(1024)
-    panel_alpha_kernel(index_t m, index_t g, index_t i, const T* A, index_t lda, T* W, index_t ldw,
-                       const T* tau) {
-  __shared__ T sh[1024];
-  __shared__ T s_al;
-  pdl_begin();
-  T* w = W + (g + 1) + ldw * i;
-  const T* v = A + (g + 1) + lda * g;
-  const T s = block_canonical_sum<T>(
-      m, [&](index_t q, T acc) { return madd_conj(w[q], v[q], acc); }, sh);
-  if (threadIdx.x == 0) s_al = (T(-0.5) * tau[g]) * s;
-  __syncthreads();
-  const T al = s_al;
-  for (index_t r = threadIdx.x; r < m; r += blockDim.x)
-    w[r] = madd(al, v[r], w[r]);
-}
-
-/// After the panel's trailing update: A(j+1, j) = e[j], d[j] = real(A(j, j)), j in [j0, j0+nb).
-template <class T>
-__global__ void panel_finish_kernel(index_t j0, index_t nb, T* A, index_t lda, const real_t<T>* e,
-                                    real_t<T>* d) {
-  pdl_begin();
-  if (index_t(threadIdx.x) >= nb) return;
-  const index_t j = j0 + threadIdx.x;
-  A[(j + 1) + lda * j] = T(e[j]);
-  d[j] = real_part(A[j + lda * j]);
-}
-
-/// Largest to_double(abs1(a)) over the lower triangle (NaN never wins, as std::max(amax, x) on
-/// the host): non-negative doubles order as their bit patterns, so atomicMax on the bits is
-/// exact and independent of the order.
-template <class T>
-__global__ void lower_absmax_kernel(index_t n, const T* A, index_t lda,
-                                    unsigned long long* out) {
-  unsigned long long best = 0;
-  const index_t total = n * n, stride = index_t(gridDim.x) * blockDim.x;
-  for (index_t k = index_t(blockIdx.x) * blockDim.x + threadIdx.x; k < total; k += stride) {
-    const index_t j = k / n, i = k - j * n;
-    if (i < j) continue;
-    const double a = to_double(abs1(A[i + lda * j]));
-    if (a == a) {
-      const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(a));
-      if (bits > best) best = bits;
-    }
-  }
-  for (int o = 16; o > 0; o >>= 1) {
-    const unsigned long long other = __shfl_down_sync(0xffffffffu, best, o);
-    if (other > best) best = other;
-  }
-  if ((threadIdx.x & 31) == 0 && best) atomicMax(out, best);
-}
-
-/// a := scale2(a, k) (each part) over the lower triangle: exact, as the host's scale_lower.
-template <class T>
-__global__ void scale_lower_kernel(index_t n, T* A, index_t lda, int k) {
-  const index_t total = n * n, stride = index_t(gridDim.x) * blockDim.x;
-  for (index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x; q < total; q += stride) {
-    const index_t j = q / n, i = q - j * n;
-    if (i >= j) A[i + lda * j] = scale2_any_dev(A[i + lda * j], k);
-  }
-}
+using namespace tridiag_cuda;
+namespace panel_fused = tridiag_cuda::panel_fused;
 
 /// Per-step device time of the panel loop (EIGSOLVE_GPU_PROFILE=1): events around every step,
 /// one synchronisation per column. For measurements only; it slows the loop down.
 struct PanelProfile {
   static constexpr int kSteps = 8;
-  static constexpr const char* kNames[kSteps] = {"col_update", "larfg",   "symv",  "dots",
-                                                 "panel_w",    "alpha",   "rank2k", "finish"};
+  static constexpr const char* kNames[kSteps] = {"col_update", "larfg", "symv",   "dots",
+                                                 "panel_w",    "alpha", "rank2k", "finish"};
   double sec[kSteps] = {};
 };
 
@@ -432,7 +66,10 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   /// device; the lower triangle is copied into the solver's own storage either way.
   CudaTridiag(index_t n, const T* host, index_t lda, const T* dsrc, int nb,
               TridiagDeviceTimes* times, bool device_panels)
-      : n_(n), nb_(std::max(1, nb)), ldd_(std::max<index_t>(n, 1)), times_(times),
+      : n_(n),
+        nb_(std::max(1, nb)),
+        ldd_(std::max<index_t>(n, 1)),
+        times_(times),
         device_panels_(device_panels) {
     if (cuda_device_count() == 0) throw DeviceError("--device cuda: no CUDA device is visible");
     const std::uint64_t need = tridiag_device_bytes<T>(n, nb);
@@ -443,8 +80,10 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
                         ScalarTraits<T>::name + " needs " + std::to_string(need) +
                         " bytes of device memory, " + std::to_string(free_b) +
                         " are available (of " + std::to_string(total_b) + ")");
-    pdl_ = env_flag("EIGSOLVE_GPU_PDL", true);
     profile_ = env_flag("EIGSOLVE_GPU_PROFILE", false);
+    pdl_ = env_flag("EIGSOLVE_GPU_PDL", true);
+    fused_ = env_flag("EIGSOLVE_GPU_FUSED", true);
+    graphs_ = env_flag("EIGSOLVE_GPU_GRAPHS", true) && !profile_;  // events cannot be captured
     ck(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking), "cudaStreamCreate");
     ck(cudaEventCreate(&ev0_), "cudaEventCreate");
     ck(cudaEventCreate(&ev1_), "cudaEventCreate");
@@ -486,23 +125,29 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   ~CudaTridiag() override {
     cudaStreamSynchronize(st_);
     if (profile_ && prof_.sec[2] + prof_.sec[6] > 0) {
-      std::fprintf(stderr, "eigsolve gpu profile (n = %lld, %s, PDL %s):",
-                   static_cast<long long>(n_), ScalarTraits<T>::name,
-                   "off: profiling serialises the steps");
+      std::fprintf(stderr,
+                   "eigsolve gpu profile (n = %lld, %s, PDL %s):", static_cast<long long>(n_),
+                   ScalarTraits<T>::name, "off: profiling serialises the steps");
       for (int k = 0; k < PanelProfile::kSteps; ++k)
         std::fprintf(stderr, " %s %.4f s", PanelProfile::kNames[k], prof_.sec[k]);
       std::fprintf(stderr, "\n");
     }
-    for (void* p : {static_cast<void*>(dA_), ws_, static_cast<void*>(dV_), static_cast<void*>(dW_),
-                    static_cast<void*>(dv_), static_cast<void*>(dw_), static_cast<void*>(dd_),
-                    static_cast<void*>(de_), static_cast<void*>(dtau_), static_cast<void*>(dt_),
-                    static_cast<void*>(dmax_)})
+    for (void* p :
+         {static_cast<void*>(dA_), ws_, static_cast<void*>(dV_), static_cast<void*>(dW_),
+          static_cast<void*>(dv_), static_cast<void*>(dw_), static_cast<void*>(dd_),
+          static_cast<void*>(de_), static_cast<void*>(dtau_), static_cast<void*>(dt_),
+          static_cast<void*>(dmax_), static_cast<void*>(slots_), static_cast<void*>(sqpart_),
+          static_cast<void*>(alpha_save_), static_cast<void*>(apart_)})
       cudaFree(p);
     for (void* p : {static_cast<void*>(hV_), static_cast<void*>(hW_), static_cast<void*>(hv_),
                     static_cast<void*>(hw_)})
       cudaFreeHost(p);
     for (auto& e : pev_)
       if (e) cudaEventDestroy(e);
+    if (gexec_) cudaGraphExecDestroy(gexec_);
+    if (std::getenv("EIGSOLVE_GPU_GRAPH_STATS") && instantiations_ > 0)
+      std::fprintf(stderr, "eigsolve gpu: %ld graph instantiations for order %lld\n",
+                   instantiations_, static_cast<long long>(n_));
     cudaEventDestroy(ev0_);
     cudaEventDestroy(ev1_);
     cudaStreamDestroy(st_);
@@ -595,12 +240,28 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
       alloc(&dt_, std::size_t(2 * nb_) * sizeof(T));
       ck(cudaMemsetAsync(de_, 0, std::size_t(n_) * sizeof(R), st_), "cudaMemset");
       ck(cudaMemsetAsync(dtau_, 0, std::size_t(n_) * sizeof(T), st_), "cudaMemset");
+      if (fused_) {
+        const std::size_t tiles = std::size_t((n_ + kTile - 1) / kTile) + 1;
+        alloc(&slots_,
+              (std::size_t((n_ + panel_fused::kRows - 1) / panel_fused::kRows) + 1) * sizeof(R));
+        alloc(&alpha_save_, std::size_t(n_) * sizeof(T));
+        alloc(&sqpart_, tiles * sizeof(R));
+        alloc(&apart_, tiles * sizeof(T));
+      }
       sel_.assign(std::size_t(n_) + 1, SymvConfig{});
       sel_ok_.assign(std::size_t(n_) + 1, 0);
       ck(cudaEventRecord(ev0_, st_), "cudaEventRecord");
     }
     T* W = dW_;  // n x nb, ld n
     const index_t ldw = n_;
+    if (fused_ && graphs_) {
+      graph_panel(j0, nb);
+      return;
+    }
+    if (fused_) {
+      fused_panel(j0, nb);
+      return;
+    }
     for (index_t i = 0; i < nb; ++i) {
       const index_t g = j0 + i, m = n_ - g - 1, rows = n_ - g;
       mark(0);
@@ -632,6 +293,105 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     }
     const index_t s = j0 + nb, m = n_ - s, nt = (m + 63) / 64;
     mark(6);
+    if (m > 0)
+      launch(rank2k_kernel<T>, unsigned(nt * (nt + 1) / 2), 256, m, index_t(nb),
+             static_cast<const T*>(dA_ + s + ldd_ * j0), ldd_, static_cast<const T*>(W + s), ldw,
+             dA_ + s + ldd_ * s, ldd_, nt);
+    mark(7);
+    launch(panel_finish_kernel<T>, 1, unsigned(nb), j0, index_t(nb), dA_, ldd_,
+           static_cast<const R*>(de_), dd_);
+    mark(8);
+    ck(cudaGetLastError(), "device panel update");
+    end_column(6);
+  }
+
+  /// The fused panel captured as one CUDA graph and replayed (a kernel node costs about a
+  /// quarter of a dependent stream launch). Consecutive panels have the same shape, so the
+  /// executable graph is updated in place; a panel whose shape differs (another SYMV
+  /// variant) gets a fresh one. Same kernels, same arguments: same bits.
+  void graph_panel(index_t j0, index_t nb) {
+    ck(cudaStreamBeginCapture(st_, cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
+    cudaGraph_t graph = nullptr;
+    try {
+      fused_panel(j0, nb);
+    } catch (...) {
+      cudaStreamEndCapture(st_, &graph);
+      if (graph) cudaGraphDestroy(graph);
+      throw;
+    }
+    ck(cudaStreamEndCapture(st_, &graph), "cudaStreamEndCapture");
+    bool updated = false;
+    if (gexec_) {
+      cudaGraphExecUpdateResultInfo info;
+      updated = cudaGraphExecUpdate(gexec_, graph, &info) == cudaSuccess;
+      if (!updated) {
+        cudaGetLastError();
+        cudaGraphExecDestroy(gexec_);
+        gexec_ = nullptr;
+      }
+    }
+    if (!updated) {
+      const cudaError_t st = cudaGraphInstantiate(&gexec_, graph, 0);
+      if (st != cudaSuccess) {
+        cudaGraphDestroy(graph);
+        ck(st, "cudaGraphInstantiate");
+      }
+      ++instantiations_;
+    }
+    cudaGraphDestroy(graph);
+    ck(cudaGraphLaunch(gexec_, st_), "cudaGraphLaunch");
+  }
+
+  /// The panel with the fused kernels (householder/cuda/panel_fused.cuh).
+  void fused_panel(index_t j0, index_t nb) {
+    using R = real_t<T>;
+    namespace pf = panel_fused;
+    T* W = dW_;
+    const index_t ldw = n_;
+    const auto blocks = [](index_t work, index_t per) {
+      return unsigned(std::max<index_t>(1, (work + per - 1) / per));
+    };
+    for (index_t i = 0; i < nb; ++i) {
+      const index_t g = j0 + i, m = n_ - g - 1, rows = n_ - g, nx = m - 1;
+      const index_t ns = blocks(rows, pf::kRows);
+      const index_t ntl = nx > 0 ? (nx + kTile - 1) / kTile : 0;
+      mark(0);
+      launch_smem(pf::colupd_kernel<T>, unsigned(ns), pf::kRows, std::size_t(2 * i) * sizeof(T), n_,
+                  g, j0, i, dA_, ldd_, W, ldw, static_cast<const T*>(dtau_),
+                  static_cast<const T*>(apart_), slots_, alpha_save_, true);
+      mark(1);
+      launch(pf::sumsq_kernel<T>, blocks(ntl, pf::kTilesK2), pf::kRows, n_, g,
+             static_cast<const T*>(dA_), ldd_, static_cast<const R*>(slots_), ns,
+             static_cast<const T*>(alpha_save_), sqpart_);
+      launch(pf::larfg_finish_kernel<T>, blocks(nx, index_t(pf::kRows) * pf::kScalePerThread),
+             pf::kRows, n_, g, dA_, ldd_, de_, dtau_, static_cast<const R*>(slots_), ns,
+             static_cast<const T*>(alpha_save_), static_cast<const R*>(sqpart_));
+      mark(2);
+      if (!sel_ok_[std::size_t(m)]) {
+        sel_[std::size_t(m)] = symv_select<T>(m);
+        sel_ok_[std::size_t(m)] = 1;
+      }
+      symv_gpu<T>(sel_[std::size_t(m)], m, T(1), dA_ + (g + 1) + ldd_ * (g + 1), ldd_,
+                  dA_ + (g + 1) + ldd_ * g, 1, T(0), W + (g + 1) + ldw * i, 1, ws_, wsb_, st_);
+      mark(3);
+      if (i > 0)
+        launch(panel_dots_kernel<T>, unsigned(2 * i), kDotThreads, m, g, j0, i,
+               static_cast<const T*>(dA_), ldd_, static_cast<const T*>(W), ldw, dt_);
+      mark(4);
+      launch_smem(pf::panel_w_alpha_kernel<T>, blocks(m, pf::kRows), pf::kRows,
+                  std::size_t(2 * i) * sizeof(T), m, g, j0, i, static_cast<const T*>(dA_), ldd_, W,
+                  ldw, static_cast<const T*>(dt_), static_cast<const T*>(dtau_), apart_);
+      mark(5);
+      mark(6);
+      ck(cudaGetLastError(), "device panel kernels");
+      end_column();
+    }
+    const index_t s = j0 + nb, m = n_ - s, nt = (m + 63) / 64;
+    mark(6);
+    // the last column's pending w += alpha v, then the trailing update
+    launch_smem(pf::colupd_kernel<T>, blocks(m, pf::kRows), pf::kRows, 0, n_, s, j0, nb, dA_, ldd_,
+                W, ldw, static_cast<const T*>(dtau_), static_cast<const T*>(apart_), slots_,
+                alpha_save_, false);
     if (m > 0)
       launch(rank2k_kernel<T>, unsigned(nt * (nt + 1) / 2), 256, m, index_t(nb),
              static_cast<const T*>(dA_ + s + ldd_ * j0), ldd_, static_cast<const T*>(W + s), ldw,
@@ -687,10 +447,15 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   /// (every such kernel starts with pdl_begin()).
   template <class... K, class... A>
   void launch(void (*kernel)(K...), unsigned grid, unsigned block, A... args) {
+    launch_smem(kernel, grid, block, 0, args...);
+  }
+  template <class... K, class... A>
+  void launch_smem(void (*kernel)(K...), unsigned grid, unsigned block, std::size_t smem,
+                   A... args) {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(grid);
     cfg.blockDim = dim3(block);
-    cfg.dynamicSmemBytes = 0;
+    cfg.dynamicSmemBytes = smem;
     cfg.stream = st_;
     cudaLaunchAttribute at[1];
     at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -721,7 +486,11 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   cudaStream_t st_ = nullptr;
   cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;
   cudaEvent_t pev_[9] = {};
-  bool pdl_ = true, profile_ = false;
+  bool pdl_ = true, profile_ = false, fused_ = true, graphs_ = true;
+  cudaGraphExec_t gexec_ = nullptr;
+  long instantiations_ = 0;
+  real_t<T>*slots_ = nullptr, *sqpart_ = nullptr;
+  T *alpha_save_ = nullptr, *apart_ = nullptr;
   PanelProfile prof_;
   T* dA_ = nullptr;
   void* ws_ = nullptr;
@@ -744,7 +513,8 @@ std::uint64_t tridiag_device_bytes(index_t n, int nb) {
   const std::uint64_t unb = std::uint64_t(std::max(nb, 1)), tiles = (un + 63) / 64;
   // matrix, SYMV workspace, V and W, v and w, d/e/tau, panel dots and their tile partials
   return un * un * e + symv_workspace_bytes<T>(std::max<index_t>(n, 1)) + 2 * un * unb * e +
-         2 * un * e + 3 * un * e + (2 * unb + 1) * (tiles + 1) * e + (1u << 20);
+         2 * un * e + 3 * un * e + (2 * unb + 1) * (tiles + 1) * e + un * e + 2 * (tiles + 1) * e +
+         (1u << 20);
 }
 
 template <class T>
@@ -754,9 +524,8 @@ std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag(index_t n, const T* A, index
 }
 
 template <class T>
-std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag_device(index_t n, const T* dA,
-                                                               index_t ldda, int nb,
-                                                               TridiagDeviceTimes* times) {
+std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag_device(index_t n, const T* dA, index_t ldda,
+                                                               int nb, TridiagDeviceTimes* times) {
   if (ldda < std::max<index_t>(1, n))
     throw DimensionError("make_cuda_tridiag_device: ldda = " + std::to_string(ldda) +
                          " < max(1, n)");
@@ -766,7 +535,7 @@ std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag_device(index_t n, const 
 #define EIGSOLVE_INSTANTIATE_TRIDIAG_CUDA(T)                                                       \
   template std::uint64_t tridiag_device_bytes<T>(index_t, int);                                    \
   template std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag<T>(index_t, const T*, index_t, int, \
-                                                                  TridiagDeviceTimes*, bool);   \
+                                                                  TridiagDeviceTimes*, bool);      \
   template std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag_device<T>(                      \
       index_t, const T*, index_t, int, TridiagDeviceTimes*);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_TRIDIAG_CUDA)

@@ -1,0 +1,402 @@
+// The device tridiagonalization's kernels (householder/cuda/tridiag_device.cu), one stream:
+//
+//   rank2k_kernel        A22 -= V W^H + W V^H, one 256-thread block per stored 64x64 tile (I, J),
+//                        I >= J: thread (tx, ty) = (t % 16, t / 16) owns rows 64I + tx + 16q and
+//                        columns 64J + ty + 16p (q, p = 0..3); per element, k ascending in chunks
+//                        staged in shared memory:
+//                          a = madd(V[i,k], -conj(W[j,k]), a);  a = madd(W[i,k], -conj(V[j,k]), a)
+//                        exactly the chain of householder/tridiagonalize.cpp (rank2k_update);
+//                        complex diagonal made real afterwards; nothing above the diagonal touched.
+//   step-by-step panel   col_update, larfg (one block), panel_dots, panel_w, panel_alpha (one
+//                        block), panel_finish: the host panel kernel by kernel
+//                        (EIGSOLVE_GPU_FUSED=0; the default is householder/cuda/panel_fused.cuh)
+//   lower_absmax, scale_lower: eigensolve_device's exact pre-scaling on the device
+//
+// Included by tridiag_device.cu only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "core/canonical.hpp"
+#include "core/precision.hpp"
+#include "symv/cuda/tile_order.cuh"
+
+namespace eigsolve {
+namespace tridiag_cuda {
+/// k chunk staged in shared memory (4 x kKc x 64 elements: 32 KB for 16-byte scalars).
+template <class T>
+constexpr int kKc = sizeof(T) > 8 ? 8 : 16;
+
+/// Programmatic dependent launch (sm_90): every kernel of the panel loop first waits for the
+/// kernel before it in the stream to complete (griddepcontrol.wait: its writes are visible),
+/// then lets the next one be launched while it runs. The next launch overlaps only the launch
+/// latency, never the data: bits are unchanged. Without the launch attribute both are no-ops.
+__device__ __forceinline__ void pdl_begin() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+template <class T>
+__device__ __forceinline__ void make_real_dev(T& a) {
+  if constexpr (is_complex_v<T>) a.im = real_t<T>(0);
+}
+
+template <class T>
+__global__ void __launch_bounds__(256)
+    rank2k_kernel(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, T* A,
+                  index_t lda, index_t nt) {
+  constexpr int KC = kKc<T>;
+  __shared__ T vr[KC][64], wr[KC][64], nwc[KC][64], nvc[KC][64];
+  pdl_begin();
+  index_t I, J;
+  symv_cuda::tile_coords(blockIdx.x, nt, I, J);
+  const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
+  const index_t r0 = I * 64, c0 = J * 64;
+  T c[4][4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+      const index_t i = r0 + tx + 16 * q, j = c0 + ty + 16 * p;
+      c[q][p] = (i < m && j <= i) ? A[i + lda * j] : T(0);
+    }
+  for (index_t k0 = 0; k0 < kb; k0 += KC) {
+    const int kc = int(kb - k0 < KC ? kb - k0 : KC);
+    for (int e = t; e < KC * 64; e += 256) {
+      const int k = e >> 6, r = e & 63;
+      const bool ok_k = k < kc;
+      const index_t ir = r0 + r, jc = c0 + r;
+      vr[k][r] = (ok_k && ir < m) ? V[ir + ldv * (k0 + k)] : T(0);
+      wr[k][r] = (ok_k && ir < m) ? W[ir + ldw * (k0 + k)] : T(0);
+      nwc[k][r] = (ok_k && jc < m) ? -conj(W[jc + ldw * (k0 + k)]) : T(0);
+      nvc[k][r] = (ok_k && jc < m) ? -conj(V[jc + ldv * (k0 + k)]) : T(0);
+    }
+    __syncthreads();
+    for (int k = 0; k < kc; ++k) {
+      T v[4], w[4], nw[4], nv[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        v[q] = vr[k][tx + 16 * q];
+        w[q] = wr[k][tx + 16 * q];
+      }
+#pragma unroll
+      for (int p = 0; p < 4; ++p) {
+        nw[p] = nwc[k][ty + 16 * p];
+        nv[p] = nvc[k][ty + 16 * p];
+      }
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+#pragma unroll
+        for (int p = 0; p < 4; ++p) {
+          c[q][p] = madd(v[q], nw[p], c[q][p]);
+          c[q][p] = madd(w[q], nv[p], c[q][p]);
+        }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+      const index_t i = r0 + tx + 16 * q, j = c0 + ty + 16 * p;
+      if (i < m && j <= i) {
+        T a = c[q][p];
+        if (i == j) make_real_dev(a);
+        A[i + lda * j] = a;
+      }
+    }
+}
+
+// ---- the panel on the device (device_panel): the host panel of tridiagonalize.cpp, kernel by
+// kernel, every chain and reduction in the same order (docs/canonical-tridiagonalization.md).
+
+__device__ __forceinline__ int exponent_of_dev(float a) {
+  int e = 0;
+  frexpf(a, &e);
+  return e;
+}
+__device__ __forceinline__ int exponent_of_dev(double a) {
+  int e = 0;
+  frexp(a, &e);
+  return e;
+}
+__device__ __forceinline__ int exponent_of_dev(const dd_real& a) {
+  return exponent_of_dev(a.hi);
+}
+template <class T>
+__device__ __forceinline__ T scale2_any_dev(const T& a, int k) {
+  if constexpr (is_complex_v<T>)
+    return T(scale2(a.re, k), scale2(a.im, k));
+  else
+    return scale2(a, k);
+}
+
+/// Canonical sum over [0, len) by one whole block (blockDim.x a multiple of 64, at most 1024):
+/// 8 threads per tile of 64, thread q of a tile runs chunk q's chain s = elem(i, s) over
+/// i = 64 tl + 8q .. +7 (out-of-range terms skipped, as tile_dot does), the 8 chunk sums
+/// combined by tile_tree, and the tile partials added in ascending order by thread 0
+/// (p0 + p1 + ...: sum_tiles' and canonical_dot's order). Tiles go in batches of blockDim/8
+/// staged in shared memory (sh: blockDim.x elements). The result is valid in thread 0; every
+/// thread must call it.
+template <class S, class Elem>
+__device__ S block_canonical_sum(index_t len, Elem elem, S* sh) {
+  const int t = threadIdx.x, q = t & 7, groups = int(blockDim.x >> 3);
+  const index_t ntl = (len + kTile - 1) / kTile;
+  S acc = S(0);
+  for (index_t b0 = 0; b0 < ntl; b0 += groups) {
+    const index_t tl = b0 + (t >> 3);
+    S s = S(0);
+    if (tl < ntl) {
+      const index_t cb = tl * kTile + index_t(q) * kChunk;
+#pragma unroll
+      for (int u = 0; u < kChunk; ++u)
+        if (cb + u < len) s = elem(cb + u, s);
+    }
+    sh[t] = s;
+    __syncwarp();
+    S p = S(0);
+    if (q == 0 && tl < ntl) {
+      S c[kChunk];
+#pragma unroll
+      for (int k = 0; k < kChunk; ++k)
+        c[k] = sh[t + k];
+      p = tile_tree(c);
+    }
+    __syncwarp();
+    if (q == 0) sh[t] = p;
+    __syncthreads();
+    if (t == 0) {
+      const index_t cnt = ntl - b0 < groups ? ntl - b0 : groups;
+      for (index_t k = 0; k < cnt; ++k) {
+        const S pk = sh[kChunk * k];
+        acc = (b0 == 0 && k == 0) ? pk : acc + pk;
+      }
+    }
+    __syncthreads();
+  }
+  return acc;
+}
+
+/// 1. Column update: a(r, g) for r = g .. n-1, chain over k < i (V = A(:, j0..), W).
+template <class T>
+__global__ void col_update_kernel(index_t n, index_t g, index_t j0, index_t i, T* A, index_t lda,
+                                  const T* W, index_t ldw) {
+  pdl_begin();
+  const index_t r = g + index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= n) return;
+  T c = A[r + lda * g];
+  if (r == g) make_real_dev(c);
+  for (index_t k = 0; k < i; ++k) {
+    const T nw = -conj(W[g + ldw * k]);
+    const T nv = -conj(A[g + lda * (j0 + k)]);
+    c = madd(A[r + lda * (j0 + k)], nw, c);
+    c = madd(W[r + ldw * k], nv, c);
+  }
+  if (r == g) make_real_dev(c);
+  A[r + lda * g] = c;
+}
+
+/// 2. Reflector of order m = n-g-1 from alpha = A(g+1, g), x = A(g+2:n, g) (hh_detail::larfg),
+/// then e[g] = real(beta), A(g+1, g) = 1, tau[g]. One block of 1024 threads.
+template <class T>
+__global__ void __launch_bounds__(1024)
+    larfg_kernel(index_t n, index_t g, T* A, index_t lda, real_t<T>* e, T* tau) {
+  using R = real_t<T>;
+  __shared__ R red[1024];
+  __shared__ int s_e, s_zero;
+  __shared__ T s_r;
+  pdl_begin();
+  const int t = threadIdx.x;
+  const index_t m = n - g - 1;
+  T* col = A + lda * g;
+  T* alpha_p = col + (g + 1);
+  T* x = col + (g + 2 < n - 1 ? g + 2 : n - 1);
+  const index_t nx = m - 1;
+  const bool trivial = is_complex_v<T> ? (m <= 0) : (m <= 1);
+  if (trivial) {
+    if (t == 0) {
+      e[g] = real_part(*alpha_p);
+      tau[g] = T(0);
+      *alpha_p = T(1);
+    }
+    return;
+  }
+  R mx = R(0);
+  for (index_t q = t; q < nx; q += blockDim.x) {
+    const R a = abs1(x[q]);
+    if (a > mx) mx = a;
+  }
+  red[t] = mx;
+  __syncthreads();
+  for (int h = blockDim.x / 2; h > 0; h /= 2) {
+    if (t < h && red[t + h] > red[t]) red[t] = red[t + h];
+    __syncthreads();
+  }
+  const T alpha = *alpha_p;
+  const R ar = real_part(alpha), ai = imag_part(alpha);
+  if (t == 0) {
+    const R xmax = red[0];
+    s_zero = (xmax == R(0) && ai == R(0));
+    R amax = xmax;
+    if (abs(ar) > amax) amax = abs(ar);
+    if (abs(ai) > amax) amax = abs(ai);
+    s_e = exponent_of_dev(amax);
+  }
+  __syncthreads();
+  if (s_zero) {
+    if (t == 0) {
+      e[g] = real_part(alpha);
+      tau[g] = T(0);
+      *alpha_p = T(1);
+    }
+    return;
+  }
+  const int ex = s_e;
+  const R ss = block_canonical_sum<R>(
+      nx,
+      [&](index_t i, R sq) {
+        const T xs = scale2_any_dev(x[i], -ex);
+        sq = madd(real_part(xs), real_part(xs), sq);
+        if constexpr (is_complex_v<T>) sq = madd(xs.im, xs.im, sq);
+        return sq;
+      },
+      red);
+  if (t == 0) {
+    R tt = nx > 0 ? ss : R(0);
+    const R ars = scale2(ar, -ex), ais = scale2(ai, -ex);
+    if constexpr (is_complex_v<T>) tt = madd(ais, ais, tt);
+    tt = madd(ars, ars, tt);
+    const R bn = sqrt_(tt);
+    const R bs = (ars >= R(0)) ? -bn : bn;
+    T tg, as;
+    if constexpr (is_complex_v<T>) {
+      tg = T((bs - ars) / bs, -ais / bs);
+      as = T(ars, ais);
+    } else {
+      tg = (bs - ars) / bs;
+      as = T(ars);
+    }
+    s_r = T(1) / (as - T(bs));
+    tau[g] = tg;
+    e[g] = real_part(T(scale2(bs, ex)));
+  }
+  __syncthreads();
+  const T r = s_r;
+  for (index_t q = t; q < nx; q += blockDim.x)
+    x[q] = scale2_any_dev(x[q], -ex) * r;
+  if (t == 0) *alpha_p = T(1);
+}
+
+constexpr int kDotThreads = 512;
+
+/// 4. t[b], b < 2i: b < i: conj(W(g+1:n, b)) . v, else conj(V(g+1:n, b-i)) . v (canonical
+/// dots, tiles from g+1). One block per dot.
+template <class T>
+__global__ void __launch_bounds__(kDotThreads)
+    panel_dots_kernel(index_t m, index_t g, index_t j0, index_t i, const T* A, index_t lda,
+                      const T* W, index_t ldw, T* tvec) {
+  __shared__ T sh[kDotThreads];
+  pdl_begin();
+  const index_t b = blockIdx.x;
+  const T* vec = b < i ? W + (g + 1) + ldw * b : A + (g + 1) + lda * (j0 + (b - i));
+  const T* v = A + (g + 1) + lda * g;
+  const T s = block_canonical_sum<T>(
+      m, [&](index_t q, T acc) { return madd_conj(vec[q], v[q], acc); }, sh);
+  if (threadIdx.x == 0) tvec[b] = s;
+}
+
+/// 5. w_r = tau ((w_r - V(r,:) . t1) - W(r,:) . t2) for i > 0, else tau w_r.
+template <class T>
+__global__ void panel_w_kernel(index_t m, index_t g, index_t j0, index_t i, const T* A, index_t lda,
+                               T* W, index_t ldw, const T* tvec, const T* tau) {
+  pdl_begin();
+  const index_t r = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= m) return;
+  T* w = W + (g + 1) + ldw * i;
+  const T tg = tau[g];
+  if (i == 0) {
+    w[r] = tg * w[r];
+    return;
+  }
+  const T* vr = A + (g + 1 + r) + lda * j0;
+  const T* wr = W + (g + 1 + r);
+  T d1 = T(0), d2 = T(0);
+  for (index_t k0 = 0; k0 < i; k0 += kTile) {
+    const index_t hi = k0 + kTile < i ? k0 + kTile : i;
+    const T p1 = tile_dot<false, T>(
+        k0, k0, hi, [&](index_t k) { return vr[lda * k]; }, [&](index_t k) { return tvec[k]; });
+    const T p2 = tile_dot<false, T>(
+        k0, k0, hi, [&](index_t k) { return wr[ldw * k]; }, [&](index_t k) { return tvec[i + k]; });
+    d1 = k0 == 0 ? p1 : d1 + p1;
+    d2 = k0 == 0 ? p2 : d2 + p2;
+  }
+  w[r] = tg * ((w[r] - d1) - d2);
+}
+
+/// 6. w += alpha v, alpha = (-1/2 tau) (w^H v). One block.
+template <class T>
+__global__ void __launch_bounds__(1024)
+    panel_alpha_kernel(index_t m, index_t g, index_t i, const T* A, index_t lda, T* W, index_t ldw,
+                       const T* tau) {
+  __shared__ T sh[1024];
+  __shared__ T s_al;
+  pdl_begin();
+  T* w = W + (g + 1) + ldw * i;
+  const T* v = A + (g + 1) + lda * g;
+  const T s = block_canonical_sum<T>(
+      m, [&](index_t q, T acc) { return madd_conj(w[q], v[q], acc); }, sh);
+  if (threadIdx.x == 0) s_al = (T(-0.5) * tau[g]) * s;
+  __syncthreads();
+  const T al = s_al;
+  for (index_t r = threadIdx.x; r < m; r += blockDim.x)
+    w[r] = madd(al, v[r], w[r]);
+}
+
+/// After the panel's trailing update: A(j+1, j) = e[j], d[j] = real(A(j, j)), j in [j0, j0+nb).
+template <class T>
+__global__ void panel_finish_kernel(index_t j0, index_t nb, T* A, index_t lda, const real_t<T>* e,
+                                    real_t<T>* d) {
+  pdl_begin();
+  if (index_t(threadIdx.x) >= nb) return;
+  const index_t j = j0 + threadIdx.x;
+  A[(j + 1) + lda * j] = T(e[j]);
+  d[j] = real_part(A[j + lda * j]);
+}
+
+/// Largest to_double(abs1(a)) over the lower triangle (NaN never wins, as std::max(amax, x) on
+/// the host): non-negative doubles order as their bit patterns, so atomicMax on the bits is
+/// exact and independent of the order.
+template <class T>
+__global__ void lower_absmax_kernel(index_t n, const T* A, index_t lda, unsigned long long* out) {
+  unsigned long long best = 0;
+  const index_t total = n * n, stride = index_t(gridDim.x) * blockDim.x;
+  for (index_t k = index_t(blockIdx.x) * blockDim.x + threadIdx.x; k < total; k += stride) {
+    const index_t j = k / n, i = k - j * n;
+    if (i < j) continue;
+    const double a = to_double(abs1(A[i + lda * j]));
+    if (a == a) {
+      const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(a));
+      if (bits > best) best = bits;
+    }
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const unsigned long long other = __shfl_down_sync(0xffffffffu, best, o);
+    if (other > best) best = other;
+  }
+  if ((threadIdx.x & 31) == 0 && best) atomicMax(out, best);
+}
+
+/// a := scale2(a, k) (each part) over the lower triangle: exact, as the host's scale_lower.
+template <class T>
+__global__ void scale_lower_kernel(index_t n, T* A, index_t lda, int k) {
+  const index_t total = n * n, stride = index_t(gridDim.x) * blockDim.x;
+  for (index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x; q < total; q += stride) {
+    const index_t j = q / n, i = q - j * n;
+    if (i >= j) A[i + lda * j] = scale2_any_dev(A[i + lda * j], k);
+  }
+}
+
+}  // namespace tridiag_cuda
+}  // namespace eigsolve

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# One batched session on the GPU machine: unpacks the binaries built here (a tarball made by
+# `scripts/gpu-batch.sh pack BUILD_DIR`), runs the GPU tests and the requested benchmarks, and
+# writes logs and JSON into OUT. Each step has its own time limit so one slow step cannot eat
+# the whole device session.
+# usage: scripts/gpu-batch.sh pack [BUILD_DIR]            (here: writes BUILD_DIR/final/bin.tar.xz)
+#        BATCH_DEADLINE=S: no step starts, or runs, past S seconds (so the archive is written
+#        before the device call's own limit)
+#        scripts/gpu-batch.sh run OUT STEP...              (there; STEP: tests, eig-d, eig-all,
+#                                                           profile, pdl-off, symv, eig-dd)
+set -uo pipefail
+cmd=${1:?usage: gpu-batch.sh pack|run ...}
+shift
+if [ "$cmd" = pack ]; then
+  build=${1:-build}
+  mkdir -p "$build/final/stage"
+  for b in bin/eigsolve tests/test_gpu_symv tests/test_gpu_tridiag tests/test_gpu_bisection \
+           tests/test_gpu_back_transform tests/test_gpu_arith; do
+    [ -x "$build/$b" ] && strip -o "$build/final/stage/$(basename "$b")" "$build/$b"
+  done
+  tar -C "$build/final/stage" -cJf "$build/final/bin.tar.xz" .
+  rm -rf "$build/final/stage"
+  ls -la "$build/final/bin.tar.xz"
+  exit 0
+fi
+out=${1:?OUT}
+shift
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(mktemp -d)
+tar -C "$bin" -xJf "$here/build/final/bin.tar.xz"
+mkdir -p "$bin/tests" "$out"
+mv "$bin"/test_gpu_* "$bin/tests/" 2>/dev/null
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv >"$out/gpu.txt" 2>&1
+deadline=${BATCH_DEADLINE:-100000}  # seconds from the start after which no step runs
+step() {  # step NAME LIMIT_S COMMAND...
+  local name=$1 lim=$2
+  shift 2
+  local left=$((deadline - SECONDS))
+  if [ "$left" -lt 20 ]; then
+    echo "step $name: skipped (deadline)" | tee -a "$out/steps.txt"
+    return
+  fi
+  [ "$lim" -gt "$left" ] && lim=$left
+  local t0=$SECONDS
+  timeout "$lim" "$@" >"$out/$name.log" 2>&1
+  echo "step $name: rc=$? $((SECONDS - t0)) s" | tee -a "$out/steps.txt"
+}
+es="$bin/eigsolve"
+for s in "$@"; do
+  case $s in
+    tests) mkdir -p "$out/t"; step tests 300 "$here/scripts/gpu-tests.sh" "$bin" "$out/t" ;;
+    tests-pipeline) mkdir -p "$out/t"
+      step tests-pipeline 300 env EIGSOLVE_REQUIRE_GPU=1 "$bin/tests/test_gpu_tridiag" ;;
+    graphs-off) step graphs-off 200 env EIGSOLVE_GPU_GRAPHS=0 "$es" bench eig -p d --sizes 8192,16384 --runs 2 --check-cpu-max 0 --host-input-max 0 ;;
+    profile16k) step profile16k 200 env EIGSOLVE_GPU_PROFILE=1 "$es" bench eig -p d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 ;;
+    eig-16k) step eig-16k 300 "$es" bench eig -p s,c,z --sizes 16384 --runs 2 --host-input-max 0 --json "$out/eig-scz.json" ;;
+    eig-dd16k) step eig-dd16k 240 "$es" bench eig -p dd --sizes 4096,16384 --runs 1 --host-input-max 0 --json "$out/eig-dd.json" ;;
+    symv3) step symv3 300 "$es" bench symv -p all --sizes 8192,16384,32768 --runs 3 --json "$out/symv.json" ;;
+    large) step large 560 "$es" bench eig -p d --sizes 32768 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-d32k.json" ;;
+    large-s) step large-s 560 "$es" bench eig -p s --sizes 50000 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-s50k.json" ;;
+    fused-off) step fused-off 200 env EIGSOLVE_GPU_FUSED=0 "$es" bench eig -p d --sizes 8192,16384 --runs 2 --check-cpu-max 0 ;;
+    eig-d) step eig-d 240 "$es" bench eig -p d --sizes 4096,8192,16384 --runs 3 --json "$out/eig-d.json" ;;
+    eig-all) step eig-all 300 "$es" bench eig -p s,c,z --sizes 8192,16384 --runs 2 --json "$out/eig-scz.json" ;;
+    eig-v) step eig-v 240 "$es" bench eig -p d,z --sizes 4096,8192 --vectors --runs 1 --json "$out/eig-v.json" ;;
+    eig-dd) step eig-dd 240 "$es" bench eig -p dd --sizes 8192,16384 --runs 1 --json "$out/eig-dd.json" ;;
+    profile) step profile 200 env EIGSOLVE_GPU_PROFILE=1 "$es" bench eig -p d,z --sizes 8192 --runs 1 --check-cpu-max 0 ;;
+    pdl-off) step pdl-off 200 env EIGSOLVE_GPU_PDL=0 "$es" bench eig -p d --sizes 8192,16384 --runs 2 --check-cpu-max 0 ;;
+    symv) step symv 300 "$es" bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
+    *) echo "unknown step $s" | tee -a "$out/steps.txt" ;;
+  esac
+done
+# The device tool brings back only a few files: everything travels as one archive, with the
+# step list and the logs' last lines on stdout.
+if [ -d "$out/t" ]; then
+  grep -h "tests from\\|PASSED\\|FAILED" "$out"/t/*.log >"$out/tests-summary.txt" 2>/dev/null
+fi
+cat "$out/steps.txt"
+for f in "$out"/*.log "$out/tests-summary.txt"; do
+  [ -f "$f" ] && { echo "== $(basename "$f")"; tail -n 25 "$f"; }
+done
+(cd "$out" && tar -czf "results-$(date +%H%M%S).tar.gz" --exclude='results-*.tar.gz' \
+  $(ls | grep -v '^results-') && ls | grep -v '^results-' | xargs rm -rf)
