@@ -33,19 +33,8 @@ struct TridiagDeviceTimes {
   double panels = 0;  ///< device panels: every kernel of every panel and update (CUDA events)
 };
 
-/// Uploads the lower triangle of A (host, order n, lda) to the current CUDA device and returns
-/// the device side of tridiagonalize(). device_panels: the whole panels run on the device
-/// (device_panel: column update, reflector, SYMV, corrections as kernels, no host round trip
-/// per column); otherwise the host runs the panel and the device only the SYMV and the update.
-/// Both give the CPU's bits. Throws DeviceError when there is no device, or when the bytes
-/// needed (named in the message with the bytes available) do not fit.
-template <class T>
-std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag(index_t n, const T* A, index_t lda, int nb,
-                                                    TridiagDeviceTimes* times = nullptr,
-                                                    bool device_panels = true);
-
-/// The device side with a few extra steps for a matrix that is already on the device
-/// (eigensolve_device): the exact pre-scaling of the pipeline on the device's copy.
+/// The device side with the pipeline's exact pre-scaling done on the device's copy (so the host
+/// never scans the matrix).
 template <class T>
 class CudaTridiagDevice : public TridiagDevice<T> {
  public:
@@ -54,6 +43,17 @@ class CudaTridiagDevice : public TridiagDevice<T> {
   /// a := scale2(a, k) over the lower triangle (exact; the host's scale_lower).
   virtual void scale_lower(int k) = 0;
 };
+
+/// Uploads the lower triangle of A (host, order n, lda) to the current CUDA device and returns
+/// the device side of tridiagonalize(). device_panels: the whole panels run on the device
+/// (device_panel: column update, reflector, SYMV, corrections as kernels, no host round trip
+/// per column); otherwise the host runs the panel and the device only the SYMV and the update.
+/// Both give the CPU's bits. Throws DeviceError when there is no device, or when the bytes
+/// needed (named in the message with the bytes available) do not fit.
+template <class T>
+std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag(index_t n, const T* A, index_t lda, int nb,
+                                                        TridiagDeviceTimes* times = nullptr,
+                                                        bool device_panels = true);
 
 /// As make_cuda_tridiag with device panels, from the lower triangle of dA (order n, ldda) in
 /// the current device's memory; dA is copied (device to device), not modified.

@@ -58,6 +58,7 @@ for s in "$@"; do
     symv3) step symv3 300 "$es" bench symv -p all --sizes 8192,16384,32768 --runs 3 --json "$out/symv.json" ;;
     large) step large 560 "$es" bench eig -p d --sizes 32768 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-d32k.json" ;;
     large-s) step large-s 560 "$es" bench eig -p s --sizes 50000 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-s50k.json" ;;
+    fork-off) step fork-off 200 env EIGSOLVE_GPU_FORK=0 "$es" bench eig -p d --sizes 8192,16384 --runs 2 --check-cpu-max 0 --host-input-max 0 ;;
     fused-off) step fused-off 200 env EIGSOLVE_GPU_FUSED=0 "$es" bench eig -p d --sizes 8192,16384 --runs 2 --check-cpu-max 0 ;;
     eig-d) step eig-d 240 "$es" bench eig -p d --sizes 4096,8192,16384 --runs 3 --json "$out/eig-d.json" ;;
     eig-all) step eig-all 300 "$es" bench eig -p s,c,z --sizes 8192,16384 --runs 2 --json "$out/eig-scz.json" ;;

@@ -307,13 +307,21 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
   res.n = n;
   if (n == 0) return res;
 
-  // 0. Matrices near overflow or underflow are scaled by an exact power of two first.
-  const int sk = scale_exponent(n, A.ptr());
+  // 0. Matrices near overflow or underflow are scaled by an exact power of two first (on the
+  // GPU: decided from the device's maximum after the upload and applied to the device's copy,
+  // which is what the reduction reads; the same exponent, so the same bits).
+  int sk = 0;
   SolveOptions sopt = opt;
-  if (sk != 0) {
-    scale_lower(n, A.ptr(), sk);
-    sopt.subset.vl = std::scalbn(opt.subset.vl, sk);
-    sopt.subset.vu = std::scalbn(opt.subset.vu, sk);
+  const auto set_scale = [&](int k) {
+    sk = k;
+    if (k != 0) {
+      sopt.subset.vl = std::scalbn(opt.subset.vl, k);
+      sopt.subset.vu = std::scalbn(opt.subset.vu, k);
+    }
+  };
+  if (ctx.backend != Backend::cuda) {
+    set_scale(scale_exponent(n, A.ptr()));
+    if (sk != 0) scale_lower(n, A.ptr(), sk);
   }
 
   // 1. Tridiagonalization.
@@ -326,6 +334,8 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
     TridiagDeviceTimes dt;
     {
       auto dev = make_cuda_tridiag<T>(n, A.ptr(), n, opt.nb, &dt);
+      set_scale(scale_exponent_of_max<T>(dev->lower_absmax()));
+      if (sk != 0) dev->scale_lower(sk);
       tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt, dev.get());
     }
     copy_gpu_times(dt, res.times);

@@ -6,7 +6,8 @@
 //   per panel (j0, nb), one stream, captured as a CUDA graph and replayed (EIGSOLVE_GPU_GRAPHS=0:
 //   plain launches), every kernel after the first with programmatic dependent launch
 //   (EIGSOLVE_GPU_PDL=0: without):
-//     for each column: K1 colupd, K2 sumsq, K3 finish, SYMV, K4 dots, K5 w+alpha
+//     for each column: K1 colupd, K2 sumsq, K3 finish, SYMV | K4 dots (second stream,
+//                      EIGSOLVE_GPU_FORK=0: after the SYMV), K5 w+alpha
 //     K1 (pending axpy only), rank-2k update, panel finish
 //   EIGSOLVE_GPU_PROFILE=1: events around every step, one line of per-step seconds on stderr.
 #include <cuda_runtime.h>
@@ -84,7 +85,11 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     pdl_ = env_flag("EIGSOLVE_GPU_PDL", true);
     fused_ = env_flag("EIGSOLVE_GPU_FUSED", true);
     graphs_ = env_flag("EIGSOLVE_GPU_GRAPHS", true) && !profile_;  // events cannot be captured
+    fork_ = env_flag("EIGSOLVE_GPU_FORK", true) && !profile_;
     ck(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking), "cudaStreamCreate");
+    ck(cudaStreamCreateWithFlags(&st2_, cudaStreamNonBlocking), "cudaStreamCreate");
+    ck(cudaEventCreateWithFlags(&ev_fork_, cudaEventDisableTiming), "cudaEventCreate");
+    ck(cudaEventCreateWithFlags(&ev_join_, cudaEventDisableTiming), "cudaEventCreate");
     ck(cudaEventCreate(&ev0_), "cudaEventCreate");
     ck(cudaEventCreate(&ev1_), "cudaEventCreate");
     if (profile_)
@@ -150,6 +155,10 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
                    instantiations_, static_cast<long long>(n_));
     cudaEventDestroy(ev0_);
     cudaEventDestroy(ev1_);
+    cudaEventDestroy(ev_fork_);
+    cudaEventDestroy(ev_join_);
+    cudaStreamSynchronize(st2_);
+    cudaStreamDestroy(st2_);
     cudaStreamDestroy(st_);
   }
 
@@ -371,10 +380,23 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
         sel_[std::size_t(m)] = symv_select<T>(m);
         sel_ok_[std::size_t(m)] = 1;
       }
+      // The dots need v and the earlier columns of V and W, not the SYMV's result: with
+      // EIGSOLVE_GPU_FORK (default) they run on a second stream beside the SYMV.
+      const bool fork = fork_ && i > 0;
+      if (fork) {
+        ck(cudaEventRecord(ev_fork_, st_), "cudaEventRecord");
+        ck(cudaStreamWaitEvent(st2_, ev_fork_, 0), "cudaStreamWaitEvent");
+        panel_dots_kernel<T><<<unsigned(2 * i), kDotThreads, 0, st2_>>>(
+            m, g, j0, i, static_cast<const T*>(dA_), ldd_, static_cast<const T*>(W), ldw, dt_);
+        ck(cudaGetLastError(), "panel_dots_kernel");
+        ck(cudaEventRecord(ev_join_, st2_), "cudaEventRecord");
+      }
       symv_gpu<T>(sel_[std::size_t(m)], m, T(1), dA_ + (g + 1) + ldd_ * (g + 1), ldd_,
                   dA_ + (g + 1) + ldd_ * g, 1, T(0), W + (g + 1) + ldw * i, 1, ws_, wsb_, st_);
       mark(3);
-      if (i > 0)
+      if (fork)
+        ck(cudaStreamWaitEvent(st_, ev_join_, 0), "cudaStreamWaitEvent");
+      else if (i > 0)
         launch(panel_dots_kernel<T>, unsigned(2 * i), kDotThreads, m, g, j0, i,
                static_cast<const T*>(dA_), ldd_, static_cast<const T*>(W), ldw, dt_);
       mark(4);
@@ -486,7 +508,9 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   cudaStream_t st_ = nullptr;
   cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;
   cudaEvent_t pev_[9] = {};
-  bool pdl_ = true, profile_ = false, fused_ = true, graphs_ = true;
+  bool pdl_ = true, profile_ = false, fused_ = true, graphs_ = true, fork_ = true;
+  cudaStream_t st2_ = nullptr;
+  cudaEvent_t ev_fork_ = nullptr, ev_join_ = nullptr;
   cudaGraphExec_t gexec_ = nullptr;
   long instantiations_ = 0;
   real_t<T>*slots_ = nullptr, *sqpart_ = nullptr;
@@ -518,8 +542,9 @@ std::uint64_t tridiag_device_bytes(index_t n, int nb) {
 }
 
 template <class T>
-std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag(index_t n, const T* A, index_t lda, int nb,
-                                                    TridiagDeviceTimes* times, bool device_panels) {
+std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag(index_t n, const T* A, index_t lda, int nb,
+                                                        TridiagDeviceTimes* times,
+                                                        bool device_panels) {
   return std::make_unique<CudaTridiag<T>>(n, A, lda, nullptr, nb, times, device_panels);
 }
 
@@ -532,11 +557,11 @@ std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag_device(index_t n, const 
   return std::make_unique<CudaTridiag<T>>(n, nullptr, ldda, dA, nb, times, true);
 }
 
-#define EIGSOLVE_INSTANTIATE_TRIDIAG_CUDA(T)                                                       \
-  template std::uint64_t tridiag_device_bytes<T>(index_t, int);                                    \
-  template std::unique_ptr<TridiagDevice<T>> make_cuda_tridiag<T>(index_t, const T*, index_t, int, \
-                                                                  TridiagDeviceTimes*, bool);      \
-  template std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag_device<T>(                      \
+#define EIGSOLVE_INSTANTIATE_TRIDIAG_CUDA(T)                                  \
+  template std::uint64_t tridiag_device_bytes<T>(index_t, int);               \
+  template std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag<T>(        \
+      index_t, const T*, index_t, int, TridiagDeviceTimes*, bool);            \
+  template std::unique_ptr<CudaTridiagDevice<T>> make_cuda_tridiag_device<T>( \
       index_t, const T*, index_t, int, TridiagDeviceTimes*);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_TRIDIAG_CUDA)
 #undef EIGSOLVE_INSTANTIATE_TRIDIAG_CUDA
