@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "app/residuals_cuda.hpp"
 #include "core/parallel.hpp"
 
 namespace eigsolve {
@@ -79,7 +80,8 @@ Residuals compute_residuals(const Context& ctx, const HostMatrix<T>& A, const So
     anorm = std::max(anorm, s);
   }
   if constexpr (has_vendor_lapack_v<T>) {
-    (void)ctx;
+    // A run on the GPU checks itself there (cuBLAS products, app/residuals_cuda.hpp).
+    if (ctx.backend == Backend::cuda) return compute_residuals_cuda(A, r, anorm);
     return residuals_blas(A, r, anorm);
   } else {
     std::vector<double> rcol(static_cast<std::size_t>(m)), ocol(static_cast<std::size_t>(m));
