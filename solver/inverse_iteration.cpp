@@ -112,7 +112,7 @@ template <class R>
 void orthogonalize(index_t n, R* b, const R* zc, index_t np, index_t ldz) {
   for (index_t p = 0; p < np; ++p) {
     const R* zp = zc + p * ldz;
-    const R ztr = canonical_dot(n, b, index_t(1), zp, index_t(1));
+    const R ztr = contiguous_dot<false>(n, b, zp);  // canonical_dot's bits, chains interleaved
     for (index_t i = 0; i < n; ++i)
       b[i] = madd(-ztr, zp[i], b[i]);
   }

@@ -91,41 +91,7 @@ void row_dots(index_t rows, index_t kc, const T* M, index_t ldm, const T* t, T* 
   }
 }
 
-/// canonical_dot<ConjX>(n, x, 1, y, 1) (core/canonical.hpp), the same bits, with the eight
-/// chunk chains of a full tile interleaved for instruction-level parallelism.
-template <bool ConjX, class T>
-T contiguous_dot(index_t n, const T* x, const T* y) {
-  T acc = T(0);
-  for (index_t t0 = 0; t0 < n; t0 += kTile) {
-    T c[kChunk];
-    if (t0 + kTile <= n) {
-      for (int k = 0; k < kChunk; ++k)
-        c[k] = T(0);
-      for (int jj = 0; jj < kChunk; ++jj)
-        for (int k = 0; k < kChunk; ++k) {
-          const index_t i = t0 + k * kChunk + jj;
-          if constexpr (ConjX)
-            c[k] = madd_conj(x[i], y[i], c[k]);
-          else
-            c[k] = madd(x[i], y[i], c[k]);
-        }
-    } else {
-      for (int k = 0; k < kChunk; ++k) {
-        T s = T(0);
-        for (index_t i = t0 + k * kChunk; i < std::min(n, t0 + (k + 1) * kChunk); ++i) {
-          if constexpr (ConjX)
-            s = madd_conj(x[i], y[i], s);
-          else
-            s = madd(x[i], y[i], s);
-        }
-        c[k] = s;
-      }
-    }
-    const T p = tile_tree(c);
-    acc = (t0 == 0) ? p : acc + p;
-  }
-  return acc;
-}
+using ::eigsolve::contiguous_dot;  // core/canonical.hpp
 
 /// out[q] = contiguous_dot<true>(m, M + ldm q, v) for q < nq: the canonical dots of a few
 /// columns with one vector (the t1 = W^H v, t2 = V^H v of the panel). float/double: groups of
