@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -48,6 +49,7 @@ void check(const HostMatrix<T>& A0, const char* what) {
 
 TEST(GpuResiduals, AgreeWithTheHost) {
   EIGSOLVE_REQUIRE_DEVICE();
+  setenv("EIGSOLVE_GPU_RESIDUALS", "1", 1);  // the device path is opt-in in the CLI
   const std::string dir = std::string(EIGSOLVE_TEST_DATA) + "/matrices/";
   check(read_matrix<double>(dir + "494_bus.mtx"), "494_bus d");
   check(read_matrix<float>(dir + "bcsstk13.mtx"), "bcsstk13 s");
