@@ -19,7 +19,8 @@ std::vector<double> tune_symv_size(Precision, index_t, const std::vector<SymvCon
   throw NotCompiled("cuda");
 }
 
-std::vector<EigImplResult> bench_eig_size(Precision, index_t, int, bool, bool) {
+std::vector<EigImplResult> bench_eig_size(Precision, index_t, int, bool, bool, bool,
+                                          const std::string&) {
   throw NotCompiled("cuda");
 }
 
