@@ -94,15 +94,22 @@ void row_dots(index_t rows, index_t kc, const T* M, index_t ldm, const T* t, T* 
 using ::eigsolve::contiguous_dot;  // core/canonical.hpp
 
 /// out[q] = contiguous_dot<true>(m, M + ldm q, v) for q < nq: the canonical dots of a few
-/// columns with one vector (the t1 = W^H v, t2 = V^H v of the panel). float/double: groups of
-/// vector-width columns in lanes (symv_detail::col_dots_group, the same chains); otherwise and
-/// for the columns left over, one dot at a time.
+/// columns with one vector (the t1 = W^H v, t2 = V^H v of the panel). float/double and complex
+/// float/double: groups of vector-width columns in lanes (symv_detail::col_dots_group, the same
+/// chains; complex: one (re, im) lane pair per column); dd and the columns left over: one dot at
+/// a time.
 template <class T>
 void col_dots(index_t m, index_t nq, const T* M, index_t ldm, const T* v, T* out) {
   index_t q = 0;
 #if defined(EIGSOLVE_SYMV_AVX2)
   if constexpr (std::is_same<T, double>::value || std::is_same<T, float>::value) {
     constexpr index_t L = simd::Avx2<T>::kLanes;
+    if (m > 0)
+      for (; q + L <= nq; q += L)
+        col_dots_group(m, M + ldm * q, ldm, v, out + q);
+  } else if constexpr (std::is_same<T, Complex<double>>::value ||
+                       std::is_same<T, Complex<float>>::value) {
+    constexpr index_t L = ColChainsC<real_t<T>>::kCols;
     if (m > 0)
       for (; q + L <= nq; q += L)
         col_dots_group(m, M + ldm * q, ldm, v, out + q);

@@ -413,6 +413,104 @@ inline void col_dots_group(index_t m, const R* M, index_t ldm, const R* v, R* ou
   S::store(out, acc);
 }
 
+/// Complex: out[q] = canonical_dot<conj>(m, M + ldm q, v) = sum_r conj(M(r, q)) v_r for q < C
+/// (C = 4 Complex<float>, 2 Complex<double> columns: one (re, im) pair of lanes per column).
+/// madd_conj(a, b, c) of core/complex.hpp with a = M(r, q) is
+///   re = fma(a.re, b.re, c.re); re = fma(a.im, b.im, re);
+///   im = fma(a.re, b.im, c.im); im = fma(-a.im, b.re, im),
+/// two vector fmas: fma(dup(a.re), (v.re, v.im), c), then fma(dup(a.im), (v.im, -v.re), c)
+/// ((-a.im) v.re and a.im (-v.re) are the same product exactly). Row r across the columns
+/// (u_r) comes from in-register transposes of 64-bit (float pairs) / 128-bit units; rows of a
+/// last partial chunk are gathered one at a time (absent rows are simply not chained).
+template <class R>
+struct ColChainsC {
+  using S = Avx2<R>;
+  using V = typename S::V;
+  static constexpr int kCols = S::kLanes / 2;
+  /// u[r] = row r of an 8-row block (element (r, q) at b[r + ldm q], Complex<R>), r < 8.
+  static void rows8(const Complex<R>* b, index_t ldm, V* u) {
+    if constexpr (std::is_same<R, float>::value) {
+      for (int h = 0; h < 2; ++h) {
+        const Complex<R>* c0 = b + 4 * h;
+        const __m256d a0 = _mm256_loadu_pd(reinterpret_cast<const double*>(c0));
+        const __m256d a1 = _mm256_loadu_pd(reinterpret_cast<const double*>(c0 + ldm));
+        const __m256d a2 = _mm256_loadu_pd(reinterpret_cast<const double*>(c0 + 2 * ldm));
+        const __m256d a3 = _mm256_loadu_pd(reinterpret_cast<const double*>(c0 + 3 * ldm));
+        const __m256d t0 = _mm256_unpacklo_pd(a0, a1), t1 = _mm256_unpackhi_pd(a0, a1);
+        const __m256d t2 = _mm256_unpacklo_pd(a2, a3), t3 = _mm256_unpackhi_pd(a2, a3);
+        u[4 * h + 0] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20));
+        u[4 * h + 1] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20));
+        u[4 * h + 2] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31));
+        u[4 * h + 3] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31));
+      }
+    } else {
+      for (int h = 0; h < 4; ++h) {
+        const Complex<R>* c0 = b + 2 * h;
+        const __m256d a0 = _mm256_loadu_pd(reinterpret_cast<const double*>(c0));
+        const __m256d a1 = _mm256_loadu_pd(reinterpret_cast<const double*>(c0 + ldm));
+        u[2 * h + 0] = _mm256_permute2f128_pd(a0, a1, 0x20);
+        u[2 * h + 1] = _mm256_permute2f128_pd(a0, a1, 0x31);
+      }
+    }
+  }
+  /// Row r alone (a last partial chunk).
+  static V row1(const Complex<R>* b, index_t ldm) {
+    if constexpr (std::is_same<R, float>::value) {
+      double e[4];
+      for (int q = 0; q < 4; ++q)
+        std::memcpy(&e[q], b + ldm * q, sizeof(double));
+      return _mm256_castpd_ps(_mm256_setr_pd(e[0], e[1], e[2], e[3]));
+    } else {
+      return _mm256_setr_pd(b[0].re, b[0].im, b[ldm].re, b[ldm].im);
+    }
+  }
+  /// va = (v.re, v.im), vb = (v.im, -v.re) in every pair of lanes.
+  static void vpair(const Complex<R>& v, V& va, V& vb) {
+    const Complex<R> w(v.im, -v.re);
+    va = S::bcast(&v);
+    vb = S::bcast(&w);
+  }
+  static V step(V c, V u, V va, V vb) {
+    c = S::fma(S::dup_re(u), va, c);
+    return S::fma(S::dup_im(u), vb, c);
+  }
+};
+
+template <class R>
+inline void col_dots_group(index_t m, const Complex<R>* M, index_t ldm, const Complex<R>* v,
+                           Complex<R>* out) {
+  using Ch = ColChainsC<R>;
+  using S = Avx2<R>;
+  using V = typename S::V;
+  V acc = S::zero();
+  for (index_t t0 = 0; t0 < m; t0 += kTile) {
+    V c[kChunk];
+    for (int k = 0; k < kChunk; ++k) {
+      const index_t r0 = t0 + index_t(k) * kChunk;
+      c[k] = S::zero();
+      if (r0 >= m) continue;
+      if (r0 + kChunk <= m) {
+        V u[kChunk];
+        Ch::rows8(M + r0, ldm, u);
+        for (int r = 0; r < kChunk; ++r) {
+          V va, vb;
+          Ch::vpair(v[r0 + r], va, vb);
+          c[k] = Ch::step(c[k], u[r], va, vb);
+        }
+      } else {
+        for (index_t r = r0; r < m; ++r) {
+          V va, vb;
+          Ch::vpair(v[r], va, vb);
+          c[k] = Ch::step(c[k], Ch::row1(M + r, ldm), va, vb);
+        }
+      }
+    }
+    const V p = simd::tree8<S>(c);
+    acc = t0 == 0 ? p : S::add(acc, p);
+  }
+  S::store(reinterpret_cast<R*>(out), acc);
+}
+
 // The entry points symv/reference.cpp calls.
 constexpr int kStrip = kStripTiles<double>;
 constexpr int kStripF = kStripTiles<float>;
