@@ -13,11 +13,12 @@
 // streams down the columns of A) and write disjoint workspace entries: the bits never depend
 // on the thread count. double / float / Complex<double> have AVX2 kernels (symv/tile_kernels.hpp;
 // double / float: the tiles of a partial last row panel run the full-tile kernels, the
-// missing rows padded with zeros),
+// missing rows padded with zeros; complex: the tiles below the diagonal are read once for both
+// partials, symv_detail::tile_fused_c),
 // every chain keeping its element order (double, float: the full tiles below the diagonal of one
 // tile column in a thread's run go in strips of up to 8 (float 4) tiles, chunk column outer, so
-// that each column is a long contiguous stream; same blocks, same bits); other scalars read the
-// tile once in place and once from cache through a conj-transposed 64 x 64 buffer.
+// that each column is a long contiguous stream; same blocks, same bits); dd reads the tile
+// once in place and once from cache through a conj-transposed 64 x 64 buffer.
 #include "symv/reference.hpp"
 
 #include <algorithm>
@@ -161,6 +162,21 @@ void tile_pair(index_t n, const T* A, index_t lda, const T* x, index_t I, index_
     }
     symv_detail::tile_diag64(buf, index_t(kTile), xp, pd);
     return;
+  }
+  if constexpr (std::is_same<T, Complex<float>>::value || std::is_same<T, Complex<double>>::value) {
+    // Tiles below the diagonal read once for both partials; the last (partial) row panel
+    // with x padded with zeros (padded terms are madd(0, 0, s) = s).
+    if (J != I) {
+      if (rows == kTile) {
+        symv_detail::tile_fused_c(rows, A + r0 + lda * c0, lda, x + r0, x + c0, pd, pt);
+      } else {
+        alignas(64) T xp[kTile];
+        std::fill(xp, xp + kTile, T(0));
+        std::copy(x + r0, x + r0 + rows, xp);
+        symv_detail::tile_fused_c(rows, A + r0 + lda * c0, lda, xp, x + c0, pd, pt);
+      }
+      return;
+    }
   }
 #endif
   if (J == I) {
