@@ -14,7 +14,8 @@
 // on the thread count. double / float / Complex<double> have AVX2 kernels (symv/tile_kernels.hpp;
 // double / float: the tiles of a partial last row panel run the full-tile kernels, the
 // missing rows padded with zeros; complex: the tiles below the diagonal are read once for both
-// partials, symv_detail::tile_fused_c),
+// partials, symv_detail::tile_fused_c, and a full diagonal tile is not expanded,
+// symv_detail::tile_diag64_c),
 // every chain keeping its element order (double, float: the full tiles below the diagonal of one
 // tile column in a thread's run go in strips of up to 8 (float 4) tiles, chunk column outer, so
 // that each column is a long contiguous stream; same blocks, same bits); dd reads the tile
@@ -175,6 +176,10 @@ void tile_pair(index_t n, const T* A, index_t lda, const T* x, index_t I, index_
         std::copy(x + r0, x + r0 + rows, xp);
         symv_detail::tile_fused_c(rows, A + r0 + lda * c0, lda, xp, x + c0, pd, pt);
       }
+      return;
+    }
+    if (rows == kTile) {
+      symv_detail::tile_diag64_c(A + r0 + lda * r0, lda, x + r0, pd);
       return;
     }
   }

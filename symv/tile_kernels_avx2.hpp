@@ -5,7 +5,8 @@
 //                 vectorized);
 //   strip_fused   full 64 x 64 tiles below the diagonal read once for both partials (float,
 //                 double), a strip of tiles of one tile column at a time;
-//   tile_diag64   the full diagonal tile without expanding it (float, double);
+//   tile_diag64   the full diagonal tile without expanding it (float, double; complex:
+//                 tile_diag64_c);
 //   tile_fused_c  a complex tile below the diagonal read once for both partials;
 //   col_dots_group  a few columns' canonical dots with one vector, columns in lanes.
 // A vector fma rounds exactly like the scalar madd and every chain keeps its element order, so
@@ -581,6 +582,50 @@ inline void tree_rows64_c(const R (*c)[2 * kTile], R* p) {
       v[k] = S::load_aligned(&c[k][i]);
     S::store(p + i, simd::tree8<S>(v));
   }
+}
+
+/// tile_partials(64, 64, .) of a full complex diagonal tile D (lower triangle stored at
+/// D[i + ldd j]; row elements a_ij = D(i, j) below, real(D(i, i)) on, conj(D(j, i)) above the
+/// diagonal) without expanding it: each stored 8 x 8 block below the diagonal gives, read once,
+/// the direct chunk sums of its rows and (conjugated) those of its columns (block8_fused_c with
+/// xr = xc = x); the 8 diagonal blocks are expanded into a small Hermitian buffer and run the
+/// direct chains (RowChains' fmas). The same chains as tile_partials on the expanded tile.
+template <class R>
+inline void tile_diag64_c(const Complex<R>* D, index_t ldd, const Complex<R>* x, Complex<R>* p) {
+  using S = Avx2<R>;
+  using V = typename S::V;
+  constexpr int P = S::kLanes / 2, H = kChunk / P;
+  alignas(32) R c[kChunk][2 * kTile];  // c[k][2 i ..]: chunk k of row i
+  alignas(32) Complex<R> b[kChunk * kChunk];
+  V xa[kTile], xrb[kTile], xcb[kTile];
+  for (int i = 0; i < kTile; ++i) {
+    const Complex<R> rb(x[i].im, -x[i].re), cb(-x[i].im, x[i].re);
+    xa[i] = S::bcast(x + i);
+    xrb[i] = S::bcast(&rb);
+    xcb[i] = S::bcast(&cb);
+  }
+  for (int cc = 0; cc < kChunk; ++cc) {
+    const int j0 = cc * kChunk;
+    const Complex<R>* c0 = D + ldd * j0;
+    for (int i = 0; i < kChunk; ++i)
+      for (int j = 0; j < kChunk; ++j)
+        b[i + kChunk * j] = i > j    ? c0[j0 + i + ldd * j]
+                            : i == j ? Complex<R>(c0[j0 + i + ldd * j].re, R(0))
+                                     : conj(c0[j0 + j + ldd * i]);
+    for (int h = 0; h < H; ++h) {
+      V d = S::zero();
+      for (int j = 0; j < kChunk; ++j) {
+        const V v = S::load(reinterpret_cast<const R*>(b + kChunk * j + P * h));
+        d = S::fma(S::dup_re(v), xa[j0 + j], d);
+        d = S::fma(S::dup_im(v), xcb[j0 + j], d);
+      }
+      S::store_aligned(&c[cc][2 * (j0 + P * h)], d);
+    }
+    for (int i0 = j0 + kChunk; i0 < kTile; i0 += kChunk)
+      block8_fused_c(c0 + i0, ldd, xa + i0, xrb + i0, xa + j0, xcb + j0, &c[cc][2 * i0],
+                     &c[i0 / kChunk][2 * j0]);
+  }
+  tree_rows64_c(c, reinterpret_cast<R*>(p));
 }
 
 /// Both partials of a stored complex tile below the diagonal (rows <= 64 rows, 64 columns,
