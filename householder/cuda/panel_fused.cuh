@@ -241,25 +241,12 @@ __global__ void __launch_bounds__(kRows)
   const index_t ntl = nx > 0 ? (nx + kTile - 1) / kTile : 0;
   const R ss = block_serial_sum(part, ntl, sh, &s_sum);
   if (t == 0) {
-    const R ar = real_part(alpha), ai = imag_part(alpha);
-    R tt = ntl > 0 ? ss : R(0);
-    const R ars = scale2(ar, -ex), ais = scale2(ai, -ex);
-    if constexpr (is_complex_v<T>) tt = madd(ais, ais, tt);
-    tt = madd(ars, ars, tt);
-    const R bn = sqrt_(tt);
-    const R bs = (ars >= R(0)) ? -bn : bn;
-    T tg, as;
-    if constexpr (is_complex_v<T>) {
-      tg = T((bs - ars) / bs, -ais / bs);
-      as = T(ars, ais);
-    } else {
-      tg = (bs - ars) / bs;
-      as = T(ars);
-    }
-    s_r = T(1) / (as - T(bs));
+    T tg;
+    R eg;
+    larfg_beta(ntl > 0 ? ss : R(0), alpha, ex, tg, s_r, eg);
     if (blockIdx.x == 0) {
       tau[g] = tg;
-      e[g] = real_part(T(scale2(bs, ex)));
+      e[g] = eg;
       A[(g + 1) + lda * g] = T(1);
     }
   }

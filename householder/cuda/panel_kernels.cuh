@@ -198,6 +198,31 @@ __global__ void col_update_kernel(index_t n, index_t g, index_t j0, index_t i, T
   A[r + lda * g] = c;
 }
 
+/// hh_detail::larfg's last step from tt0 = the ordered sum of the scaled squares of x (0 for
+/// none) and alpha, scaled by 2^-ex: tau, r = 1 / (alpha - beta) (scaled) and e = beta.
+template <class T>
+__device__ __forceinline__ void larfg_beta(real_t<T> tt0, const T& alpha, int ex, T& tg, T& r,
+                                           real_t<T>& e) {
+  using R = real_t<T>;
+  const R ar = real_part(alpha), ai = imag_part(alpha);
+  R tt = tt0;
+  const R ars = scale2(ar, -ex), ais = scale2(ai, -ex);
+  if constexpr (is_complex_v<T>) tt = madd(ais, ais, tt);
+  tt = madd(ars, ars, tt);
+  const R bn = sqrt_(tt);
+  const R bs = (ars >= R(0)) ? -bn : bn;
+  T as;
+  if constexpr (is_complex_v<T>) {
+    tg = T((bs - ars) / bs, -ais / bs);
+    as = T(ars, ais);
+  } else {
+    tg = (bs - ars) / bs;
+    as = T(ars);
+  }
+  r = T(1) / (as - T(bs));
+  e = real_part(T(scale2(bs, ex)));
+}
+
 /// 2. Reflector of order m = n-g-1 from alpha = A(g+1, g), x = A(g+2:n, g) (hh_detail::larfg),
 /// then e[g] = real(beta), A(g+1, g) = 1, tau[g]. One block of 1024 threads.
 template <class T>
@@ -264,23 +289,11 @@ __global__ void __launch_bounds__(1024)
       },
       red);
   if (t == 0) {
-    R tt = nx > 0 ? ss : R(0);
-    const R ars = scale2(ar, -ex), ais = scale2(ai, -ex);
-    if constexpr (is_complex_v<T>) tt = madd(ais, ais, tt);
-    tt = madd(ars, ars, tt);
-    const R bn = sqrt_(tt);
-    const R bs = (ars >= R(0)) ? -bn : bn;
-    T tg, as;
-    if constexpr (is_complex_v<T>) {
-      tg = T((bs - ars) / bs, -ais / bs);
-      as = T(ars, ais);
-    } else {
-      tg = (bs - ars) / bs;
-      as = T(ars);
-    }
-    s_r = T(1) / (as - T(bs));
+    T tg;
+    real_t<T> eg;
+    larfg_beta(nx > 0 ? ss : R(0), alpha, ex, tg, s_r, eg);
     tau[g] = tg;
-    e[g] = real_part(T(scale2(bs, ex)));
+    e[g] = eg;
   }
   __syncthreads();
   const T r = s_r;

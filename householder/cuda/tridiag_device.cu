@@ -283,12 +283,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
       mark(1);
       launch(larfg_kernel<T>, 1, 1024, n_, g, dA_, ldd_, de_, dtau_);
       mark(2);
-      if (!sel_ok_[std::size_t(m)]) {
-        sel_[std::size_t(m)] = symv_select<T>(m);
-        sel_ok_[std::size_t(m)] = 1;
-      }
-      symv_gpu<T>(sel_[std::size_t(m)], m, T(1), dA_ + (g + 1) + ldd_ * (g + 1), ldd_,
-                  dA_ + (g + 1) + ldd_ * g, 1, T(0), W + (g + 1) + ldw * i, 1, ws_, wsb_, st_);
+      column_symv(g, i);
       mark(3);
       if (i > 0)
         launch(panel_dots_kernel<T>, unsigned(2 * i), kDotThreads, m, g, j0, i,
@@ -304,18 +299,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
       ck(cudaGetLastError(), "device panel kernels");
       end_column();
     }
-    const index_t s = j0 + nb, m = n_ - s, nt = (m + 63) / 64;
     mark(6);
-    if (m > 0)
-      launch(rank2k_kernel<T>, unsigned(nt * (nt + 1) / 2), 256, m, index_t(nb),
-             static_cast<const T*>(dA_ + s + ldd_ * j0), ldd_, static_cast<const T*>(W + s), ldw,
-             dA_ + s + ldd_ * s, ldd_, nt);
-    mark(7);
-    launch(panel_finish_kernel<T>, 1, unsigned(nb), j0, index_t(nb), dA_, ldd_,
-           static_cast<const R*>(de_), dd_);
-    mark(8);
-    ck(cudaGetLastError(), "device panel update");
-    end_column(6);
+    panel_update(j0, nb);
   }
 
   /// The fused panel captured as one CUDA graph and replayed (a kernel node costs about a
@@ -380,10 +365,6 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
              pf::kRows, n_, g, dA_, ldd_, de_, dtau_, static_cast<const R*>(slots_), ns,
              static_cast<const T*>(alpha_save_), static_cast<const R*>(sqpart_));
       mark(2);
-      if (!sel_ok_[std::size_t(m)]) {
-        sel_[std::size_t(m)] = symv_select<T>(m);
-        sel_ok_[std::size_t(m)] = 1;
-      }
       // The dots need v and the earlier columns of V and W, not the SYMV's result: with
       // EIGSOLVE_GPU_FORK (default) they run on a second stream beside the SYMV.
       const bool fork = fork_ && i > 0;
@@ -395,8 +376,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
         ck(cudaGetLastError(), "panel_dots_kernel");
         ck(cudaEventRecord(ev_join_, st2_), "cudaEventRecord");
       }
-      symv_gpu<T>(sel_[std::size_t(m)], m, T(1), dA_ + (g + 1) + ldd_ * (g + 1), ldd_,
-                  dA_ + (g + 1) + ldd_ * g, 1, T(0), W + (g + 1) + ldw * i, 1, ws_, wsb_, st_);
+      column_symv(g, i);
       mark(3);
       if (fork)
         ck(cudaStreamWaitEvent(st_, ev_join_, 0), "cudaStreamWaitEvent");
@@ -412,22 +392,13 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
       ck(cudaGetLastError(), "device panel kernels");
       end_column();
     }
-    const index_t s = j0 + nb, m = n_ - s, nt = (m + 63) / 64;
+    const index_t s = j0 + nb, m = n_ - s;
     mark(6);
     // the last column's pending w += alpha v, then the trailing update
     launch_smem(pf::colupd_kernel<T>, blocks(m, pf::kRows), pf::kRows, 0, n_, s, j0, nb, dA_, ldd_,
                 W, ldw, static_cast<const T*>(dtau_), static_cast<const T*>(apart_), slots_,
                 alpha_save_, false);
-    if (m > 0)
-      launch(rank2k_kernel<T>, unsigned(nt * (nt + 1) / 2), 256, m, index_t(nb),
-             static_cast<const T*>(dA_ + s + ldd_ * j0), ldd_, static_cast<const T*>(W + s), ldw,
-             dA_ + s + ldd_ * s, ldd_, nt);
-    mark(7);
-    launch(panel_finish_kernel<T>, 1, unsigned(nb), j0, index_t(nb), dA_, ldd_,
-           static_cast<const R*>(de_), dd_);
-    mark(8);
-    ck(cudaGetLastError(), "device panel update");
-    end_column(6);
+    panel_update(j0, nb);
   }
 
   void fetch_panels(index_t j0, T* A, index_t lda, real_t<T>* d, real_t<T>* e, T* tau,
@@ -468,6 +439,31 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
                          rows * sizeof(T), cols, cudaMemcpyDeviceToHost, st_),
        "fetch columns");
     ck(cudaStreamSynchronize(st_), "fetch columns");
+  }
+  /// w = A(g+1:n, g+1:n) v into W(g+1:n, i), the configuration looked up once per order.
+  void column_symv(index_t g, index_t i) {
+    const index_t m = n_ - g - 1;
+    if (!sel_ok_[std::size_t(m)]) {
+      sel_[std::size_t(m)] = symv_select<T>(m);
+      sel_ok_[std::size_t(m)] = 1;
+    }
+    symv_gpu<T>(sel_[std::size_t(m)], m, T(1), dA_ + (g + 1) + ldd_ * (g + 1), ldd_,
+                dA_ + (g + 1) + ldd_ * g, 1, T(0), dW_ + (g + 1) + n_ * i, 1, ws_, wsb_, st_);
+  }
+  /// After a panel's columns: the rank-2k trailing update and the panel finish (d, e).
+  void panel_update(index_t j0, index_t nb) {
+    using R = real_t<T>;
+    const index_t s = j0 + nb, m = n_ - s, nt = (m + 63) / 64;
+    if (m > 0)
+      launch(rank2k_kernel<T>, unsigned(nt * (nt + 1) / 2), 256, m, index_t(nb),
+             static_cast<const T*>(dA_ + s + ldd_ * j0), ldd_, static_cast<const T*>(dW_ + s), n_,
+             dA_ + s + ldd_ * s, ldd_, nt);
+    mark(7);
+    launch(panel_finish_kernel<T>, 1, unsigned(nb), j0, index_t(nb), dA_, ldd_,
+           static_cast<const R*>(de_), dd_);
+    mark(8);
+    ck(cudaGetLastError(), "device panel update");
+    end_column(6);
   }
   /// A kernel of the panel loop, with programmatic dependent launch unless EIGSOLVE_GPU_PDL=0
   /// (every such kernel starts with pdl_begin()).
