@@ -15,7 +15,8 @@ if [ "$cmd" = pack ]; then
   build=${1:-build}
   mkdir -p "$build/final/stage"
   for b in bin/eigsolve tests/test_gpu_symv tests/test_gpu_tridiag tests/test_gpu_bisection \
-           tests/test_gpu_back_transform tests/test_gpu_arith tests/test_gpu_residuals; do
+           tests/test_gpu_back_transform tests/test_gpu_arith tests/test_gpu_residuals \
+           bin/bench_eig bin/bench_tridiag; do
     [ -x "$build/$b" ] && strip -o "$build/final/stage/$(basename "$b")" "$build/$b"
   done
   tar -C "$build/final/stage" -cJf "$build/final/bin.tar.xz" .
@@ -67,6 +68,9 @@ for s in "$@"; do
     eig-dd) step eig-dd 240 "$es" bench eig -p dd --sizes 8192,16384 --runs 1 --json "$out/eig-dd.json" ;;
     profile) step profile 200 env EIGSOLVE_GPU_PROFILE=1 "$es" bench eig -p d,z --sizes 8192 --runs 1 --check-cpu-max 0 ;;
     pdl-off) step pdl-off 200 env EIGSOLVE_GPU_PDL=0 "$es" bench eig -p d --sizes 8192,16384 --runs 2 --check-cpu-max 0 ;;
+    cpu-bench) # issue 9 item 8: ours vs LAPACKE on 2 host cores of the (otherwise idle) GPU host
+      step cpu-bench 400 bash -c "taskset -c 0,1 '$bin/bench_eig' values c 2 3 2048 4096; for p in s d; do taskset -c 0,1 '$bin/bench_eig' values \$p 2 3 2048; done" ;;
+    cpu-tridiag) step cpu-tridiag 300 taskset -c 0,1 "$bin/bench_tridiag" --threads 2 --reps 3 --sizes 2048,4096 --sz-sizes 2048 --dd-sizes 256 ;;
     symv) step symv 300 "$es" bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
     *) echo "unknown step $s" | tee -a "$out/steps.txt" ;;
   esac

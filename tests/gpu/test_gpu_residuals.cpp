@@ -41,7 +41,8 @@ void check(const HostMatrix<T>& A0, const char* what) {
     r.z[i + 3 * n] = madd(T(real_t<T>(0.1)), r.z[i + (n - 1) * n], r.z[i + 3 * n]);
   const Residuals h2 = compute_residuals(cpu, A0, r), d2 = compute_residuals(gpu, A0, r);
   const double tol = sizeof(real_t<T>) == 4 ? 2e-2 : 1e-6;
-  EXPECT_GT(h2.orthogonality, 1e-2) << what;
+  // ||I - Z^H Z||_F / n: the spoiled column alone gives ~0.14 / n.
+  EXPECT_GT(h2.orthogonality, 1e-2 / double(n)) << what;
   EXPECT_GT(h2.backward, 100 * h.backward) << what;
   EXPECT_NEAR(d2.backward / h2.backward, 1.0, tol) << what;
   EXPECT_NEAR(d2.orthogonality / h2.orthogonality, 1.0, tol) << what;
@@ -49,7 +50,7 @@ void check(const HostMatrix<T>& A0, const char* what) {
 
 TEST(GpuResiduals, AgreeWithTheHost) {
   EIGSOLVE_REQUIRE_DEVICE();
-  setenv("EIGSOLVE_GPU_RESIDUALS", "1", 1);  // the device path is opt-in in the CLI
+  unsetenv("EIGSOLVE_GPU_RESIDUALS");  // the device path is the default for a cuda context
   const std::string dir = std::string(EIGSOLVE_TEST_DATA) + "/matrices/";
   check(read_matrix<double>(dir + "494_bus.mtx"), "494_bus d");
   check(read_matrix<float>(dir + "bcsstk13.mtx"), "bcsstk13 s");
