@@ -1,22 +1,30 @@
-// Inverse iteration (solver/inverse_iteration.hpp), generic over float/double/dd_real.
+// Canonical inverse iteration (solver/inverse_iteration.hpp, docs/canonical-eigenvectors.md),
+// generic over float/double/dd_real.
 //
-//   per cluster (parallel), per eigenvalue j of the cluster (sequential):
-//     b = start(k0 + j)                         fixed hash-based vector in (-1, 1)
-//     LU = P (T - x_j I)                         partial pivoting, |u_ii| >= eps*||T||
-//     repeat (<= 5):  b *= n*||T||*max(eps,|u_nn|) / sum|b|;  b = LU^-1 b;
-//                     b -= (b.z_p) z_p  for the earlier cluster vectors p (MGS, ascending)
-//                     stop 2 iterations after max|b| >= sqrt(0.1/n)
-//     z_j = b / ||b||_2   (after scaling by 1/max|b|)
+//   Phase 0 (sequential)  scale T to ||T||_1 in [1, 2); ortol, tol; clusters (gaps > ortol
+//                         split); shifts x_j = max(w_j, x_{j-1} + 10 eps |w_j|) in a cluster;
+//                         lo[j] = first p of j's cluster with w_j - w_p < ortol
+//   Phase A (parallel j)  y_j = unit inverse-iteration vector, no orthogonalization
+//                         (invit::phase_a, solver/inverse_iteration_kernels.hpp)
+//   Phase B (per cluster, blocks [j0, j1) of kBlock = 32 from the cluster start, ascending):
+//     window [p0, j0), p0 = lo[j0]
+//     parallel j in block:  CGS twice: c_p = q_p . y_j (all p of the window), then
+//                           y_j[i] = madd(-c_p, q_p[i], y_j[i]) for p ascending
+//     sequential j:         MGS twice against q_p, p in [max(j0, lo[j]), j) ascending;
+//                           nrm = ||y_j||; nrm >= 0.1: q_j = y_j / nrm, else
+//                           invit::fallback against [p0, j)
 #include "solver/inverse_iteration.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
-#include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/canonical.hpp"
 #include "core/errors.hpp"
 #include "core/parallel.hpp"
-#include "solver/bisection.hpp"
+#include "solver/inverse_iteration_kernels.hpp"
 
 namespace eigsolve {
 namespace {
@@ -24,113 +32,116 @@ namespace {
 using bisect::rabs;
 using bisect::rmax;
 
-/// A value in (-1, 1) that depends only on (k, i): splitmix64, top 53 bits.
-double start_value(index_t k, index_t i) {
-  std::uint64_t x = static_cast<std::uint64_t>(k) * 0x9E3779B97F4A7C15ull ^
-                    (static_cast<std::uint64_t>(i) + 0x632BE59BD9B4E019ull);
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  const double u = static_cast<double>(x >> 11) * 0x1p-53;  // [0, 1)
-  return 2.0 * u - 1.0;
-}
-
+/// Work vectors of one thread (contiguous: inc = 1).
 template <class R>
-struct Work {
+struct HostWork {
   std::vector<R> dl, dd, du, du2, b;
   std::vector<unsigned char> swapped;
-  explicit Work(index_t n) : dl(n), dd(n), du(n), du2(n), b(n), swapped(n) {}
+  explicit HostWork(index_t n) : dl(n), dd(n), du(n), du2(n), b(n), swapped(n) {}
+  invit::Work<R> view() {
+    return {dl.data(), dd.data(), du.data(), du2.data(), b.data(), swapped.data(), index_t(1)};
+  }
 };
 
-/// LU of T - x I with partial pivoting (LAPACK ?gttrf), pivots below tol set to +-tol.
+/// What Phase B needs besides z.
 template <class R>
-void factor(index_t n, const R* d, const R* e, const R& x, const R& tol, Work<R>& W) {
-  for (index_t i = 0; i < n; ++i) {
-    W.dd[i] = d[i] - x;
-    W.du2[i] = R(0);
-    W.swapped[i] = 0;
-    if (i + 1 < n) {
-      W.dl[i] = e[i];
-      W.du[i] = e[i];
-    }
-  }
-  for (index_t i = 0; i + 1 < n; ++i) {
-    if (rabs(W.dd[i]) >= rabs(W.dl[i])) {
-      if (W.dd[i] < tol && -W.dd[i] < tol) W.dd[i] = W.dd[i] < R(0) ? -tol : tol;
-      const R fact = W.dl[i] / W.dd[i];
-      W.dl[i] = fact;
-      W.dd[i + 1] = W.dd[i + 1] - fact * W.du[i];
-    } else {
-      const R fact = W.dd[i] / W.dl[i];
-      W.dd[i] = W.dl[i];
-      W.dl[i] = fact;
-      const R temp = W.du[i];
-      W.du[i] = W.dd[i + 1];
-      W.dd[i + 1] = temp - fact * W.dd[i + 1];
-      if (i + 2 < n) {
-        W.du2[i] = W.du[i + 1];
-        W.du[i + 1] = -fact * W.du[i + 1];
-      }
-      W.swapped[i] = 1;
-    }
-  }
-  for (index_t i = 0; i < n; ++i) {
-    R& u = W.dd[i];
-    if (u < tol && -u < tol) u = u < R(0) ? -tol : tol;
-  }
-}
+struct Problem {
+  index_t n;
+  const R* d;
+  const R* e;
+  const R* x;         // shifts
+  const index_t* lo;  // first index of the ortol window of each j
+  invit::Params<R> P;
+  index_t k0;
+};
 
+/// y[i] = madd(-c[p], q_p[i], y[i]) for p = 0 .. np-1 ascending: one chain per element (four
+/// columns per sweep; the same chain).
 template <class R>
-void solve(index_t n, Work<R>& W) {
-  R* b = W.b.data();
-  for (index_t i = 0; i + 1 < n; ++i) {
-    if (!W.swapped[i]) {
-      b[i + 1] = b[i + 1] - W.dl[i] * b[i];
-    } else {
-      const R t = b[i];
-      b[i] = b[i + 1];
-      b[i + 1] = t - W.dl[i] * b[i];
-    }
-  }
-  b[n - 1] = b[n - 1] / W.dd[n - 1];
-  if (n > 1) b[n - 2] = (b[n - 2] - W.du[n - 2] * b[n - 1]) / W.dd[n - 2];
-  for (index_t i = n - 3; i >= 0; --i)
-    b[i] = ((b[i] - W.du[i] * b[i + 1]) - W.du2[i] * b[i + 2]) / W.dd[i];
-}
-
-template <class R>
-R max_abs(index_t n, const R* b) {
-  R m = R(0);
-  for (index_t i = 0; i < n; ++i)
-    m = rmax(m, rabs(b[i]));
-  return m;
-}
-
-/// Modified Gram-Schmidt of b against the np columns of zc, in ascending order.
-template <class R>
-void orthogonalize(index_t n, R* b, const R* zc, index_t np, index_t ldz) {
-  for (index_t p = 0; p < np; ++p) {
-    const R* zp = zc + p * ldz;
-    const R ztr = contiguous_dot<false>(n, b, zp);  // canonical_dot's bits, chains interleaved
+void subtract_columns(index_t n, R* y, const R* q, index_t ldq, const R* c, index_t np) {
+  index_t p = 0;
+  for (; p + 4 <= np; p += 4) {
+    const R *q0 = q + p * ldq, *q1 = q0 + ldq, *q2 = q1 + ldq, *q3 = q2 + ldq;
+    const R c0 = -c[p], c1 = -c[p + 1], c2 = -c[p + 2], c3 = -c[p + 3];
     for (index_t i = 0; i < n; ++i)
-      b[i] = madd(-ztr, zp[i], b[i]);
+      y[i] = madd(c3, q3[i], madd(c2, q2[i], madd(c1, q1[i], madd(c0, q0[i], y[i]))));
   }
+  for (; p < np; ++p) {
+    const R* qp = q + p * ldq;
+    const R cp = -c[p];
+    for (index_t i = 0; i < n; ++i)
+      y[i] = madd(cp, qp[i], y[i]);
+  }
+}
+
+/// Classical Gram-Schmidt, twice, of y against the np columns q (the window).
+template <class R>
+void cgs2(index_t n, R* y, const R* q, index_t ldq, index_t np, std::vector<R>& c) {
+  c.resize(static_cast<size_t>(np));
+  for (int pass = 0; pass < 2; ++pass) {
+    for (index_t p = 0; p < np; ++p)
+      c[p] = contiguous_dot<false>(n, q + p * ldq, y);
+    subtract_columns(n, y, q, ldq, c.data(), np);
+  }
+}
+
+/// The sequential step of column j of the block starting at j0 (window start p0): MGS twice
+/// against [max(j0, lo[j]), j), then normalization or the fallback. Returns 1 on a fallback.
+template <class R>
+int finish_column(const Problem<R>& pr, R* z, index_t ldz, index_t j0, index_t p0, index_t j,
+                  std::vector<R>& c, std::unique_ptr<HostWork<R>>& W) {
+  const index_t n = pr.n;
+  R* y = z + j * ldz;
+  const index_t ps = std::max(j0, pr.lo[j]);
+  for (int pass = 0; pass < 2; ++pass)
+    for (index_t p = ps; p < j; ++p) {
+      const R* qp = z + p * ldz;
+      c.resize(1);
+      c[0] = contiguous_dot<false>(n, qp, y);
+      subtract_columns(n, y, qp, ldz, c.data(), 1);
+    }
+  const R nrm = sqrt_(contiguous_dot<false>(n, y, y));
+  if (nrm >= R(invit::kFallbackNorm)) {
+    for (index_t i = 0; i < n; ++i)
+      y[i] = y[i] / nrm;
+    return 0;
+  }
+  if (!W) W = std::make_unique<HostWork<R>>(n);
+  invit::fallback(n, pr.d, pr.e, pr.x[j], pr.P, pr.k0 + j, nrm, W->view(), z + p0 * ldz, j - p0,
+                  ldz, y);
+  return 1;
+}
+
+/// Phase B for the block [j0, j1) with window [p0, j0). `threads` > 1 splits the CGS step.
+template <class R>
+int phase_b_block(const Problem<R>& pr, R* z, index_t ldz, index_t p0, index_t j0, index_t j1,
+                  int threads, std::vector<R>& c, std::unique_ptr<HostWork<R>>& W) {
+  if (p0 < j0) {
+    parallel_for(j1 - j0, threads, 1, [&](index_t b, index_t e) {
+      std::vector<R> cc;
+      for (index_t j = j0 + b; j < j0 + e; ++j)
+        cgs2(pr.n, z + j * ldz, z + p0 * ldz, ldz, j0 - p0, cc);
+    });
+  }
+  int fallbacks = 0;
+  for (index_t j = j0; j < j1; ++j)
+    fallbacks += finish_column(pr, z, ldz, j0, p0, j, c, W);
+  return fallbacks;
 }
 
 }  // namespace
 
 template <class R>
-void inverse_iteration(const Context& ctx, index_t n, const R* d_in, const R* e_in, index_t m,
-                       const R* w_in, index_t k0, R* z, index_t ldz) {
-  if (m == 0 || n == 0) return;
+index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, const R* e_in,
+                                  index_t m, const R* w_in, index_t k0, R* z, index_t ldz) {
+  if (m == 0 || n == 0) return 0;
   if (ldz < n) throw DimensionError("inverse_iteration: ldz < n");
   if (n == 1) {
     for (index_t j = 0; j < m; ++j)
       z[j * ldz] = R(1);
-    return;
+    return 0;
   }
-  // ||T||_1 in ascending order; scale T by a power of two so that it lies in [1, 2).
+  // Phase 0. ||T||_1 in ascending order; scale T by a power of two so that it lies in [1, 2).
   R onenrm = R(0);
   for (index_t i = 0; i < n; ++i) {
     R r = rabs(d_in[i]);
@@ -142,10 +153,10 @@ void inverse_iteration(const Context& ctx, index_t n, const R* d_in, const R* e_
     for (index_t j = 0; j < m; ++j)
       for (index_t i = 0; i < n; ++i)
         z[i + j * ldz] = R((k0 + j) == i ? 1 : 0);
-    return;
+    return 0;
   }
   const int sh = -std::ilogb(to_double(onenrm));
-  std::vector<R> d(n), e(n), w(m);
+  std::vector<R> d(n), e(n), w(m), x(m);
   for (index_t i = 0; i < n; ++i)
     d[i] = scale2(d_in[i], sh);
   for (index_t i = 0; i + 1 < n; ++i)
@@ -154,63 +165,78 @@ void inverse_iteration(const Context& ctx, index_t n, const R* d_in, const R* e_
     w[j] = scale2(w_in[j], sh);
   onenrm = scale2(onenrm, sh);
 
-  const R eps = R(2) * bisect::unit_roundoff<R>();
-  const R ortol = R(1e-3) * onenrm;
-  const R tol = eps * onenrm;
-  const R dtpcrt = sqrt_(R(0.1) / R(static_cast<double>(n)));
-  const R nr = R(static_cast<double>(n));
+  invit::Params<R> P;
+  P.onenrm = onenrm;
+  P.eps = R(2) * bisect::unit_roundoff<R>();
+  P.tol = P.eps * onenrm;
+  P.dtpcrt = sqrt_(R(0.1) / R(static_cast<double>(n)));
+  P.nr = R(static_cast<double>(n));
+  const R ortol = R(invit::kOrtolFactor) * onenrm;
 
-  // Clusters: [cb[c], cb[c+1]).
-  std::vector<index_t> cb{0};
+  // Clusters [cb[c], cb[c+1]), shifts, windows.
+  std::vector<index_t> cb{0}, lo(m);
   for (index_t j = 1; j < m; ++j)
     if (w[j] - w[j - 1] > ortol) cb.push_back(j);
   cb.push_back(m);
   const index_t nclusters = static_cast<index_t>(cb.size()) - 1;
-
-  parallel_for(nclusters, ctx.num_threads(), 1, [&](index_t cbeg, index_t cend) {
-    Work<R> W(n);
-    R* b = W.b.data();
-    for (index_t c = cbeg; c < cend; ++c) {
-      R xjm = R(0);
-      for (index_t j = cb[c]; j < cb[c + 1]; ++j) {
-        R xj = w[j];
-        if (j > cb[c]) {
-          const R pertol = R(10) * rabs(eps * xj);
-          if (xj - xjm < pertol) xj = xjm + pertol;
-        }
-        xjm = xj;
-        for (index_t i = 0; i < n; ++i)
-          b[i] = R(start_value(k0 + j, i));
-        factor(n, d.data(), e.data(), xj, tol, W);
-        const R unn = rmax(eps, rabs(W.dd[n - 1]));
-        int extra = 0;
-        for (int its = 0; its < 5; ++its) {
-          R asum = R(0);
-          for (index_t i = 0; i < n; ++i)
-            asum = asum + rabs(b[i]);
-          const R scl = (nr * onenrm * unn) / asum;
-          for (index_t i = 0; i < n; ++i)
-            b[i] = b[i] * scl;
-          solve(n, W);
-          orthogonalize(n, b, z + cb[c] * ldz, j - cb[c], ldz);
-          if (max_abs(n, b) >= dtpcrt && ++extra > 2) break;
-        }
-        orthogonalize(n, b, z + cb[c] * ldz, j - cb[c], ldz);  // twice is enough
-        const R mx = max_abs(n, b);
-        for (index_t i = 0; i < n; ++i)
-          b[i] = b[i] / mx;
-        const R nrm = sqrt_(canonical_dot(n, b, index_t(1), b, index_t(1)));
-        R* zj = z + j * ldz;
-        for (index_t i = 0; i < n; ++i)
-          zj[i] = b[i] / nrm;
+  for (index_t c = 0; c < nclusters; ++c) {
+    index_t p = cb[c];
+    for (index_t j = cb[c]; j < cb[c + 1]; ++j) {
+      x[j] = w[j];
+      if (j > cb[c]) {
+        const R pertol = R(10) * rabs(P.eps * x[j]);
+        if (x[j] - x[j - 1] < pertol) x[j] = x[j - 1] + pertol;
       }
+      while (!(w[j] - w[p] < ortol))
+        ++p;
+      lo[j] = p;
     }
+  }
+  const Problem<R> pr{n, d.data(), e.data(), x.data(), lo.data(), P, k0};
+  const int threads = ctx.num_threads();
+
+  // Phase A: every vector on its own.
+  parallel_for(m, threads, std::max<index_t>(1, 2048 / n), [&](index_t b, index_t end) {
+    HostWork<R> W(n);
+    for (index_t j = b; j < end; ++j)
+      invit::phase_a(n, pr.d, pr.e, x[j], P, k0 + j, W.view(), z + j * ldz);
   });
+
+  // Phase B: clusters of one block in parallel; larger ones one by one, CGS split by columns.
+  std::vector<index_t> small, large;
+  for (index_t c = 0; c < nclusters; ++c)
+    (cb[c + 1] - cb[c] <= invit::kBlock ? small : large).push_back(c);
+  std::atomic<index_t> fallbacks{0};
+  parallel_for(static_cast<index_t>(small.size()), threads, 16, [&](index_t b, index_t end) {
+    std::vector<R> c;
+    std::unique_ptr<HostWork<R>> W;
+    index_t f = 0;
+    for (index_t k = b; k < end; ++k) {
+      const index_t c0 = cb[small[k]], c1 = cb[small[k] + 1];
+      f += phase_b_block(pr, z, ldz, c0, c0, c1, 1, c, W);
+    }
+    fallbacks += f;
+  });
+  std::unique_ptr<HostWork<R>> W;
+  std::vector<R> c;
+  for (const index_t cl : large)
+    for (index_t j0 = cb[cl]; j0 < cb[cl + 1]; j0 += invit::kBlock)
+      fallbacks += phase_b_block(pr, z, ldz, lo[j0], j0, std::min(j0 + invit::kBlock, cb[cl + 1]),
+                                 threads, c, W);
+  return fallbacks.load();
 }
 
-#define EIGSOLVE_INSTANTIATE_INVIT(R)                                                      \
-  template void inverse_iteration<R>(const Context&, index_t, const R*, const R*, index_t, \
-                                     const R*, index_t, R*, index_t);
+template <class R>
+void inverse_iteration(const Context& ctx, index_t n, const R* d, const R* e, index_t m, const R* w,
+                       index_t k0, R* z, index_t ldz) {
+  inverse_iteration_counted(ctx, n, d, e, m, w, k0, z, ldz);
+}
+
+#define EIGSOLVE_INSTANTIATE_INVIT(R)                                                        \
+  template void inverse_iteration<R>(const Context&, index_t, const R*, const R*, index_t,   \
+                                     const R*, index_t, R*, index_t);                        \
+  template index_t inverse_iteration_counted<R>(const Context&, index_t, const R*, const R*, \
+                                                index_t, const R*, index_t, R*, index_t);
 EIGSOLVE_FOR_EACH_REAL(EIGSOLVE_INSTANTIATE_INVIT)
 #undef EIGSOLVE_INSTANTIATE_INVIT
 
