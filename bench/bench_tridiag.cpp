@@ -2,10 +2,12 @@
 // cblas_dsymv (OpenBLAS) in the same process, on the same matrices and thread count.
 //
 //   bench_tridiag [--threads T] [--sizes n1,n2,...] [--dd-sizes n1,...] [--sz-sizes n1,...]
-//                 [--reps R]
+//                 [--sz-prec szc] [--hemv-sizes n1,...] [--reps R]
 //
+// --hemv-sizes: the complex SYMV alone, symv_reference<Complex<float> / <double>> against
+// cblas_chemv / cblas_zhemv (best of R batches; --sz-prec picks c and/or z; default none).
 // --sz-sizes: tridiagonalize<float> / <Complex<double>> / <Complex<float>> against
-// LAPACKE_ssytrd / zhetrd / chetrd
+// LAPACKE_ssytrd / zhetrd / chetrd; --sz-prec: which of them (default szc, e.g. c for chetrd only)
 // (median of R runs each; empty list skips them).
 // Prints one human line per measurement and a final JSON line. Results are verified (the
 // eigenvalues of both tridiagonal forms agree within c n eps ||A||).
@@ -104,6 +106,38 @@ double median_of(int reps, const std::function<void()>& f) {
   return t[t.size() / 2];
 }
 
+/// {ours, OpenBLAS} seconds per call of the complex HEMV (best of reps batches).
+template <class T>
+std::pair<double, double> bench_hemv(const Context& ctx, index_t n, int reps) {
+  const std::vector<double> R0 = random_lower(n, 7), I0 = random_lower(n, 77);
+  std::vector<T> A(R0.size()), x(n), y(n);
+  for (std::size_t i = 0; i < A.size(); ++i)
+    A[i] = T(R0[i], I0[i]);
+  for (index_t i = 0; i < n; ++i)
+    x[i] = T(std::sin(double(i)), std::cos(double(i)));
+  const int it = std::max<int>(3, int(2e8 / double(n * n)));
+  const T one(1), zero(0);
+  const double to = best_of(reps,
+                            [&] {
+                              for (int k = 0; k < it; ++k)
+                                symv_reference(ctx, n, one, A.data(), n, x.data(), zero, y.data());
+                            }) /
+                    it;
+  const double tb = best_of(reps,
+                            [&] {
+                              for (int k = 0; k < it; ++k) {
+                                if constexpr (std::is_same<T, Complex<float>>::value)
+                                  cblas_chemv(CblasColMajor, CblasLower, n, &one, A.data(), n,
+                                              x.data(), 1, &zero, y.data(), 1);
+                                else
+                                  cblas_zhemv(CblasColMajor, CblasLower, n, &one, A.data(), n,
+                                              x.data(), 1, &zero, y.data(), 1);
+                              }
+                            }) /
+                    it;
+  return {to, tb};
+}
+
 /// {ours, LAPACKE} medians for float (ssytrd) or Complex<double> (zhetrd).
 template <class T>
 std::pair<double, double> bench_sz(const Context& ctx, index_t n, int reps) {
@@ -151,6 +185,8 @@ int main(int argc, char** argv) {
   int threads = 2, reps = 3;
   std::vector<index_t> sizes = {512, 1024, 2048}, dd_sizes = {256, 512, 1024};
   std::vector<index_t> sz_sizes = {512, 1024};
+  std::string sz_prec = "szc";
+  std::vector<index_t> hemv_sizes;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--threads"))
       threads = std::atoi(argv[i + 1]);
@@ -160,6 +196,10 @@ int main(int argc, char** argv) {
       dd_sizes = parse_list(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--sz-sizes"))
       sz_sizes = parse_list(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--hemv-sizes"))
+      hemv_sizes = parse_list(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--sz-prec"))
+      sz_prec = argv[i + 1];
     else if (!std::strcmp(argv[i], "--reps"))
       reps = std::atoi(argv[i + 1]);
   }
@@ -199,6 +239,22 @@ int main(int argc, char** argv) {
         (long long)n, to * 1e3, gb / to, tb * 1e3, gb / tb, to / tb);
     js["symv"].push_back({{"n", n}, {"ours_s", to}, {"openblas_s", tb}});
   }
+  for (index_t n : hemv_sizes) {
+    // bytes = n^2/2 elements of the lower triangle.
+    for (char p : std::string("cz")) {
+      if (sz_prec.find(p) == std::string::npos) continue;
+      const auto t = p == 'c' ? bench_hemv<Complex<float>>(ctx, n, reps)
+                              : bench_hemv<Complex<double>>(ctx, n, reps);
+      const double gb = (p == 'c' ? 4.0 : 8.0) * double(n) * double(n) * 1e-9;
+      std::printf(
+          "hemv   %c n=%5lld  ours %8.3f ms %6.1f GB/s   openblas %8.3f ms %6.1f GB/s   "
+          "ratio %.2f\n",
+          p, (long long)n, t.first * 1e3, gb / t.first, t.second * 1e3, gb / t.second,
+          t.first / t.second);
+      js["symv"].push_back(
+          {{"prec", std::string(1, p)}, {"n", n}, {"ours_s", t.first}, {"openblas_s", t.second}});
+    }
+  }
   std::vector<TridiagTiming> dt;
   for (index_t n : sizes) {
     TridiagTiming t = bench_d(ctx, n, n >= 2048 ? 1 : reps);
@@ -212,15 +268,20 @@ int main(int argc, char** argv) {
                                {"eig_rel_diff", t.max_eig_err}});
   }
   for (index_t n : sz_sizes) {
-    const auto s = bench_sz<float>(ctx, n, reps);
-    const auto z = bench_sz<Complex<double>>(ctx, n, reps);
-    const auto c = bench_sz<Complex<float>>(ctx, n, reps);
-    std::printf("sytrd  s n=%5lld  ours %8.3f s   ssytrd %8.3f s   ratio %.2f\n", (long long)n,
-                s.first, s.second, s.first / s.second);
-    std::printf("hetrd  z n=%5lld  ours %8.3f s   zhetrd %8.3f s   ratio %.2f\n", (long long)n,
-                z.first, z.second, z.first / z.second);
-    std::printf("hetrd  c n=%5lld  ours %8.3f s   chetrd %8.3f s   ratio %.2f\n", (long long)n,
-                c.first, c.second, c.first / c.second);
+    const auto has = [&](char p) { return sz_prec.find(p) != std::string::npos; };
+    const std::pair<double, double> none{-1.0, -1.0};
+    const auto s = has('s') ? bench_sz<float>(ctx, n, reps) : none;
+    const auto z = has('z') ? bench_sz<Complex<double>>(ctx, n, reps) : none;
+    const auto c = has('c') ? bench_sz<Complex<float>>(ctx, n, reps) : none;
+    if (has('s'))
+      std::printf("sytrd  s n=%5lld  ours %8.3f s   ssytrd %8.3f s   ratio %.2f\n", (long long)n,
+                  s.first, s.second, s.first / s.second);
+    if (has('z'))
+      std::printf("hetrd  z n=%5lld  ours %8.3f s   zhetrd %8.3f s   ratio %.2f\n", (long long)n,
+                  z.first, z.second, z.first / z.second);
+    if (has('c'))
+      std::printf("hetrd  c n=%5lld  ours %8.3f s   chetrd %8.3f s   ratio %.2f\n", (long long)n,
+                  c.first, c.second, c.first / c.second);
     js["tridiag_sz"].push_back({{"n", n},
                                 {"s_ours_s", s.first},
                                 {"ssytrd_s", s.second},

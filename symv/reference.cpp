@@ -167,6 +167,27 @@ void tile_pair(index_t n, const T* A, index_t lda, const T* x, index_t I, index_
   if constexpr (std::is_same<T, Complex<float>>::value || std::is_same<T, Complex<double>>::value) {
     // Tiles below the diagonal read once for both partials; the last (partial) row panel
     // with x padded with zeros (padded terms are madd(0, 0, s) = s).
+#if defined(EIGSOLVE_SYMV_AVX512)
+    if constexpr (std::is_same<T, Complex<float>>::value) {
+      if (symv_detail::has_avx512f()) {
+        if (J != I) {
+          if (rows == kTile) {
+            symv_detail::tile_fused_c512(rows, A + r0 + lda * c0, lda, x + r0, x + c0, pd, pt);
+          } else {
+            alignas(64) T xp[kTile];
+            std::fill(xp, xp + kTile, T(0));
+            std::copy(x + r0, x + r0 + rows, xp);
+            symv_detail::tile_fused_c512(rows, A + r0 + lda * c0, lda, xp, x + c0, pd, pt);
+          }
+          return;
+        }
+        if (rows == kTile) {
+          symv_detail::tile_diag64_c512(A + r0 + lda * r0, lda, x + r0, pd);
+          return;
+        }
+      }
+    }
+#endif
     if (J != I) {
       if (rows == kTile) {
         symv_detail::tile_fused_c(rows, A + r0 + lda * c0, lda, x + r0, x + c0, pd, pt);
@@ -259,6 +280,21 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
           k = 1;
         }
       }
+#if defined(EIGSOLVE_SYMV_AVX512)
+      if constexpr (std::is_same<T, Complex<float>>::value) {
+        // The same strips for complex float on AVX-512 (symv/tile_kernels_avx512_c.hpp).
+        if (symv_detail::has_avx512f()) {
+          const index_t full = n / kTile;
+          k = std::min<index_t>({index_t(symv_detail::kStripC), te - t, full - I, nt - I});
+          if (I > J && k >= 2)
+            symv_detail::strip_fused_c512<symv_detail::kStripC>(
+                static_cast<int>(k), A + I * kTile + lda * (J * kTile), lda, x + I * kTile,
+                x + J * kTile, P + (I * nt + J) * kTile, nt * kTile, P + (J * nt + I) * kTile);
+          else
+            k = 1;
+        }
+      }
+#endif
 #endif
       if (k == 1)
         tile_pair(n, A, lda, x, I, J, buf, P + (I * nt + J) * kTile, P + (J * nt + I) * kTile);

@@ -729,6 +729,7 @@ inline void tile_fused_rows(int rows, const R* S, index_t lds, const R* xr, cons
 }  // namespace symv_detail
 }  // namespace eigsolve
 #include "symv/tile_kernels_avx512.hpp"
+#include "symv/tile_kernels_avx512_c.hpp"
 namespace eigsolve {
 namespace symv_detail {
 
