@@ -59,6 +59,9 @@ for s in "$@"; do
     symv3) step symv3 300 "$es" bench symv -p all --sizes 8192,16384,32768 --runs 3 --json "$out/symv.json" ;;
     large) step large 560 "$es" bench eig -p d --sizes 32768 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-d32k.json" ;;
     large-s) step large-s 560 "$es" bench eig -p s --sizes 50000 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-s50k.json" ;;
+    tests-tridiag) mkdir -p "$out/t"; step tests-tridiag 200 env EIGSOLVE_REQUIRE_GPU=1 "$bin/tests/test_gpu_tridiag" ;;
+    coop-on) step coop-on 200 env EIGSOLVE_GPU_COOP=1 "$es" bench eig -p d --sizes 4096,8192,16384 --runs 3 --check-cpu-max 0 --host-input-max 0 ;;
+    coop-off) step coop-off 200 env EIGSOLVE_GPU_COOP=0 "$es" bench eig -p d --sizes 4096,8192,16384 --runs 3 --check-cpu-max 0 --host-input-max 0 ;;
     fork-off) step fork-off 200 env EIGSOLVE_GPU_FORK=0 "$es" bench eig -p d --sizes 8192,16384 --runs 2 --check-cpu-max 0 --host-input-max 0 ;;
     cli) step cli 60 bash -c "EIGSOLVE_GPU_PROFILE=1 '$es' '$here/tests/data/matrices/bcsstk13.mtx' --device cuda -o /tmp/es-a.txt && '$es' '$here/tests/data/matrices/494_bus.mtx' --device auto --vectors -o /tmp/es-b.txt --vectors-output /tmp/es-b.mtx && '$es' '$here/tests/data/matrices/494_bus.mtx' --device cpu --vectors -o /tmp/es-c.txt --vectors-output /tmp/es-c.mtx && cmp /tmp/es-b.txt /tmp/es-c.txt && cmp /tmp/es-b.mtx /tmp/es-c.mtx && echo 'cli: cuda == cpu, values and vectors'" ;;
     fused-off) step fused-off 200 env EIGSOLVE_GPU_FUSED=0 "$es" bench eig -p d --sizes 8192,16384 --runs 2 --check-cpu-max 0 ;;

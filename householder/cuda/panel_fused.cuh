@@ -93,39 +93,44 @@ __device__ bool larfg_head(index_t m, const T& alpha, real_t<T> xmax, int& ex) {
   return false;
 }
 
-/// K1. col: the column update of A(g:n, g) after the pending axpy of W(:, i-1) (i > 0);
-/// !col: only the pending axpy (after a panel's last column; g = j0 + nb, i = nb).
-/// Dynamic shared memory: 2 i elements (the broadcast operands -conj(W(g, k)), -conj(V(g, k))).
+/// K1's pending alpha: (-1/2 tau[g-1]) times the ordered sum of the previous column's tile
+/// partials of w^H v (0 for the first column of a panel). Every block computes it itself.
 template <class T>
-__global__ void __launch_bounds__(kRows)
-    colupd_kernel(index_t n, index_t g, index_t j0, index_t i, T* A, index_t lda, T* W, index_t ldw,
-                  const T* tau, const T* apart, real_t<T>* slots, T* alpha_save, bool col) {
-  using R = real_t<T>;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* nw = reinterpret_cast<T*>(smem_raw);
-  T* nv = nw + i;
+__device__ T pending_alpha(index_t n, index_t g, index_t i, const T* tau, const T* apart) {
   __shared__ T sh[kRows];
   __shared__ T s_al;
+  if (i == 0) return T(0);
+  const index_t mp = n - g, ntlp = (mp + kTile - 1) / kTile;
+  return (T(-0.5) * tau[g - 1]) * block_serial_sum(apart, ntlp, sh, &s_al);
+}
+
+/// K1's broadcast operands -conj(W(g, k)) (with the pending axpy for k = i-1) and
+/// -conj(V(g, k)), k < i, into nw and nv (shared memory).
+template <class T>
+__device__ void colupd_stage(index_t g, index_t j0, index_t i, const T* A, index_t lda, const T* W,
+                             index_t ldw, const T& al, T* nw, T* nv) {
+  const index_t p = i - 1;
+  for (index_t k = threadIdx.x; k < i; k += blockDim.x) {
+    T wgk = W[g + ldw * k];
+    if (k == p) wgk = madd(al, A[g + lda * (g - 1)], wgk);
+    nw[k] = -conj(wgk);
+    nv[k] = -conj(A[g + lda * (j0 + k)]);
+  }
+  __syncthreads();
+}
+
+/// K1's rows g + vb*kRows .. (+kRows) (vb: the virtual block): the pending axpy, the column
+/// update (col) and the block maximum of |x| -> slots[vb].
+template <class T>
+__device__ void colupd_rows(index_t vb, index_t n, index_t g, index_t j0, index_t i, T* A,
+                            index_t lda, T* W, index_t ldw, const T& al, const T* nw, const T* nv,
+                            real_t<T>* slots, T* alpha_save, bool col) {
+  using R = real_t<T>;
   __shared__ R shr[kRows];
-  pdl_begin();
   const int t = threadIdx.x;
   const bool pend = i > 0;
   const index_t p = i - 1;
-  T al = T(0);
-  if (pend) {
-    const index_t mp = n - g, ntlp = (mp + kTile - 1) / kTile;
-    al = (T(-0.5) * tau[g - 1]) * block_serial_sum(apart, ntlp, sh, &s_al);
-  }
-  if (col) {
-    for (index_t k = t; k < i; k += blockDim.x) {
-      T wgk = W[g + ldw * k];
-      if (k == p) wgk = madd(al, A[g + lda * (g - 1)], wgk);
-      nw[k] = -conj(wgk);
-      nv[k] = -conj(A[g + lda * (j0 + k)]);
-    }
-    __syncthreads();
-  }
-  const index_t r = g + index_t(blockIdx.x) * kRows + t;
+  const index_t r = g + vb * kRows + t;
   R amax = R(0);
   if (r < n) {
     T wp = T(0);
@@ -168,25 +173,47 @@ __global__ void __launch_bounds__(kRows)
     if (t < h && shr[t + h] > shr[t]) shr[t] = shr[t + h];
     __syncthreads();
   }
-  if (t == 0) slots[blockIdx.x] = shr[0];
+  if (t == 0) slots[vb] = shr[0];
+  __syncthreads();
 }
 
-/// K2. Tile partials of sum(scale2(x, -ex)^2) over x = A(g+2:n, g), 8 threads per tile.
+/// K1. col: the column update of A(g:n, g) after the pending axpy of W(:, i-1) (i > 0);
+/// !col: only the pending axpy (after a panel's last column; g = j0 + nb, i = nb).
+/// Dynamic shared memory: 2 i elements (the broadcast operands -conj(W(g, k)), -conj(V(g, k))).
 template <class T>
 __global__ void __launch_bounds__(kRows)
-    sumsq_kernel(index_t n, index_t g, const T* A, index_t lda, const real_t<T>* slots, index_t ns,
-                 const T* alpha_save, real_t<T>* part) {
+    colupd_kernel(index_t n, index_t g, index_t j0, index_t i, T* A, index_t lda, T* W, index_t ldw,
+                  const T* tau, const T* apart, real_t<T>* slots, T* alpha_save, bool col) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* nw = reinterpret_cast<T*>(smem_raw);
+  T* nv = nw + i;
+  pdl_begin();
+  const T al = pending_alpha(n, g, i, tau, apart);
+  if (col) colupd_stage(g, j0, i, A, lda, W, ldw, al, nw, nv);
+  colupd_rows(index_t(blockIdx.x), n, g, j0, i, A, lda, W, ldw, al, nw, nv, slots, alpha_save, col);
+}
+
+/// K2's scaling exponent (every block): false when the reflector is trivial (tau = 0).
+template <class T>
+__device__ bool sumsq_head(index_t n, index_t g, const real_t<T>* slots, index_t ns,
+                           const T* alpha_save, int& ex) {
   using R = real_t<T>;
   __shared__ R sh[kRows];
-  pdl_begin();
-  const index_t m = n - g - 1, nx = m - 1;
   const R xmax = slots_max(slots, ns, sh);
-  int ex = 0;
-  if (larfg_head(m, alpha_save[g], xmax, ex)) return;
+  return !larfg_head(n - g - 1, alpha_save[g], xmax, ex);
+}
+
+/// K2's tiles vb*kTilesK2 .. (+kTilesK2): partials of sum(scale2(x, -ex)^2), 8 threads a tile.
+template <class T>
+__device__ void sumsq_tiles(index_t vb, index_t n, index_t g, const T* A, index_t lda, int ex,
+                            real_t<T>* part) {
+  using R = real_t<T>;
+  __shared__ R sh[kRows];
+  const index_t m = n - g - 1, nx = m - 1;
   const T* x = A + (g + 2) + lda * g;
   const int t = threadIdx.x, q = t & 7;
   const index_t ntl = (nx + kTile - 1) / kTile;
-  const index_t tl = index_t(blockIdx.x) * kTilesK2 + (t >> 3);
+  const index_t tl = vb * kTilesK2 + (t >> 3);
   R s = R(0);
   if (tl < ntl) {
     const index_t cb = tl * kTile + index_t(q) * kChunk;
@@ -211,6 +238,74 @@ __global__ void __launch_bounds__(kRows)
       c[k] = sh[t + k];
     part[tl] = tile_tree(c);
   }
+  __syncwarp();
+}
+
+/// K2. Tile partials of sum(scale2(x, -ex)^2) over x = A(g+2:n, g), 8 threads per tile.
+template <class T>
+__global__ void __launch_bounds__(kRows)
+    sumsq_kernel(index_t n, index_t g, const T* A, index_t lda, const real_t<T>* slots, index_t ns,
+                 const T* alpha_save, real_t<T>* part) {
+  pdl_begin();
+  int ex = 0;
+  if (!sumsq_head(n, g, slots, ns, alpha_save, ex)) return;
+  sumsq_tiles(index_t(blockIdx.x), n, g, A, lda, ex, part);
+}
+
+/// K3's head (every block): beta and tau from the ordered sum of part (hh_detail::larfg);
+/// with write0 (one block) tau[g], e[g] and A(g+1, g) = 1. Returns false when x needs no
+/// scaling (tau = 0); otherwise ex and rr are x's scale exponent and factor.
+template <class T>
+__device__ bool finish_head(index_t n, index_t g, T* A, index_t lda, real_t<T>* e, T* tau,
+                            const real_t<T>* slots, index_t ns, const T* alpha_save,
+                            const real_t<T>* part, bool write0, int& ex, T& rr) {
+  using R = real_t<T>;
+  __shared__ R sh[kRows];
+  __shared__ R s_sum;
+  __shared__ T s_r;
+  const int t = threadIdx.x;
+  const index_t m = n - g - 1, nx = m - 1;
+  const R xmax = slots_max(slots, ns, sh);
+  const T alpha = alpha_save[g];
+  ex = 0;
+  if (larfg_head(m, alpha, xmax, ex)) {
+    if (write0 && t == 0) {
+      e[g] = real_part(alpha);
+      tau[g] = T(0);
+      A[(g + 1) + lda * g] = T(1);
+    }
+    return false;
+  }
+  const index_t ntl = nx > 0 ? (nx + kTile - 1) / kTile : 0;
+  const R ss = block_serial_sum(part, ntl, sh, &s_sum);
+  if (t == 0) {
+    T tg;
+    R eg;
+    larfg_beta(ntl > 0 ? ss : R(0), alpha, ex, tg, s_r, eg);
+    if (write0) {
+      tau[g] = tg;
+      e[g] = eg;
+      A[(g + 1) + lda * g] = T(1);
+    }
+  }
+  __syncthreads();
+  rr = s_r;
+  __syncthreads();
+  return true;
+}
+
+/// K3's share vb of x := scale2(x, -ex) * rr.
+template <class T>
+__device__ void finish_scale(index_t vb, index_t n, index_t g, T* A, index_t lda, int ex,
+                             const T& rr) {
+  const index_t nx = n - g - 2;
+  T* x = A + (g + 2) + lda * g;
+  const index_t base = vb * kRows * kScalePerThread;
+#pragma unroll
+  for (int u = 0; u < kScalePerThread; ++u) {
+    const index_t q = base + index_t(u) * kRows + threadIdx.x;
+    if (q < nx) x[q] = scale2_any_dev(x[q], -ex) * rr;
+  }
 }
 
 /// K3. Every block: beta and tau from the ordered sum of part (hh_detail::larfg), then its
@@ -220,130 +315,12 @@ __global__ void __launch_bounds__(kRows)
     larfg_finish_kernel(index_t n, index_t g, T* A, index_t lda, real_t<T>* e, T* tau,
                         const real_t<T>* slots, index_t ns, const T* alpha_save,
                         const real_t<T>* part) {
-  using R = real_t<T>;
-  __shared__ R sh[kRows];
-  __shared__ R s_sum;
-  __shared__ T s_r;
   pdl_begin();
-  const int t = threadIdx.x;
-  const index_t m = n - g - 1, nx = m - 1;
-  const R xmax = slots_max(slots, ns, sh);
-  const T alpha = alpha_save[g];
   int ex = 0;
-  if (larfg_head(m, alpha, xmax, ex)) {
-    if (blockIdx.x == 0 && t == 0) {
-      e[g] = real_part(alpha);
-      tau[g] = T(0);
-      A[(g + 1) + lda * g] = T(1);
-    }
+  T rr;
+  if (!finish_head(n, g, A, lda, e, tau, slots, ns, alpha_save, part, blockIdx.x == 0, ex, rr))
     return;
-  }
-  const index_t ntl = nx > 0 ? (nx + kTile - 1) / kTile : 0;
-  const R ss = block_serial_sum(part, ntl, sh, &s_sum);
-  if (t == 0) {
-    T tg;
-    R eg;
-    larfg_beta(ntl > 0 ? ss : R(0), alpha, ex, tg, s_r, eg);
-    if (blockIdx.x == 0) {
-      tau[g] = tg;
-      e[g] = eg;
-      A[(g + 1) + lda * g] = T(1);
-    }
-  }
-  __syncthreads();
-  const T rr = s_r;
-  T* x = A + (g + 2) + lda * g;
-  const index_t base = index_t(blockIdx.x) * kRows * kScalePerThread;
-#pragma unroll
-  for (int u = 0; u < kScalePerThread; ++u) {
-    const index_t q = base + index_t(u) * kRows + t;
-    if (q < nx) x[q] = scale2_any_dev(x[q], -ex) * rr;
-  }
-}
-
-/// Row r's canonical dot over k in [0, i): sum_k get(k) * tv[k] (tiles of 64 in k, chunks of
-/// 8 with operands preloaded, tile_tree, tiles ascending): tile_dot<false> of the host.
-template <class T, class Get>
-__device__ __forceinline__ T row_dot(index_t i, Get get, const T* tv) {
-  T d = T(0);
-  for (index_t k0 = 0; k0 < i; k0 += kTile) {
-    const index_t hi = k0 + kTile < i ? k0 + kTile : i;
-    T c[kChunk];
-#pragma unroll
-    for (int q = 0; q < kChunk; ++q) {
-      const index_t cb = k0 + index_t(q) * kChunk;
-      T av[kChunk];
-#pragma unroll
-      for (int u = 0; u < kChunk; ++u)
-        if (cb + u < hi) av[u] = get(cb + u);
-      T s = T(0);
-#pragma unroll
-      for (int u = 0; u < kChunk; ++u)
-        if (cb + u < hi) s = madd(av[u], tv[cb + u], s);
-      c[q] = s;
-    }
-    const T p = tile_tree(c);
-    d = k0 == 0 ? p : d + p;
-  }
-  return d;
-}
-
-/// K5. w_r = tau ((w_r - V(r,:) . t1) - W(r,:) . t2) (i > 0; tau w_r for i = 0), then the tile
-/// partials of w^H v for the block's 4 tiles (8 threads per tile) -> apart.
-/// Dynamic shared memory: 2 i elements (t).
-template <class T>
-__global__ void __launch_bounds__(kRows)
-    panel_w_alpha_kernel(index_t m, index_t g, index_t j0, index_t i, const T* A, index_t lda, T* W,
-                         index_t ldw, const T* tvec, const T* tau, T* apart) {
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* tv = reinterpret_cast<T*>(smem_raw);
-  __shared__ T wsh[kRows];
-  __shared__ T csh[32];
-  pdl_begin();
-  const int t = threadIdx.x;
-  for (index_t k = t; k < 2 * i; k += blockDim.x)
-    tv[k] = tvec[k];
-  __syncthreads();
-  const index_t r0 = index_t(blockIdx.x) * kRows, r = r0 + t;
-  T* w = W + (g + 1) + ldw * i;
-  const T* v = A + (g + 1) + lda * g;
-  T wr = T(0);
-  if (r < m) {
-    const T tg = tau[g];
-    if (i == 0) {
-      wr = tg * w[r];
-    } else {
-      const T* vrow = A + (g + 1 + r) + lda * j0;
-      const T* wrow = W + (g + 1 + r);
-      const T d1 = row_dot(
-          i, [&](index_t k) { return vrow[lda * k]; }, tv);
-      const T d2 = row_dot(
-          i, [&](index_t k) { return wrow[ldw * k]; }, tv + i);
-      wr = tg * ((w[r] - d1) - d2);
-    }
-    w[r] = wr;
-  }
-  wsh[t] = wr;
-  __syncthreads();
-  if (t < 32) {  // warp 0: tiles r0/64 + (t >> 3), chunk t & 7
-    const int q = t & 7, lt = t >> 3;
-    const index_t tl = r0 / kTile + lt, ntl = (m + kTile - 1) / kTile;
-    T s = T(0);
-#pragma unroll
-    for (int u = 0; u < kChunk; ++u) {
-      const int lr = lt * kTile + q * kChunk + u;
-      if (r0 + lr < m) s = madd_conj(wsh[lr], v[r0 + lr], s);
-    }
-    csh[t] = s;
-    __syncwarp();
-    if (q == 0 && tl < ntl) {
-      T c[kChunk];
-#pragma unroll
-      for (int k = 0; k < kChunk; ++k)
-        c[k] = csh[t + k];
-      apart[tl] = tile_tree(c);
-    }
-  }
+  finish_scale(index_t(blockIdx.x), n, g, A, lda, ex, rr);
 }
 
 }  // namespace panel_fused

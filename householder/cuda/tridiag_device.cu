@@ -9,6 +9,9 @@
 //     for each column: K1 colupd, K2 sumsq, K3 finish, SYMV | K4 dots (second stream,
 //                      EIGSOLVE_GPU_FORK=0: after the SYMV), K5 w+alpha
 //     K1 (pending axpy only), rank-2k update, panel finish
+//   EIGSOLVE_GPU_COOP=1: K5 of column i-1 and K1-K3 of column i as one cooperative kernel with
+//   grid-wide barriers (householder/cuda/panel_coop.cuh; measured 1-5 % slower than the
+//   separate kernels with PDL in a graph, so off by default).
 //   EIGSOLVE_GPU_PROFILE=1: events around every step, one line of per-step seconds on stderr.
 #include <cuda_runtime.h>
 
@@ -37,7 +40,7 @@ void ck(cudaError_t st, const char* what) {
 }  // namespace
 }  // namespace eigsolve
 
-#include "householder/cuda/panel_fused.cuh"  // includes panel_kernels.cuh
+#include "householder/cuda/panel_coop.cuh"  // includes panel_fused*.cuh, panel_kernels.cuh
 
 namespace eigsolve {
 namespace {
@@ -86,6 +89,21 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     fused_ = env_flag("EIGSOLVE_GPU_FUSED", true);
     graphs_ = env_flag("EIGSOLVE_GPU_GRAPHS", true) && !profile_;  // events cannot be captured
     fork_ = env_flag("EIGSOLVE_GPU_FORK", true) && !profile_;
+    coop_ = env_flag("EIGSOLVE_GPU_COOP", false) && fused_;  // measured slower: bench/NOTES.md
+    if (coop_) {  // the cooperative column kernel's grid must fit on the GPU at once
+      int dev = 0, sms = 0, per_sm = 0;
+      ck(cudaGetDevice(&dev), "cudaGetDevice");
+      ck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "SM count");
+      ck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, panel_fused::column_coop_kernel<T>,
+                                                       panel_fused::kRows,
+                                                       std::size_t(2 * nb_) * sizeof(T)),
+         "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+      coop_cap_ = index_t(sms) * per_sm;
+      // EIGSOLVE_GPU_COOP_BLOCKS=N: at most N blocks (tests: blocks stride over several slices)
+      if (const char* cb = std::getenv("EIGSOLVE_GPU_COOP_BLOCKS"); cb && *cb)
+        coop_cap_ = std::min<index_t>(coop_cap_, std::max(1, std::atoi(cb)));
+      coop_ = coop_cap_ > 0;
+    }
     ck(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking), "cudaStreamCreate");
     ck(cudaStreamCreateWithFlags(&st2_, cudaStreamNonBlocking), "cudaStreamCreate");
     ck(cudaEventCreateWithFlags(&ev_fork_, cudaEventDisableTiming), "cudaEventCreate");
@@ -354,16 +372,21 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
       const index_t ns = blocks(rows, pf::kRows);
       const index_t ntl = nx > 0 ? (nx + kTile - 1) / kTile : 0;
       mark(0);
-      launch_smem(pf::colupd_kernel<T>, unsigned(ns), pf::kRows, std::size_t(2 * i) * sizeof(T), n_,
-                  g, j0, i, dA_, ldd_, W, ldw, static_cast<const T*>(dtau_),
-                  static_cast<const T*>(apart_), slots_, alpha_save_, true);
-      mark(1);
-      launch(pf::sumsq_kernel<T>, blocks(ntl, pf::kTilesK2), pf::kRows, n_, g,
-             static_cast<const T*>(dA_), ldd_, static_cast<const R*>(slots_), ns,
-             static_cast<const T*>(alpha_save_), sqpart_);
-      launch(pf::larfg_finish_kernel<T>, blocks(nx, index_t(pf::kRows) * pf::kScalePerThread),
-             pf::kRows, n_, g, dA_, ldd_, de_, dtau_, static_cast<const R*>(slots_), ns,
-             static_cast<const T*>(alpha_save_), static_cast<const R*>(sqpart_));
+      if (coop_) {  // [K5 of column i-1] K1 K2 K3 in one cooperative kernel
+        launch_coop(g, j0, i, i > 0, true);
+        mark(1);
+      } else {
+        launch_smem(pf::colupd_kernel<T>, unsigned(ns), pf::kRows, std::size_t(2 * i) * sizeof(T),
+                    n_, g, j0, i, dA_, ldd_, W, ldw, static_cast<const T*>(dtau_),
+                    static_cast<const T*>(apart_), slots_, alpha_save_, true);
+        mark(1);
+        launch(pf::sumsq_kernel<T>, blocks(ntl, pf::kTilesK2), pf::kRows, n_, g,
+               static_cast<const T*>(dA_), ldd_, static_cast<const R*>(slots_), ns,
+               static_cast<const T*>(alpha_save_), sqpart_);
+        launch(pf::larfg_finish_kernel<T>, blocks(nx, index_t(pf::kRows) * pf::kScalePerThread),
+               pf::kRows, n_, g, dA_, ldd_, de_, dtau_, static_cast<const R*>(slots_), ns,
+               static_cast<const T*>(alpha_save_), static_cast<const R*>(sqpart_));
+      }
       mark(2);
       // The dots need v and the earlier columns of V and W, not the SYMV's result: with
       // EIGSOLVE_GPU_FORK (default) they run on a second stream beside the SYMV.
@@ -384,9 +407,10 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
         launch(panel_dots_kernel<T>, unsigned(2 * i), kDotThreads, m, g, j0, i,
                static_cast<const T*>(dA_), ldd_, static_cast<const T*>(W), ldw, dt_);
       mark(4);
-      launch_smem(pf::panel_w_alpha_kernel<T>, blocks(m, pf::kRows), pf::kRows,
-                  std::size_t(2 * i) * sizeof(T), m, g, j0, i, static_cast<const T*>(dA_), ldd_, W,
-                  ldw, static_cast<const T*>(dt_), static_cast<const T*>(dtau_), apart_);
+      if (!coop_)  // else: in the next cooperative kernel
+        launch_smem(pf::panel_w_alpha_kernel<T>, blocks(m, pf::kRows), pf::kRows,
+                    std::size_t(2 * i) * sizeof(T), m, g, j0, i, static_cast<const T*>(dA_), ldd_,
+                    W, ldw, static_cast<const T*>(dt_), static_cast<const T*>(dtau_), apart_);
       mark(5);
       mark(6);
       ck(cudaGetLastError(), "device panel kernels");
@@ -394,10 +418,13 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     }
     const index_t s = j0 + nb, m = n_ - s;
     mark(6);
-    // the last column's pending w += alpha v, then the trailing update
-    launch_smem(pf::colupd_kernel<T>, blocks(m, pf::kRows), pf::kRows, 0, n_, s, j0, nb, dA_, ldd_,
-                W, ldw, static_cast<const T*>(dtau_), static_cast<const T*>(apart_), slots_,
-                alpha_save_, false);
+    // [the last column's K5,] its pending w += alpha v, then the trailing update
+    if (coop_)
+      launch_coop(s, j0, nb, true, false);
+    else
+      launch_smem(pf::colupd_kernel<T>, blocks(m, pf::kRows), pf::kRows, 0, n_, s, j0, nb, dA_,
+                  ldd_, W, ldw, static_cast<const T*>(dtau_), static_cast<const T*>(apart_), slots_,
+                  alpha_save_, false);
     panel_update(j0, nb);
   }
 
@@ -465,6 +492,26 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     ck(cudaGetLastError(), "device panel update");
     end_column(6);
   }
+  /// The cooperative column kernel (householder/cuda/panel_coop.cuh): [K5 of column i-1 when
+  /// w_prev], then K1 (col: and K2, K3) of column g = j0 + i; one block per 256 rows, at most
+  /// what the GPU holds at once (the blocks stride over the rest).
+  void launch_coop(index_t g, index_t j0, index_t i, bool w_prev, bool col) {
+    namespace pf = panel_fused;
+    pf::CoopArgs<T> a{n_,  g,      j0,     i,           dA_,     ldd_, dW_,    n_, dtau_,
+                      de_, apart_, slots_, alpha_save_, sqpart_, dt_,  w_prev, col};
+    const index_t need = std::max<index_t>(1, (n_ - g + pf::kRows - 1) / pf::kRows);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(unsigned(std::min(need, coop_cap_)));
+    cfg.blockDim = dim3(pf::kRows);
+    cfg.dynamicSmemBytes = std::size_t(2 * std::max<index_t>(i, 1)) * sizeof(T);
+    cfg.stream = st_;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeCooperative;
+    at[0].val.cooperative = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    ck(cudaLaunchKernelEx(&cfg, pf::column_coop_kernel<T>, a), "cooperative column kernel");
+  }
   /// A kernel of the panel loop, with programmatic dependent launch unless EIGSOLVE_GPU_PDL=0
   /// (every such kernel starts with pdl_begin()).
   template <class... K, class... A>
@@ -508,7 +555,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   cudaStream_t st_ = nullptr;
   cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;
   cudaEvent_t pev_[9] = {};
-  bool pdl_ = true, profile_ = false, fused_ = true, graphs_ = true, fork_ = true;
+  bool pdl_ = true, profile_ = false, fused_ = true, graphs_ = true, fork_ = true, coop_ = false;
+  index_t coop_cap_ = 0;
   cudaStream_t st2_ = nullptr;
   cudaEvent_t ev_fork_ = nullptr, ev_join_ = nullptr;
   cudaGraphExec_t gexec_ = nullptr;

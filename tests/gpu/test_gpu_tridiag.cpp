@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -46,11 +47,24 @@ class GpuTridiag : public ::testing::Test {};
 using Scalars = ::testing::Types<float, double, Complex<float>, Complex<double>, dd_real>;
 TYPED_TEST_SUITE(GpuTridiag, Scalars);
 
-/// Both device modes: whole panels on the device, and host panels with the device's SYMV and
-/// update.
+/// Every device mode: whole panels on the device (the cooperative column kernel, also with a
+/// grid of 1 and 3 blocks so that blocks stride over several 256-row slices; the separate
+/// fused kernels; the step-by-step kernels), and host panels with the device's SYMV and update.
 TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
-  for (bool device_panels : {true, false}) {
+  struct Mode {
+    bool device_panels;
+    const char *coop, *coop_blocks, *fused;
+  };
+  for (const Mode& md :
+       {Mode{true, "1", "", "1"}, Mode{true, "1", "1", "1"}, Mode{true, "1", "3", "1"},
+        Mode{true, "0", "", "1"}, Mode{true, "0", "", "0"}, Mode{false, "1", "", "1"}}) {
+    setenv("EIGSOLVE_GPU_COOP", md.coop, 1);
+    setenv("EIGSOLVE_GPU_COOP_BLOCKS", md.coop_blocks, 1);
+    setenv("EIGSOLVE_GPU_FUSED", md.fused, 1);
+    const bool device_panels = md.device_panels;
+    const std::string mode =
+        std::string(" coop=") + md.coop + " blocks=" + md.coop_blocks + " fused=" + md.fused;
     using T = TypeParam;
     using R = real_t<T>;
     Context ctx;
@@ -68,21 +82,26 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
         auto dev = make_cuda_tridiag<T>(n, A2.data(), lda, nb, nullptr, device_panels);
         tridiagonalize(ctx, n, A2.data(), lda, d2.data(), e2.data(), t2.data(), o, dev.get());
         EXPECT_TRUE(same_bytes(d1, d2)) << ScalarTraits<T>::name << " n=" << n << " nb=" << nb
-                                        << " device panels " << device_panels << ": d";
+                                        << " device panels " << device_panels << mode << ": d";
         EXPECT_TRUE(same_bytes(e1, e2))
-            << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << ": e";
+            << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << mode << ": e";
         EXPECT_TRUE(same_bytes(t1, t2))
-            << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << ": tau";
+            << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << mode << ": tau";
         bool lower_same = true;
         for (index_t j = 0; j < n; ++j)
           for (index_t i = j; i < n; ++i)
             lower_same =
                 lower_same && std::memcmp(&A1[i + lda * j], &A2[i + lda * j], sizeof(T)) == 0;
-        EXPECT_TRUE(lower_same) << ScalarTraits<T>::name << " n=" << n << " nb=" << nb
+        EXPECT_TRUE(lower_same) << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << mode
                                 << ": reflectors";
-        if (::testing::Test::HasFailure()) return;
+        if (::testing::Test::HasFailure()) break;
       }
+      if (::testing::Test::HasFailure()) break;
     }
+    unsetenv("EIGSOLVE_GPU_COOP");
+    unsetenv("EIGSOLVE_GPU_COOP_BLOCKS");
+    unsetenv("EIGSOLVE_GPU_FUSED");
+    if (::testing::Test::HasFailure()) return;
   }
 }
 
