@@ -164,12 +164,9 @@ void chain_span(index_t r0, index_t re, index_t m, index_t kb, const T* V, index
 
 using hh_detail::prefetch_rows;
 #if defined(EIGSOLVE_SYMV_AVX2)
-using hh_detail::blocked_columns;
-using hh_detail::blocked_columns_c;
+using hh_detail::blocked_update;
 using hh_detail::kBlockedUpdate;
 using hh_detail::kBlockedUpdateC;
-using hh_detail::kBlockRows;
-using hh_detail::kCRows;
 #endif
 
 /// Rank-2k update of the lower triangle of the m x m matrix A22:
@@ -198,17 +195,8 @@ void rank2k_update(int nthreads, index_t m, index_t kb, const T* V, index_t ldv,
             NV[k + kb * j] = -conj(V[j + ldv * k]);
           }
 #if defined(EIGSOLVE_SYMV_AVX2)
-        if constexpr (kBlockedUpdate<T>) {
-          if (m >= kBlockRows<T>) {
-            blocked_columns(m, kb, V, ldv, W, ldw, A22, lda, NW, NV, jb, je);
-            continue;
-          }
-        }
-        if constexpr (kBlockedUpdateC<T>) {
-          if (m >= kCRows<real_t<T>>) {
-            blocked_columns_c(m, kb, V, ldv, W, ldw, A22, lda, NW, NV, jb, je);
-            continue;
-          }
+        if constexpr (kBlockedUpdate<T> || kBlockedUpdateC<T>) {
+          if (blocked_update(m, kb, V, ldv, W, ldw, A22, lda, NW, NV, jb, je)) continue;
         }
 #endif
         for (index_t ib = jb; ib < m; ib += R) {
