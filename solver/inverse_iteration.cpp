@@ -5,7 +5,8 @@
 //                         split); shifts x_j = max(w_j, x_{j-1} + 10 eps |w_j|) in a cluster;
 //                         lo[j] = first p of j's cluster with w_j - w_p < ortol
 //   Phase A (parallel j)  y_j = unit inverse-iteration vector, no orthogonalization
-//                         (invit::phase_a, solver/inverse_iteration_kernels.hpp)
+//                         (invit::phase_a, solver/inverse_iteration_kernels.hpp; on the CPU
+//                         4 vectors interleaved per thread: solver/inverse_iteration_lanes.hpp)
 //   Phase B (per cluster, blocks [j0, j1) of kBlock = 32 from the cluster start, ascending):
 //     window [p0, j0), p0 = lo[j0]
 //     parallel j in block:  CGS twice: c_p = q_p . y_j (all p of the window), then
@@ -25,6 +26,8 @@
 #include "core/errors.hpp"
 #include "core/parallel.hpp"
 #include "solver/inverse_iteration_kernels.hpp"
+#include "solver/inverse_iteration_lanes.hpp"
+#include "solver/invit_cuda.hpp"
 
 namespace eigsolve {
 namespace {
@@ -195,12 +198,21 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
   const Problem<R> pr{n, d.data(), e.data(), x.data(), lo.data(), P, k0};
   const int threads = ctx.num_threads();
 
-  // Phase A: every vector on its own.
-  parallel_for(m, threads, std::max<index_t>(1, 2048 / n), [&](index_t b, index_t end) {
-    HostWork<R> W(n);
-    for (index_t j = b; j < end; ++j)
-      invit::phase_a(n, pr.d, pr.e, x[j], P, k0 + j, W.view(), z + j * ldz);
-  });
+  // Phase A: every vector on its own, on the GPU for a cuda context (solver/invit_cuda.hpp:
+  // the same source, one device thread per vector), else kLanes interleaved per host thread.
+  if (ctx.backend == Backend::cuda) {
+    invit_phase_a_cuda(n, pr.d, pr.e, m, x.data(), P, k0, z, ldz);
+  } else {
+    constexpr int kLanes = 4;
+    const index_t groups = (m + kLanes - 1) / kLanes;
+    parallel_for(groups, threads, std::max<index_t>(1, 512 / n), [&](index_t b, index_t end) {
+      invit::LaneWork<R, kLanes> W(n);
+      for (index_t g = b; g < end; ++g) {
+        const int nl = static_cast<int>(std::min<index_t>(kLanes, m - g * kLanes));
+        invit::phase_a_lanes<R, kLanes>(n, pr.d, pr.e, x.data(), P, k0, g * kLanes, nl, W, z, ldz);
+      }
+    });
+  }
 
   // Phase B: clusters of one block in parallel; larger ones one by one, CGS split by columns.
   std::vector<index_t> small, large;

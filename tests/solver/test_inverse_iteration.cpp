@@ -13,6 +13,7 @@
 #include "solver/bisection.hpp"
 #include "solver/inverse_iteration.hpp"
 #include "solver/inverse_iteration_kernels.hpp"
+#include "solver/inverse_iteration_lanes.hpp"
 #include "solver_test_util.hpp"
 
 namespace eigsolve {
@@ -116,6 +117,47 @@ TYPED_TEST(InvitTyped, StridedDotIsCanonicalDot) {
     const R b = contiguous_dot<false>(n, x.data(), y.data());
     EXPECT_EQ(std::memcmp(&a, &b, sizeof(R)), 0) << n;
   }
+}
+
+/// The CPU's interleaved Phase A (4 lanes, some idle in the last group) == the ES_HD
+/// per-vector invit::phase_a, bitwise, with strided work vectors on the scalar side.
+template <class R>
+void check_lanes(const Tridiag<R>& t, index_t m) {
+  const index_t n = t.n();
+  std::vector<R> x(m);
+  std::uint64_t s = 7;
+  for (auto& v : x)
+    v = R(2.5 * test::rnd(s));
+  x[1] = x[0];  // equal shifts: identical LU, different start vectors
+  invit::Params<R> P;
+  P.onenrm = R(1.5);
+  P.eps = R(2) * bisect::unit_roundoff<R>();
+  P.tol = P.eps * P.onenrm;
+  P.dtpcrt = sqrt_(R(0.1) / R(static_cast<double>(n)));
+  P.nr = R(static_cast<double>(n));
+  const index_t k0 = 11, inc = 3;
+  std::vector<R> z(n * m), zs(n * m), dl(n * inc), dd(n * inc), du(n * inc), du2(n * inc),
+      b(n * inc);
+  std::vector<unsigned char> sw(n * inc);
+  const invit::Work<R> W{dl.data(), dd.data(), du.data(), du2.data(), b.data(), sw.data(), inc};
+  invit::LaneWork<R, 4> LW(n);
+  for (index_t j0 = 0; j0 < m; j0 += 4)
+    invit::phase_a_lanes<R, 4>(n, t.d.data(), t.e.data(), x.data(), P, k0, j0,
+                               static_cast<int>(std::min<index_t>(4, m - j0)), LW, z.data(), n);
+  for (index_t j = 0; j < m; ++j)
+    invit::phase_a(n, t.d.data(), t.e.data(), x[j], P, k0 + j, W, zs.data() + j * n);
+  EXPECT_EQ(std::memcmp(z.data(), zs.data(), z.size() * sizeof(R)), 0) << "n=" << n;
+}
+
+TYPED_TEST(InvitTyped, LanesEqualPerVectorKernel) {
+  using R = TypeParam;
+  for (index_t n : {2, 3, 17, 130}) {
+    auto t = test::random_tridiag<R>(n, 9 + n);
+    check_lanes(t, 7);
+    check_lanes(t, 4);
+    check_lanes(t, 1);
+  }
+  check_lanes(test::repeated_blocks<R>(10), 9);
 }
 
 TYPED_TEST(InvitTyped, GluedWilkinson) {
