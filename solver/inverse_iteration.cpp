@@ -190,7 +190,7 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
         const R pertol = R(10) * rabs(P.eps * x[j]);
         if (x[j] - x[j - 1] < pertol) x[j] = x[j - 1] + pertol;
       }
-      while (!(w[j] - w[p] < ortol))
+      while (p < j && !(w[j] - w[p] < ortol))  // p < j: also with a NaN
         ++p;
       lo[j] = p;
     }
