@@ -15,7 +15,7 @@ if [ "$cmd" = pack ]; then
   build=${1:-build}
   mkdir -p "$build/final/stage"
   for b in bin/eigsolve tests/test_gpu_symv tests/test_gpu_tridiag tests/test_gpu_bisection \
-           tests/test_gpu_back_transform tests/test_gpu_arith tests/test_gpu_residuals \
+           tests/test_gpu_back_transform tests/test_gpu_arith tests/test_gpu_residuals tests/test_gpu_invit \
            bin/bench_eig bin/bench_tridiag; do
     [ -x "$build/$b" ] && strip -o "$build/final/stage/$(basename "$b")" "$build/$b"
   done
@@ -61,6 +61,7 @@ for s in "$@"; do
     large-s) step large-s 560 "$es" bench eig -p s --sizes 50000 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-s50k.json" ;;
     tests-tridiag) mkdir -p "$out/t"; step tests-tridiag 200 env EIGSOLVE_REQUIRE_GPU=1 "$bin/tests/test_gpu_tridiag" ;;
     coop-on) step coop-on 200 env EIGSOLVE_GPU_COOP=1 "$es" bench eig -p d --sizes 4096,8192,16384 --runs 3 --check-cpu-max 0 --host-input-max 0 ;;
+    eig-v16k) step eig-v16k 300 "$es" bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-v16k.json" ;;
     coop-off) step coop-off 200 env EIGSOLVE_GPU_COOP=0 "$es" bench eig -p d --sizes 4096,8192,16384 --runs 3 --check-cpu-max 0 --host-input-max 0 ;;
     fork-off) step fork-off 200 env EIGSOLVE_GPU_FORK=0 "$es" bench eig -p d --sizes 8192,16384 --runs 2 --check-cpu-max 0 --host-input-max 0 ;;
     cli) step cli 60 bash -c "EIGSOLVE_GPU_PROFILE=1 '$es' '$here/tests/data/matrices/bcsstk13.mtx' --device cuda -o /tmp/es-a.txt && '$es' '$here/tests/data/matrices/494_bus.mtx' --device auto --vectors -o /tmp/es-b.txt --vectors-output /tmp/es-b.mtx && '$es' '$here/tests/data/matrices/494_bus.mtx' --device cpu --vectors -o /tmp/es-c.txt --vectors-output /tmp/es-c.mtx && cmp /tmp/es-b.txt /tmp/es-c.txt && cmp /tmp/es-b.mtx /tmp/es-c.mtx && echo 'cli: cuda == cpu, values and vectors'" ;;

@@ -1,0 +1,23 @@
+// Phase A of the canonical inverse iteration (docs/canonical-eigenvectors.md) on the device:
+// one thread per eigenvalue runs invit::phase_a, the same __host__ __device__ source as the CPU
+// (solver/inverse_iteration_kernels.hpp), with its work vectors interleaved across the threads
+// (element i of thread q at [i * count + q]: every step of a warp is one coalesced access).
+//
+//   host: T scaled, shifts x_j, Params  --d, e, x-->  device: y_j = phase_a(x_j, k0 + j)
+//                                        <--Y (n x m)--  (in batches that fit the free memory)
+//
+// In a CPU-only build it throws NotCompiled("cuda").
+#pragma once
+
+#include "core/precision.hpp"
+#include "solver/inverse_iteration_kernels.hpp"
+
+namespace eigsolve {
+
+/// z(:, j) = invit::phase_a(n, d, e, x[j], P, k0 + j) for j in [0, m), computed on the current
+/// CUDA device (host arrays in and out; d, e and x already scaled as Phase 0 does).
+template <class R>
+void invit_phase_a_cuda(index_t n, const R* d, const R* e, index_t m, const R* x,
+                        const invit::Params<R>& P, index_t k0, R* z, index_t ldz);
+
+}  // namespace eigsolve
