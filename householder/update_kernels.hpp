@@ -2,9 +2,9 @@
 // update (docs/canonical-tridiagonalization.md), one template for float, double, Complex<float>
 // and Complex<double> over the SIMD traits of symv/simd_avx2.hpp / symv/simd_avx512.hpp
 // (householder/update_kernels_isa.hpp, compiled once per instruction set; the AVX-512 copy is
-// avx512f-targeted and chosen at run time, EIGSOLVE_NO_AVX512=1 keeps AVX2). A tile of NQ row vectors x NC
-// columns keeps NQ * NC independent accumulators in registers across the whole k loop; every
-// lane is (a part of) the chain of one element a_ij, for k ascending:
+// avx512f-targeted and chosen at run time, EIGSOLVE_NO_AVX512=1 keeps AVX2). A tile of NQ row
+// vectors x NC columns keeps NQ * NC independent accumulators in registers across the whole k loop;
+// every lane is (a part of) the chain of one element a_ij, for k ascending:
 //   a = madd(v_ik, nw_jk, a);  a = madd(w_ik, nv_jk, a)      (nw = -conj(w), nv = -conj(v))
 // which are the bits of madd(-v_ik, conj(w_jk), a); madd(-w_ik, conj(v_jk), a). Lanes outside
 // an element's valid range start from 0, are never read from A and are discarded.
@@ -49,19 +49,22 @@ template <class T>
 constexpr bool kBlockedUpdateC =
     std::is_same<T, Complex<double>>::value || std::is_same<T, Complex<float>>::value;
 
-// The kernels, once per instruction set (householder/update_kernels_isa.hpp).
+// The kernels, once per instruction set (householder/update_kernels_isa.hpp). Tile shapes
+// (row vectors x columns; no bit depends on them): AVX2 3 x 3 (9 of the 16 ymm registers
+// accumulate), AVX-512 4 x 4 (16 of the 32 zmm), the fastest of 2x4 .. 5x4 / 4x6 in a
+// stand-alone timing of the update (bench/NOTES.md, session 4).
 #define EIGSOLVE_ISA_NS avx2
 #define EIGSOLVE_ISA_SIMD simd::Avx2
 #define EIGSOLVE_ISA_TARGET
-#define EIGSOLVE_ISA_NQ 3
-#define EIGSOLVE_ISA_NC 3
+#define EIGSOLVE_ISA_NQ(T) 3
+#define EIGSOLVE_ISA_NC(T) 3
 #include "householder/update_kernels_isa.hpp"
 #if defined(EIGSOLVE_SYMV_AVX512)
 #define EIGSOLVE_ISA_NS avx512
 #define EIGSOLVE_ISA_SIMD simd::Avx512
 #define EIGSOLVE_ISA_TARGET __attribute__((target("avx512f")))
-#define EIGSOLVE_ISA_NQ 3
-#define EIGSOLVE_ISA_NC 3
+#define EIGSOLVE_ISA_NQ(T) 4
+#define EIGSOLVE_ISA_NC(T) 4
 #include "householder/update_kernels_isa.hpp"
 #endif
 

@@ -3,7 +3,7 @@
 //   EIGSOLVE_ISA_NS      the namespace of this copy (avx2, avx512)
 //   EIGSOLVE_ISA_SIMD    the register traits (simd::Avx2, simd::Avx512)
 //   EIGSOLVE_ISA_TARGET  the function target attribute (empty for AVX2, the build's baseline)
-//   EIGSOLVE_ISA_NQ/NC   row vectors x columns of a register tile
+//   EIGSOLVE_ISA_NQ(T)/NC(T)  row vectors x columns of a register tile for scalar T
 // and undefines them at the end. The chains are those described in update_kernels.hpp; only
 // the vector width and the tile shape differ between the copies, never an element's chain.
 namespace EIGSOLVE_ISA_NS {
@@ -126,12 +126,14 @@ inline void pack_rows(index_t kb, const T* X, index_t ldx, real_t<T>* P) {
 
 // ---- driver: row windows x column groups of one column block ----
 
-constexpr int kBlockNQ = EIGSOLVE_ISA_NQ;  // row vectors per tile
-constexpr int kBlockNC = EIGSOLVE_ISA_NC;  // columns per tile
+template <class T>
+constexpr int kBlockNQ = EIGSOLVE_ISA_NQ(T);  // row vectors per tile
+template <class T>
+constexpr int kBlockNC = EIGSOLVE_ISA_NC(T);  // columns per tile
 /// Rows per tile: NQ vectors (AVX2 3 x 3: 12 double, 24 float, 6 Complex<double>, 12
 /// Complex<float> rows; AVX-512: twice as many).
 template <class T>
-constexpr int kBlockRows = kBlockNQ* UpdateShape<T>::kRowsPerReg;
+constexpr int kBlockRows = kBlockNQ<T>* UpdateShape<T>::kRowsPerReg;
 template <class Rl>
 constexpr int kCRows = kBlockRows<Complex<Rl>>;
 
@@ -146,9 +148,9 @@ EIGSOLVE_ISA_TARGET void tile_dispatch(int nc, bool full, index_t kb, const real
     }
   }
   if (full)
-    tile_update<T, NC, kBlockNQ, true>(kb, PV, PW, YV, YW, a, lda, lo, hi);
+    tile_update<T, NC, kBlockNQ<T>, true>(kb, PV, PW, YV, YW, a, lda, lo, hi);
   else
-    tile_update<T, NC, kBlockNQ, false>(kb, PV, PW, YV, YW, a, lda, lo, hi);
+    tile_update<T, NC, kBlockNQ<T>, false>(kb, PV, PW, YV, YW, a, lda, lo, hi);
 }
 
 /// The lower-triangle part of columns [jb, je) of A22 (m >= kBlockRows<T>): row windows of
@@ -160,8 +162,8 @@ EIGSOLVE_ISA_TARGET void blocked_columns(index_t m, index_t kb, const T* V, inde
                                          index_t ldw, T* A22, index_t lda, const T* NW, const T* NV,
                                          index_t jb, index_t je) {
   using Rl = real_t<T>;
-  constexpr int R = kBlockRows<T>, NC = kBlockNC, E = UpdateShape<T>::kE;
-  constexpr index_t kPack = E * UpdateShape<T>::kLanes * kBlockNQ;  // reals per k
+  constexpr int R = kBlockRows<T>, NC = kBlockNC<T>, E = UpdateShape<T>::kE;
+  constexpr index_t kPack = E * UpdateShape<T>::kLanes * kBlockNQ<T>;  // reals per k
   std::vector<Rl> pack(static_cast<std::size_t>(2 * kPack * kb));
   Rl* pv = pack.data();
   Rl* pw = pv + kPack * kb;
@@ -180,8 +182,8 @@ EIGSOLVE_ISA_TARGET void blocked_columns(index_t m, index_t kb, const T* V, inde
     const index_t w0 = std::min(ib, m - R);
     const index_t jend = std::min(je, ie);
     const int hi = static_cast<int>(ie - w0);
-    pack_rows<T, kBlockNQ>(kb, V + w0, ldv, pv);
-    pack_rows<T, kBlockNQ>(kb, W + w0, ldw, pw);
+    pack_rows<T, kBlockNQ<T>>(kb, V + w0, ldv, pv);
+    pack_rows<T, kBlockNQ<T>>(kb, W + w0, ldw, pw);
     // The next row block's V and W rows (reused from L1 by every column group of the block):
     // strided column streams the hardware prefetcher does not follow.
     const index_t pn = std::min(m, ie + R);
