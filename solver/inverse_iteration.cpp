@@ -214,7 +214,7 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
     });
   }
 
-  // Phase B: clusters of one block in parallel; larger ones one by one, CGS split by columns.
+  // Phase B: clusters of one block in parallel.
   std::vector<index_t> small, large;
   for (index_t c = 0; c < nclusters; ++c)
     (cb[c + 1] - cb[c] <= invit::kBlock ? small : large).push_back(c);
@@ -229,12 +229,27 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
     }
     fallbacks += f;
   });
-  std::unique_ptr<HostWork<R>> W;
-  std::vector<R> c;
-  for (const index_t cl : large)
-    for (index_t j0 = cb[cl]; j0 < cb[cl + 1]; j0 += invit::kBlock)
-      fallbacks += phase_b_block(pr, z, ldz, lo[j0], j0, std::min(j0 + invit::kBlock, cb[cl + 1]),
-                                 threads, c, W);
+  // Larger clusters: in parallel over the clusters (each one sequential) when no cluster holds
+  // half of their vectors, else one by one with the CGS step split over the block's columns.
+  index_t total = 0, biggest = 0;
+  for (const index_t cl : large) {
+    total += cb[cl + 1] - cb[cl];
+    biggest = std::max(biggest, cb[cl + 1] - cb[cl]);
+  }
+  const bool by_cluster = threads > 1 && 2 * biggest <= total;
+  parallel_for(static_cast<index_t>(large.size()), by_cluster ? threads : 1, 1,
+               [&](index_t b, index_t end) {
+                 std::unique_ptr<HostWork<R>> W;
+                 std::vector<R> c;
+                 index_t f = 0;
+                 for (index_t k = b; k < end; ++k) {
+                   const index_t c0 = cb[large[k]], c1 = cb[large[k] + 1];
+                   for (index_t j0 = c0; j0 < c1; j0 += invit::kBlock)
+                     f += phase_b_block(pr, z, ldz, lo[j0], j0, std::min(j0 + invit::kBlock, c1),
+                                        by_cluster ? 1 : threads, c, W);
+                 }
+                 fallbacks += f;
+               });
   return fallbacks.load();
 }
 
