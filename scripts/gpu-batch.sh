@@ -62,6 +62,8 @@ for s in "$@"; do
     tests-tridiag) mkdir -p "$out/t"; step tests-tridiag 200 env EIGSOLVE_REQUIRE_GPU=1 "$bin/tests/test_gpu_tridiag" ;;
     coop-on) step coop-on 200 env EIGSOLVE_GPU_COOP=1 "$es" bench eig -p d --sizes 4096,8192,16384 --runs 3 --check-cpu-max 0 --host-input-max 0 ;;
     eig-v16k) step eig-v16k 300 "$es" bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-v16k.json" ;;
+    cli-v) # stage times of --device cuda --vectors on random matrices (generated there)
+      step cli-v 300 bash -c "for n in 8192 16384; do '$es' generate random --n \$n -o /tmp/r\$n.npy >/dev/null && EIGSOLVE_GPU_PROFILE=1 '$es' /tmp/r\$n.npy --device cuda --vectors -o /tmp/w\$n.txt --report /tmp/rep\$n.json && cp /tmp/rep\$n.json '$out/'; done" ;;
     coop-off) step coop-off 200 env EIGSOLVE_GPU_COOP=0 "$es" bench eig -p d --sizes 4096,8192,16384 --runs 3 --check-cpu-max 0 --host-input-max 0 ;;
     fork-off) step fork-off 200 env EIGSOLVE_GPU_FORK=0 "$es" bench eig -p d --sizes 8192,16384 --runs 2 --check-cpu-max 0 --host-input-max 0 ;;
     cli) step cli 60 bash -c "EIGSOLVE_GPU_PROFILE=1 '$es' '$here/tests/data/matrices/bcsstk13.mtx' --device cuda -o /tmp/es-a.txt && '$es' '$here/tests/data/matrices/494_bus.mtx' --device auto --vectors -o /tmp/es-b.txt --vectors-output /tmp/es-b.mtx && '$es' '$here/tests/data/matrices/494_bus.mtx' --device cpu --vectors -o /tmp/es-c.txt --vectors-output /tmp/es-c.mtx && cmp /tmp/es-b.txt /tmp/es-c.txt && cmp /tmp/es-b.mtx /tmp/es-c.mtx && echo 'cli: cuda == cpu, values and vectors'" ;;

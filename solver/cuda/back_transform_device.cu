@@ -27,6 +27,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <string>
 
@@ -415,6 +418,8 @@ void apply_q_canonical_cuda(index_t n, const T* A, index_t lda, const T* tau, in
                       " needs " + std::to_string(need) + " bytes of device memory, " +
                       std::to_string(free_b) + " are available (of " + std::to_string(total_b) +
                       ")");
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
   DevMem dA, dt, dZ, dw;
   dA.alloc(bA, "cudaMalloc A");
   dt.alloc(bt, "cudaMalloc tau");
@@ -424,10 +429,20 @@ void apply_q_canonical_cuda(index_t n, const T* A, index_t lda, const T* tau, in
   ck(cudaMemcpy2D(dA.p, es * n, A, es * lda, es * n, n, cudaMemcpyHostToDevice), "upload A");
   ck(cudaMemcpy(dt.p, tau, bt, cudaMemcpyHostToDevice), "upload tau");
   ck(cudaMemcpy2D(dZ.p, es * n, Z, es * ldz, es * n, m, cudaMemcpyHostToDevice), "upload Z");
+  const auto t1 = Clock::now();
   apply_q_canonical_device<T>(n, static_cast<const T*>(dA.p), n, static_cast<const T*>(dt.p), m,
                               static_cast<T*>(dZ.p), n, dw.p, bw, nullptr);
   ck(cudaStreamSynchronize(nullptr), "kernels");
+  const auto t2 = Clock::now();
   ck(cudaMemcpy2D(Z, es * ldz, dZ.p, es * n, es * n, m, cudaMemcpyDeviceToHost), "download Z");
+  if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); pf && pf[0] == '1')
+    std::fprintf(stderr,
+                 "eigsolve back-transformation on the device (n = %lld, m = %lld): allocation "
+                 "and upload %.3f s, kernels %.3f s, download %.3f s\n",
+                 static_cast<long long>(n), static_cast<long long>(m),
+                 std::chrono::duration<double>(t1 - t0).count(),
+                 std::chrono::duration<double>(t2 - t1).count(),
+                 std::chrono::duration<double>(Clock::now() - t2).count());
 }
 
 #define EIGSOLVE_INSTANTIATE_BACK_CUDA(T)                                                      \
