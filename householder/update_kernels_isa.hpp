@@ -164,13 +164,17 @@ EIGSOLVE_ISA_TARGET void blocked_columns(index_t m, index_t kb, const T* V, inde
   using Rl = real_t<T>;
   constexpr int R = kBlockRows<T>, NC = kBlockNC<T>, E = UpdateShape<T>::kE;
   constexpr index_t kPack = E * UpdateShape<T>::kLanes * kBlockNQ<T>;  // reals per k
-  std::vector<Rl> pack(static_cast<std::size_t>(2 * kPack * kb));
+  // Per-thread scratch kept between calls (every entry read is written first: no zeroing).
+  thread_local std::vector<Rl> pack;
+  thread_local std::vector<T> rot;
+  if (pack.size() < static_cast<std::size_t>(2 * kPack * kb))
+    pack.resize(static_cast<std::size_t>(2 * kPack * kb));
   Rl* pv = pack.data();
   Rl* pw = pv + kPack * kb;
   // Complex: -conj(w), -conj(v) rotated to (-im, re) for the block's columns.
-  std::vector<T> rot;
   if constexpr (E == 2) {
-    rot.resize(static_cast<std::size_t>(2 * kb * (je - jb)));
+    if (rot.size() < static_cast<std::size_t>(2 * kb * (je - jb)))
+      rot.resize(static_cast<std::size_t>(2 * kb * (je - jb)));
     for (index_t t = 0; t < kb * (je - jb); ++t) {
       const T x = NW[kb * jb + t], y = NV[kb * jb + t];
       rot[t] = T(-x.im, x.re);

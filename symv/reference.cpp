@@ -10,8 +10,8 @@
 //   +----+----+----+                        for C ascending (the canonical tile order).
 //
 // Threads take contiguous runs of tiles (column-major over the lower triangle, so a run
-// streams down the columns of A) and write disjoint workspace entries: the bits never depend
-// on the thread count. double / float / Complex<double> have AVX2 kernels (symv/tile_kernels.hpp;
+// streams down the columns of A; runs cut by estimated cost) and write disjoint workspace
+// entries, then split the row sums by row panels: the bits never depend on the thread count. double / float / Complex<double> have AVX2 kernels (symv/tile_kernels.hpp;
 // double / float: the tiles of a partial last row panel run the full-tile kernels, the
 // missing rows padded with zeros; complex: the tiles below the diagonal are read once for both
 // partials, symv_detail::tile_fused_c, and a full diagonal tile is not expanded,
@@ -142,7 +142,7 @@ void tile_pair(index_t n, const T* A, index_t lda, const T* x, index_t I, index_
     // the definition. pd gets 64 entries (the slot has 64; pass 2 reads only rows < n).
     if (rows == kTile) {
       if (J == I)
-        symv_detail::tile_diag64(A + r0 + lda * r0, lda, x + r0, pd);
+        symv_detail::tile_diag64_any(A + r0 + lda * r0, lda, x + r0, pd);
       else
         symv_detail::tile_fused64(A + r0 + lda * c0, lda, x + r0, x + c0, pd, pt);
       return;
@@ -151,7 +151,7 @@ void tile_pair(index_t n, const T* A, index_t lda, const T* x, index_t I, index_
     std::fill(xp, xp + kTile, T(0));
     std::copy(x + r0, x + r0 + rows, xp);
     if (J != I) {
-      symv_detail::tile_fused_rows(rows, A + r0 + lda * c0, lda, xp, x + c0, pd, pt);
+      symv_detail::tile_fused_rows_any(rows, A + r0 + lda * c0, lda, xp, x + c0, pd, pt);
       return;
     }
     // Diagonal tile: tile_diag64 reads only the lower triangle (column j from row j).
@@ -161,7 +161,7 @@ void tile_pair(index_t n, const T* A, index_t lda, const T* x, index_t I, index_
       if (j < rows) std::copy(A + r0 + j + lda * (r0 + j), A + r0 + rows + lda * (r0 + j), b + j);
       std::fill(b + e, b + kTile, T(0));
     }
-    symv_detail::tile_diag64(buf, index_t(kTile), xp, pd);
+    symv_detail::tile_diag64_any(buf, index_t(kTile), xp, pd);
     return;
   }
   if constexpr (std::is_same<T, Complex<float>>::value || std::is_same<T, Complex<double>>::value) {
@@ -230,6 +230,60 @@ T* partial_workspace(std::size_t count) {
   return ws.data();
 }
 
+/// Boundaries of `team` contiguous runs of the nt (nt + 1) / 2 stored tiles (column-major over
+/// the lower triangle) of about equal estimated cost: a diagonal tile 2, a tile of a partial
+/// last row panel 1.5, any other tile 1 (single-tile paths cost about that much more than the
+/// strips). cut[0] = 0, cut[team] = ntiles; per-thread storage, valid until the next call.
+inline const index_t* tile_cuts(index_t n, index_t nt, int team) {
+  thread_local std::vector<index_t> cut;
+  cut.assign(static_cast<std::size_t>(team) + 1, 0);
+  const index_t ntiles = nt * (nt + 1) / 2;
+  cut[team] = ntiles;
+  if (team <= 1) return cut.data();
+  const bool partial = n % kTile != 0;
+  auto cost = [&](index_t I, index_t J) -> index_t {  // half units
+    return I == J ? 4 : (partial && I == nt - 1) ? 3 : 2;
+  };
+  index_t total = 0;
+  for (index_t J = 0; J < nt; ++J)
+    total += 4 + 2 * (nt - J - 1) + ((partial && J < nt - 1) ? 1 : 0);
+  index_t acc = 0, t = 0;
+  int k = 1;
+  for (index_t J = 0; J < nt && k < team; ++J)
+    for (index_t I = J; I < nt && k < team; ++I, ++t) {
+      acc += cost(I, J);
+      while (k < team && acc * team >= total * k)
+        cut[k++] = t + 1;
+    }
+  for (; k < team; ++k)
+    cut[k] = ntiles;
+  return cut.data();
+}
+
+/// Pass 2 for the row panels [rb, re): y_i = alpha * (P(R, 0) + P(R, 1) + ...), tiles
+/// ascending, then beta as in docs/canonical-symv.md.
+template <class T>
+void row_sums(index_t n, index_t nt, const T* P, T alpha, T beta, bool beta_zero, T* y, index_t rb,
+              index_t re) {
+  for (index_t R = rb; R < re; ++R) {
+    const index_t r0 = R * kTile;
+    const int rows = static_cast<int>(std::min<index_t>(kTile, n - r0));
+    T acc[kTile];
+    const T* p = P + R * nt * kTile;
+    for (int i = 0; i < rows; ++i)
+      acc[i] = p[i];
+    for (index_t C = 1; C < nt; ++C) {
+      p += kTile;
+      for (int i = 0; i < rows; ++i)
+        acc[i] = acc[i] + p[i];
+    }
+    for (int i = 0; i < rows; ++i) {
+      const T t = acc[i];
+      y[r0 + i] = beta_zero ? alpha * t : madd(alpha, t, beta * y[r0 + i]);
+    }
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -247,7 +301,14 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
   T* P = partial_workspace<T>(static_cast<std::size_t>(nt * nt * kTile));
   const index_t ntiles = nt * (nt + 1) / 2;
   // A tile is ~4096 multiply-adds each way: below ~8 tiles a thread, stay on one thread.
-  parallel_for(ntiles, ctx.num_threads(), 8, [&](index_t tb, index_t te) {
+  // The runs are cut by estimated cost (tile_cuts), not by count: the later, shorter tile
+  // columns hold more diagonal and partial tiles. Where a run is cut changes no bit.
+  const int team = static_cast<int>(
+      std::min<index_t>(std::max(1, ctx.num_threads()), std::max<index_t>(1, ntiles / 8)));
+  const index_t* cut = tile_cuts(n, nt, team);
+  run_team(team, [&](int part) {
+    const index_t tb = cut[part], te = cut[part + 1];
+    if (tb >= te) return;
     alignas(64) T buf[kTile * kTile];
     // Column-major over the lower triangle: tile column J holds tiles I = J .. nt-1, so the
     // columns of A are streamed down (the next tile continues the same 64 column runs).
@@ -306,24 +367,12 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
       }
     }
   });
-  // Rows: acc = P(R, 0) + P(R, 1) + ... in ascending tile order.
-  for (index_t R = 0; R < nt; ++R) {
-    const index_t r0 = R * kTile;
-    const int rows = static_cast<int>(std::min<index_t>(kTile, n - r0));
-    T acc[kTile];
-    const T* p = P + R * nt * kTile;
-    for (int i = 0; i < rows; ++i)
-      acc[i] = p[i];
-    for (index_t C = 1; C < nt; ++C) {
-      p += kTile;
-      for (int i = 0; i < rows; ++i)
-        acc[i] = acc[i] + p[i];
-    }
-    for (int i = 0; i < rows; ++i) {
-      const T t = acc[i];
-      y[r0 + i] = beta_zero ? alpha * t : madd(alpha, t, beta * y[r0 + i]);
-    }
-  }
+  // Rows: acc = P(R, 0) + P(R, 1) + ... in ascending tile order; row panels split across the
+  // threads (each row's sum is its own: the thread count changes no bit) once there are
+  // ~16 K additions per thread.
+  parallel_for(
+      nt, ctx.num_threads(), std::max<index_t>(1, (index_t(1) << 14) / (nt * kTile)),
+      [&](index_t rb, index_t re) { row_sums(n, nt, P, alpha, beta, beta_zero, y, rb, re); });
 }
 
 #define EIGSOLVE_INSTANTIATE_SYMV(T) \

@@ -756,6 +756,32 @@ inline void strip_fused_d64(int k, const double* S, index_t lds, const double* x
 #endif
   strip_fused<double, kStrip>(k, S, lds, xr, xc, pd, pd_stride, pt);
 }
+/// tile_diag64 / tile_fused_rows, the AVX-512 variants for double where the CPU has them.
+template <class R>
+inline void tile_diag64_any(const R* D, index_t ldd, const R* x, R* p) {
+#if defined(EIGSOLVE_SYMV_AVX512)
+  if constexpr (std::is_same<R, double>::value) {
+    if (has_avx512f()) {
+      tile_diag64_512(D, ldd, x, p);
+      return;
+    }
+  }
+#endif
+  tile_diag64(D, ldd, x, p);
+}
+template <class R>
+inline void tile_fused_rows_any(int rows, const R* S, index_t lds, const R* xr, const R* xc, R* pd,
+                                R* pt) {
+#if defined(EIGSOLVE_SYMV_AVX512)
+  if constexpr (std::is_same<R, double>::value) {
+    if (has_avx512f()) {
+      tile_fused_rows_512(rows, S, lds, xr, xc, pd, pt);
+      return;
+    }
+  }
+#endif
+  tile_fused_rows(rows, S, lds, xr, xc, pd, pt);
+}
 inline void strip_fused_f64(int k, const float* S, index_t lds, const float* xr, const float* xc,
                             float* pd, index_t pd_stride, float* pt) {
   strip_fused<float, kStripF>(k, S, lds, xr, xc, pd, pd_stride, pt);

@@ -1,4 +1,5 @@
-// Internal AVX-512 variant of the double fused strip kernel of symv/tile_kernels_avx2.hpp,
+// Internal AVX-512 variants of the double fused kernels of symv/tile_kernels_avx2.hpp (the strip,
+// the partial-row tile, the diagonal tile),
 // compiled for the avx512f target per function and chosen at run time (has_avx512f()) where
 // the CPU has it. One zmm holds the 8 rows of an 8 x 8 block's column: the direct chain of a row
 // is its lane over the block's 8 columns, the transposed chain of a column its lane over the 8
@@ -95,6 +96,63 @@ __attribute__((target("avx512f"))) inline void strip_fused_512(int k, const doub
     tree_rows64(cd[t], pd + t * pd_stride);
     tree_rows64(ct[t], pt + t * kTile);
   }
+}
+
+/// tile_fused_rows<double> (rows < 64 rows of a stored tile below the diagonal, xr zero from
+/// rows on) with block8_fused_512: the 8-row blocks that exist in place, a last partial block
+/// through a zero-padded copy (padded terms are madd(0, 0, s) = s), missing blocks +0.
+__attribute__((target("avx512f"))) inline void tile_fused_rows_512(int rows, const double* S,
+                                                                   index_t lds, const double* xr,
+                                                                   const double* xc, double* pd,
+                                                                   double* pt) {
+  alignas(64) double cd[kChunk][kTile];
+  alignas(64) double ct[kChunk][kTile];
+  alignas(64) double pad[kChunk * kChunk];
+  const int full = rows - rows % kChunk;
+  for (int cc = 0; cc < kChunk; ++cc) {
+    const int j0 = cc * kChunk;
+    const double* c0 = S + lds * j0;
+    for (int i0 = 0; i0 < full; i0 += kChunk)
+      block8_fused_512(c0 + i0, lds, xr + i0, xc + j0, &cd[cc][i0], &ct[i0 / kChunk][j0]);
+    int i0 = full;
+    if (full < rows) {
+      for (int q = 0; q < kChunk; ++q)
+        for (int r = 0; r < kChunk; ++r)
+          pad[r + kChunk * q] = full + r < rows ? c0[full + r + lds * q] : 0.0;
+      block8_fused_512(pad, index_t(kChunk), xr + full, xc + j0, &cd[cc][full],
+                       &ct[full / kChunk][j0]);
+      i0 += kChunk;
+    }
+    for (; i0 < kTile; i0 += kChunk)
+      for (int r = 0; r < kChunk; ++r) {
+        cd[cc][i0 + r] = 0.0;
+        ct[i0 / kChunk][j0 + r] = 0.0;
+      }
+  }
+  tree_rows64(cd, pd);
+  tree_rows64(ct, pt);
+}
+
+/// tile_diag64<double> with block8_fused_512 for the stored blocks below the diagonal and one
+/// zmm per column of the mirrored 8 x 8 diagonal blocks (the same chains).
+__attribute__((target("avx512f"))) inline void tile_diag64_512(const double* D, index_t ldd,
+                                                               const double* x, double* p) {
+  alignas(64) double c[kChunk][kTile];  // c[k][i]: chunk k of row i
+  alignas(64) double b[kChunk * kChunk];
+  for (int cc = 0; cc < kChunk; ++cc) {
+    const int j0 = cc * kChunk;
+    const double* c0 = D + ldd * j0;
+    for (int i = 0; i < kChunk; ++i)
+      for (int j = 0; j < kChunk; ++j)
+        b[i + kChunk * j] = i >= j ? c0[j0 + i + ldd * j] : c0[j0 + j + ldd * i];
+    __m512d a = _mm512_setzero_pd();
+    for (int j = 0; j < kChunk; ++j)
+      a = _mm512_fmadd_pd(_mm512_load_pd(b + kChunk * j), _mm512_set1_pd(x[j0 + j]), a);
+    _mm512_store_pd(&c[cc][j0], a);
+    for (int i0 = j0 + kChunk; i0 < kTile; i0 += kChunk)
+      block8_fused_512(c0 + i0, ldd, x + i0, x + j0, &c[cc][i0], &c[i0 / kChunk][j0]);
+  }
+  tree_rows64(c, p);
 }
 
 }  // namespace symv_detail

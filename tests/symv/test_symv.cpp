@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <vector>
@@ -109,7 +110,9 @@ TYPED_TEST(SymvTest, MatchesTheCanonicalLoopBitwise) {
   using T = TypeParam;
   const T alphas[] = {T(1), make_scalar<T>(real_t<T>(0.75), real_t<T>(-0.5))};
   const T betas[] = {T(0), make_scalar<T>(real_t<T>(-1.25), real_t<T>(0.5))};
-  for (index_t n : kSizes) {
+  std::vector<index_t> sizes(std::begin(kSizes), std::end(kSizes));
+  sizes.push_back(700);  // 66 tiles: split across the 2 threads (cost-cut runs, row sums)
+  for (index_t n : sizes) {
     for (int ab = 0; ab < 4; ++ab) {
       auto p = make_problem<T>(n, 1000 + n, false);
       const T alpha = alphas[ab & 1], beta = betas[ab >> 1];
@@ -129,7 +132,11 @@ TYPED_TEST(SymvTest, MatchesTheCanonicalLoopBitwise) {
 
 TYPED_TEST(SymvTest, BitwiseIndependentOfThreadCount) {
   using T = TypeParam;
-  for (index_t n : kSizes) {
+  std::vector<index_t> sizes(std::begin(kSizes), std::end(kSizes));
+  // Sizes with enough tiles (>= 16) for the tiles and the row sums to be split across threads.
+  for (index_t n : {index_t(519), index_t(700), index_t(1100)})
+    sizes.push_back(n);
+  for (index_t n : sizes) {
     auto p = make_problem<T>(n, 77 + n, false);
     std::vector<T> y1 = p.y;
     Context ctx;
