@@ -6,7 +6,7 @@
 //                         lo[j] = first p of j's cluster with w_j - w_p < ortol
 //   Phase A (parallel j)  y_j = unit inverse-iteration vector, no orthogonalization
 //                         (invit::phase_a, solver/inverse_iteration_kernels.hpp; on the CPU
-//                         4 vectors interleaved per thread: solver/inverse_iteration_lanes.hpp)
+//                         8 vectors interleaved per thread: solver/inverse_iteration_lanes.hpp)
 //   Phase B (per cluster, blocks [j0, j1) of kBlock = 32 from the cluster start, ascending):
 //     window [p0, j0), p0 = lo[j0]
 //     parallel j in block:  CGS twice: c_p = q_p . y_j (all p of the window), then
@@ -20,9 +20,6 @@
 #include <atomic>
 #include <cmath>
 #include <memory>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 #include "core/canonical.hpp"
@@ -201,13 +198,12 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
   const Problem<R> pr{n, d.data(), e.data(), x.data(), lo.data(), P, k0};
   const int threads = ctx.num_threads();
 
-  const auto ta = std::chrono::steady_clock::now();
   // Phase A: every vector on its own, on the GPU for a cuda context (solver/invit_cuda.hpp:
   // the same source, one device thread per vector), else kLanes interleaved per host thread.
   if (ctx.backend == Backend::cuda) {
     invit_phase_a_cuda(n, pr.d, pr.e, m, x.data(), P, k0, z, ldz);
   } else {
-    constexpr int kLanes = 4;
+    constexpr int kLanes = 8;
     const index_t groups = (m + kLanes - 1) / kLanes;
     parallel_for(groups, threads, std::max<index_t>(1, 512 / n), [&](index_t b, index_t end) {
       invit::LaneWork<R, kLanes> W(n);
@@ -218,7 +214,6 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
     });
   }
 
-  const auto tb = std::chrono::steady_clock::now();
   // Phase B: clusters of one block in parallel.
   std::vector<index_t> small, large;
   for (index_t c = 0; c < nclusters; ++c)
@@ -255,17 +250,6 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
                  }
                  fallbacks += f;
                });
-  if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); pf && pf[0] == '1') {
-    const auto te = std::chrono::steady_clock::now();
-    std::fprintf(stderr,
-                 "eigsolve inverse iteration (n = %lld, m = %lld): phase A %.3f s (%s), phase B "
-                 "%.3f s (host, %lld clusters, %lld fallbacks)\n",
-                 static_cast<long long>(n), static_cast<long long>(m),
-                 std::chrono::duration<double>(tb - ta).count(),
-                 ctx.backend == Backend::cuda ? "device" : "host",
-                 std::chrono::duration<double>(te - tb).count(), static_cast<long long>(nclusters),
-                 static_cast<long long>(fallbacks.load()));
-  }
   return fallbacks.load();
 }
 

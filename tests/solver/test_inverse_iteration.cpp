@@ -119,9 +119,9 @@ TYPED_TEST(InvitTyped, StridedDotIsCanonicalDot) {
   }
 }
 
-/// The CPU's interleaved Phase A (4 lanes, some idle in the last group) == the ES_HD
+/// The CPU's interleaved Phase A (L lanes, some idle in the last group) == the ES_HD
 /// per-vector invit::phase_a, bitwise, with strided work vectors on the scalar side.
-template <class R>
+template <int L, class R>
 void check_lanes(const Tridiag<R>& t, index_t m) {
   const index_t n = t.n();
   std::vector<R> x(m);
@@ -140,10 +140,10 @@ void check_lanes(const Tridiag<R>& t, index_t m) {
       b(n * inc);
   std::vector<unsigned char> sw(n * inc);
   const invit::Work<R> W{dl.data(), dd.data(), du.data(), du2.data(), b.data(), sw.data(), inc};
-  invit::LaneWork<R, 4> LW(n);
-  for (index_t j0 = 0; j0 < m; j0 += 4)
-    invit::phase_a_lanes<R, 4>(n, t.d.data(), t.e.data(), x.data(), P, k0, j0,
-                               static_cast<int>(std::min<index_t>(4, m - j0)), LW, z.data(), n);
+  invit::LaneWork<R, L> LW(n);
+  for (index_t j0 = 0; j0 < m; j0 += L)
+    invit::phase_a_lanes<R, L>(n, t.d.data(), t.e.data(), x.data(), P, k0, j0,
+                               static_cast<int>(std::min<index_t>(L, m - j0)), LW, z.data(), n);
   for (index_t j = 0; j < m; ++j)
     invit::phase_a(n, t.d.data(), t.e.data(), x[j], P, k0 + j, W, zs.data() + j * n);
   EXPECT_EQ(std::memcmp(z.data(), zs.data(), z.size() * sizeof(R)), 0) << "n=" << n;
@@ -153,11 +153,14 @@ TYPED_TEST(InvitTyped, LanesEqualPerVectorKernel) {
   using R = TypeParam;
   for (index_t n : {2, 3, 17, 130}) {
     auto t = test::random_tridiag<R>(n, 9 + n);
-    check_lanes(t, 7);
-    check_lanes(t, 4);
-    check_lanes(t, 1);
+    check_lanes<4>(t, 7);
+    check_lanes<4>(t, 4);
+    check_lanes<4>(t, 1);
+    check_lanes<8>(t, 19);
+    check_lanes<8>(t, 8);
   }
-  check_lanes(test::repeated_blocks<R>(10), 9);
+  check_lanes<4>(test::repeated_blocks<R>(10), 9);
+  check_lanes<8>(test::repeated_blocks<R>(10), 30);
 }
 
 TYPED_TEST(InvitTyped, GluedWilkinson) {
