@@ -20,6 +20,9 @@
 #include <atomic>
 #include <cmath>
 #include <memory>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "core/canonical.hpp"
@@ -198,6 +201,7 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
   const Problem<R> pr{n, d.data(), e.data(), x.data(), lo.data(), P, k0};
   const int threads = ctx.num_threads();
 
+  const auto ta = std::chrono::steady_clock::now();
   // Phase A: every vector on its own, on the GPU for a cuda context (solver/invit_cuda.hpp:
   // the same source, one device thread per vector), else kLanes interleaved per host thread.
   if (ctx.backend == Backend::cuda) {
@@ -214,6 +218,7 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
     });
   }
 
+  const auto tb = std::chrono::steady_clock::now();
   // Phase B: clusters of one block in parallel.
   std::vector<index_t> small, large;
   for (index_t c = 0; c < nclusters; ++c)
@@ -250,6 +255,17 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
                  }
                  fallbacks += f;
                });
+  if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); pf && pf[0] == '1') {
+    const auto te = std::chrono::steady_clock::now();
+    std::fprintf(stderr,
+                 "eigsolve inverse iteration (n = %lld, m = %lld): phase A %.3f s (%s), phase B "
+                 "%.3f s (host, %lld clusters, %lld fallbacks)\n",
+                 static_cast<long long>(n), static_cast<long long>(m),
+                 std::chrono::duration<double>(tb - ta).count(),
+                 ctx.backend == Backend::cuda ? "device" : "host",
+                 std::chrono::duration<double>(te - tb).count(), static_cast<long long>(nclusters),
+                 static_cast<long long>(fallbacks.load()));
+  }
   return fallbacks.load();
 }
 
