@@ -67,6 +67,43 @@ inline void chain_window_z(int lo, int hi, index_t kb, const Complex<double>* V,
   for (int l = lo; l < hi; ++l)
     a[l] = Complex<double>(c[2 * l], c[2 * l + 1]);
 }
+
+/// The same for Complex<float>, 8 rows (four per register, (re, im) pairs; the complex madd as
+/// fma(dup(a.re), (x.re, x.im)) then fma(dup(a.im), (-x.im, x.re)), core/complex.hpp's order).
+inline void chain_window_c(int lo, int hi, index_t kb, const Complex<float>* V, index_t ldv,
+                           const Complex<float>* W, index_t ldw, const Complex<float>* nw,
+                           const Complex<float>* nv, Complex<float>* a) {
+  alignas(32) float c[16];
+  for (int l = 0; l < 8; ++l) {
+    const bool in = l >= lo && l < hi;
+    c[2 * l] = in ? a[l].re : 0.f;
+    c[2 * l + 1] = in ? a[l].im : 0.f;
+  }
+  __m256 acc0 = _mm256_load_ps(c), acc1 = _mm256_load_ps(c + 8);
+  for (index_t k = 0; k < kb; ++k) {
+    const float* vk = reinterpret_cast<const float*>(V + ldv * k);
+    const float* wk = reinterpret_cast<const float*>(W + ldw * k);
+    const float xr = nw[k].re, xi = nw[k].im, yr = nv[k].re, yi = nv[k].im;
+    const __m256 xa = _mm256_setr_ps(xr, xi, xr, xi, xr, xi, xr, xi);
+    const __m256 xb = _mm256_setr_ps(-xi, xr, -xi, xr, -xi, xr, -xi, xr);
+    const __m256 ya = _mm256_setr_ps(yr, yi, yr, yi, yr, yi, yr, yi);
+    const __m256 yb = _mm256_setr_ps(-yi, yr, -yi, yr, -yi, yr, -yi, yr);
+    const __m256 v0 = _mm256_loadu_ps(vk), v1 = _mm256_loadu_ps(vk + 8);
+    const __m256 w0 = _mm256_loadu_ps(wk), w1 = _mm256_loadu_ps(wk + 8);
+    acc0 = _mm256_fmadd_ps(_mm256_moveldup_ps(v0), xa, acc0);
+    acc1 = _mm256_fmadd_ps(_mm256_moveldup_ps(v1), xa, acc1);
+    acc0 = _mm256_fmadd_ps(_mm256_movehdup_ps(v0), xb, acc0);
+    acc1 = _mm256_fmadd_ps(_mm256_movehdup_ps(v1), xb, acc1);
+    acc0 = _mm256_fmadd_ps(_mm256_moveldup_ps(w0), ya, acc0);
+    acc1 = _mm256_fmadd_ps(_mm256_moveldup_ps(w1), ya, acc1);
+    acc0 = _mm256_fmadd_ps(_mm256_movehdup_ps(w0), yb, acc0);
+    acc1 = _mm256_fmadd_ps(_mm256_movehdup_ps(w1), yb, acc1);
+  }
+  _mm256_store_ps(c, acc0);
+  _mm256_store_ps(c + 8, acc1);
+  for (int l = lo; l < hi; ++l)
+    a[l] = Complex<float>(c[2 * l], c[2 * l + 1]);
+}
 #endif
 
 /// Items per thread so that a thread gets at least ~kMinWork multiply-adds (tiny parallel
@@ -107,6 +144,10 @@ void chain_window(int lo, int hi, index_t kb, const T* V, index_t ldv, const T* 
 #if defined(EIGSOLVE_SYMV_AVX2)
   if constexpr (std::is_same<T, Complex<double>>::value) {
     chain_window_z(lo, hi, kb, V, ldv, W, ldw, nw, nv, a);
+    return;
+  }
+  if constexpr (std::is_same<T, Complex<float>>::value) {
+    chain_window_c(lo, hi, kb, V, ldv, W, ldw, nw, nv, a);
     return;
   }
 #endif
@@ -226,6 +267,7 @@ struct Workspace {
   std::vector<T> NW, NV;  // nb x n negated conjugates for the update
   std::vector<T> y;       // n, the unblocked tail's w
   std::vector<T> t;       // 2 nb, W^H v and V^H v
+  std::vector<T> wp;      // n / 64 + 1, tile partials of w^H v
 };
 
 /// The latrd panel: columns [j0, j0 + nb) of A, W(:, 0..nb) filled.
@@ -287,25 +329,35 @@ void panel(const Context& ctx, index_t n, index_t j0, index_t nb, T* A, index_t 
             col_dots(m, nq, &a(g + 1, j0 + c0), lda, v, t2 + c0);
         }
       });
-      // w_r = (w_r - dot_k(V_r, t1)) - dot_k(W_r, t2), then w_r = tau * w_r.
-      const T tg = tau[g];
-      parallel_for((m + kTile - 1) / kTile, nt, grain_for(4 * kTile * i),
-                   [&](index_t b, index_t e2) {
-                     T d1[kTile], d2[kTile];
-                     for (index_t q = b; q < e2; ++q) {
-                       const index_t r0 = q * kTile, nr = std::min<index_t>(kTile, m - r0);
+    }
+    // w_r = (w_r - dot_k(V_r, t1)) - dot_k(W_r, t2) (i > 0), then w_r = tau * w_r; and per
+    // tile of 64 rows (those of contiguous_dot from row g+1) the canonical partial of w^H v.
+    const T tg = tau[g];
+    T* wp = ws.wp.data();
+    const index_t ntl = (m + kTile - 1) / kTile;
+    parallel_for(ntl, nt, grain_for(4 * kTile * std::max<index_t>(i, 1)),
+                 [&](index_t b, index_t e2) {
+                   T d1[kTile], d2[kTile];
+                   for (index_t q = b; q < e2; ++q) {
+                     const index_t r0 = q * kTile, nr = std::min<index_t>(kTile, m - r0);
+                     if (i > 0) {
                        row_dots(nr, i, &a(g + 1 + r0, j0), lda, t1, d1);
                        row_dots(nr, i, W + (g + 1 + r0), ldw, t2, d2);
                        for (index_t r = 0; r < nr; ++r)
                          w[r0 + r] = tg * ((w[r0 + r] - d1[r]) - d2[r]);
+                     } else {
+                       for (index_t r = 0; r < nr; ++r)
+                         w[r0 + r] = tg * w[r0 + r];
                      }
-                   });
-    } else {
-      for (index_t r = 0; r < m; ++r)
-        w[r] = tau[g] * w[r];
-    }
-    // w += alpha v with alpha = (-1/2 tau) (w^H v).
-    const T al = (T(-0.5) * tau[g]) * contiguous_dot<true>(m, w, v);
+                     wp[q] = contiguous_dot<true>(nr, w + r0, v + r0);  // one tile: its partial
+                   }
+                 });
+    // w += alpha v with alpha = (-1/2 tau) (w^H v): the tile partials summed in ascending
+    // order, the bits of contiguous_dot<true>(m, w, v).
+    T whv = wp[0];
+    for (index_t q = 1; q < ntl; ++q)
+      whv = whv + wp[q];
+    const T al = (T(-0.5) * tau[g]) * whv;
     for (index_t r = 0; r < m; ++r)
       w[r] = madd(al, v[r], w[r]);
   }
@@ -364,6 +416,7 @@ void tridiagonalize(const Context& ctx, index_t n, T* A, index_t lda, real_t<T>*
     ws.NV.assign(static_cast<std::size_t>(kb * n), T(0));
     ws.y.assign(static_cast<std::size_t>(n), T(0));
     ws.t.assign(static_cast<std::size_t>(2 * kb), T(0));
+    ws.wp.assign(static_cast<std::size_t>(n / kTile + 1), T(0));
   } catch (const std::bad_alloc&) {
     throw OutOfMemory("tridiagonalize workspace",
                       static_cast<std::uint64_t>((2 * nb + 2) * n) * sizeof(T));
