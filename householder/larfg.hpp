@@ -57,15 +57,29 @@ struct Scale2 {
   }
 };
 
-/// max over i of abs1(x[i]) (order-independent: comparisons only).
+/// max over i of abs1(x[i]) (order-independent: comparisons only; abs1 is never -0 and a NaN
+/// never wins a comparison, so 8 independent running maxima give the same value).
 template <class T>
 real_t<T> max_abs1(index_t n, const T* x) {
-  real_t<T> m = real_t<T>(0);
-  for (index_t i = 0; i < n; ++i) {
-    const real_t<T> a = abs1(x[i]);
-    if (a > m) m = a;
+  using R = real_t<T>;
+  constexpr int K = 8;
+  R m[K];
+  for (int k = 0; k < K; ++k)
+    m[k] = R(0);
+  index_t i = 0;
+  for (; i + K <= n; i += K)
+    for (int k = 0; k < K; ++k) {
+      const R a = abs1(x[i + k]);
+      if (a > m[k]) m[k] = a;
+    }
+  for (; i < n; ++i) {
+    const R a = abs1(x[i]);
+    if (a > m[0]) m[0] = a;
   }
-  return m;
+  R r = m[0];
+  for (int k = 1; k < K; ++k)
+    if (m[k] > r) r = m[k];
+  return r;
 }
 
 /// Canonical sum of squares of 2^k x[i] (tiles of 64 from index 0, chunks of 8; each element
@@ -77,6 +91,20 @@ real_t<T> scaled_ssq(index_t n, const T* x, int k) {
   const Scale2<T> sc(k);
   for (index_t t0 = 0; t0 < n; t0 += kTile) {
     R c[kChunk];
+    if (t0 + kTile <= n) {
+      // A full tile: the 8 chunk chains interleaved (each keeps its element order).
+      for (int q = 0; q < kChunk; ++q)
+        c[q] = R(0);
+      for (int jj = 0; jj < kChunk; ++jj)
+        for (int q = 0; q < kChunk; ++q) {
+          const T xs = sc(x[t0 + index_t(q) * kChunk + jj]);
+          c[q] = madd(real_part(xs), real_part(xs), c[q]);
+          if constexpr (is_complex_v<T>) c[q] = madd(xs.im, xs.im, c[q]);
+        }
+      const R p = tile_tree(c);
+      acc = (t0 == 0) ? p : acc + p;
+      continue;
+    }
     for (int q = 0; q < kChunk; ++q) {
       R s = R(0);
       const index_t cb = t0 + index_t(q) * kChunk;
