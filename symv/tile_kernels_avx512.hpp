@@ -36,6 +36,26 @@ __attribute__((target("avx512f"))) inline __m512d shuffle512(__m512d a, __m512d 
   return _mm512_mask_shuffle_f64x2(a, __mmask8(0xFF), a, b, Imm);
 }
 
+/// u[i] = lane i of r[0..7]: the 8 x 8 transpose of 64-bit units (3 x 8 shuffles).
+__attribute__((target("avx512f"))) inline void transpose8x8_512(const __m512d* r, __m512d* u) {
+  const __m512d t0 = unpacklo512(r[0], r[1]), t1 = unpackhi512(r[0], r[1]);
+  const __m512d t2 = unpacklo512(r[2], r[3]), t3 = unpackhi512(r[2], r[3]);
+  const __m512d t4 = unpacklo512(r[4], r[5]), t5 = unpackhi512(r[4], r[5]);
+  const __m512d t6 = unpacklo512(r[6], r[7]), t7 = unpackhi512(r[6], r[7]);
+  const __m512d e0 = shuffle512<0x44>(t0, t2), e1 = shuffle512<0x44>(t4, t6);
+  const __m512d e2 = shuffle512<0xEE>(t0, t2), e3 = shuffle512<0xEE>(t4, t6);
+  const __m512d o0 = shuffle512<0x44>(t1, t3), o1 = shuffle512<0x44>(t5, t7);
+  const __m512d o2 = shuffle512<0xEE>(t1, t3), o3 = shuffle512<0xEE>(t5, t7);
+  u[0] = shuffle512<0x88>(e0, e1);
+  u[2] = shuffle512<0xDD>(e0, e1);
+  u[4] = shuffle512<0x88>(e2, e3);
+  u[6] = shuffle512<0xDD>(e2, e3);
+  u[1] = shuffle512<0x88>(o0, o1);
+  u[3] = shuffle512<0xDD>(o0, o1);
+  u[5] = shuffle512<0x88>(o2, o3);
+  u[7] = shuffle512<0xDD>(o2, o3);
+}
+
 /// block8_fused for double on one zmm per column: dout[i] = chain over j of s(i, j) xc[j],
 /// tout[j] = chain over i of s(i, j) xr[i] (j, i ascending); dout, tout 64-byte aligned.
 __attribute__((target("avx512f"))) inline void block8_fused_512(const double* s, index_t lds,
@@ -49,23 +69,8 @@ __attribute__((target("avx512f"))) inline void block8_fused_512(const double* s,
   }
   _mm512_store_pd(dout, d);
   // Transpose: u[i] = (s(i, 0), ..., s(i, 7)).
-  const __m512d t0 = unpacklo512(r[0], r[1]), t1 = unpackhi512(r[0], r[1]);
-  const __m512d t2 = unpacklo512(r[2], r[3]), t3 = unpackhi512(r[2], r[3]);
-  const __m512d t4 = unpacklo512(r[4], r[5]), t5 = unpackhi512(r[4], r[5]);
-  const __m512d t6 = unpacklo512(r[6], r[7]), t7 = unpackhi512(r[6], r[7]);
-  const __m512d e0 = shuffle512<0x44>(t0, t2), e1 = shuffle512<0x44>(t4, t6);
-  const __m512d e2 = shuffle512<0xEE>(t0, t2), e3 = shuffle512<0xEE>(t4, t6);
-  const __m512d o0 = shuffle512<0x44>(t1, t3), o1 = shuffle512<0x44>(t5, t7);
-  const __m512d o2 = shuffle512<0xEE>(t1, t3), o3 = shuffle512<0xEE>(t5, t7);
   __m512d u[kChunk];
-  u[0] = shuffle512<0x88>(e0, e1);
-  u[2] = shuffle512<0xDD>(e0, e1);
-  u[4] = shuffle512<0x88>(e2, e3);
-  u[6] = shuffle512<0xDD>(e2, e3);
-  u[1] = shuffle512<0x88>(o0, o1);
-  u[3] = shuffle512<0xDD>(o0, o1);
-  u[5] = shuffle512<0x88>(o2, o3);
-  u[7] = shuffle512<0xDD>(o2, o3);
+  transpose8x8_512(r, u);
   __m512d t = _mm512_setzero_pd();
   for (int i = 0; i < kChunk; ++i)
     t = _mm512_fmadd_pd(u[i], _mm512_set1_pd(xr[i]), t);
@@ -138,16 +143,20 @@ __attribute__((target("avx512f"))) inline void tile_fused_rows_512(int rows, con
 __attribute__((target("avx512f"))) inline void tile_diag64_512(const double* D, index_t ldd,
                                                                const double* x, double* p) {
   alignas(64) double c[kChunk][kTile];  // c[k][i]: chunk k of row i
-  alignas(64) double b[kChunk * kChunk];
   for (int cc = 0; cc < kChunk; ++cc) {
     const int j0 = cc * kChunk;
     const double* c0 = D + ldd * j0;
-    for (int i = 0; i < kChunk; ++i)
-      for (int j = 0; j < kChunk; ++j)
-        b[i + kChunk * j] = i >= j ? c0[j0 + i + ldd * j] : c0[j0 + j + ldd * i];
+    // The diagonal 8 x 8 block, mirrored in registers: column j takes rows i >= j from the
+    // stored column (r[j]) and rows i < j from the stored row j (u[j], the transpose). The
+    // strict upper part is loaded (inside the array: lda >= n) but only blended away.
+    __m512d r[kChunk], u[kChunk];
+    for (int q = 0; q < kChunk; ++q)
+      r[q] = _mm512_loadu_pd(c0 + j0 + ldd * q);
+    transpose8x8_512(r, u);
     __m512d a = _mm512_setzero_pd();
     for (int j = 0; j < kChunk; ++j)
-      a = _mm512_fmadd_pd(_mm512_load_pd(b + kChunk * j), _mm512_set1_pd(x[j0 + j]), a);
+      a = _mm512_fmadd_pd(_mm512_mask_blend_pd(__mmask8((1u << j) - 1), r[j], u[j]),
+                          _mm512_set1_pd(x[j0 + j]), a);
     _mm512_store_pd(&c[cc][j0], a);
     for (int i0 = j0 + kChunk; i0 < kTile; i0 += kChunk)
       block8_fused_512(c0 + i0, ldd, x + i0, x + j0, &c[cc][i0], &c[i0 / kChunk][j0]);

@@ -22,6 +22,7 @@
 #if defined(EIGSOLVE_SYMV_AVX512)
 #include <immintrin.h>
 
+#include <cstdint>
 #include <cstring>
 
 namespace eigsolve {
@@ -70,23 +71,8 @@ __attribute__((target("avx512f"))) inline void block8_fused_c512(
     d = _mm512_fmadd_ps(dup_im512(a), bcast_c512(xcb + q), d);
   }
   _mm512_storeu_ps(dout, d);
-  const __m512d t0 = unpacklo512(r[0], r[1]), t1 = unpackhi512(r[0], r[1]);
-  const __m512d t2 = unpacklo512(r[2], r[3]), t3 = unpackhi512(r[2], r[3]);
-  const __m512d t4 = unpacklo512(r[4], r[5]), t5 = unpackhi512(r[4], r[5]);
-  const __m512d t6 = unpacklo512(r[6], r[7]), t7 = unpackhi512(r[6], r[7]);
-  const __m512d e0 = shuffle512<0x44>(t0, t2), e1 = shuffle512<0x44>(t4, t6);
-  const __m512d e2 = shuffle512<0xEE>(t0, t2), e3 = shuffle512<0xEE>(t4, t6);
-  const __m512d o0 = shuffle512<0x44>(t1, t3), o1 = shuffle512<0x44>(t5, t7);
-  const __m512d o2 = shuffle512<0xEE>(t1, t3), o3 = shuffle512<0xEE>(t5, t7);
   __m512d u[kChunk];
-  u[0] = shuffle512<0x88>(e0, e1);
-  u[2] = shuffle512<0xDD>(e0, e1);
-  u[4] = shuffle512<0x88>(e2, e3);
-  u[6] = shuffle512<0xDD>(e2, e3);
-  u[1] = shuffle512<0x88>(o0, o1);
-  u[3] = shuffle512<0xDD>(o0, o1);
-  u[5] = shuffle512<0x88>(o2, o3);
-  u[7] = shuffle512<0xDD>(o2, o3);
+  transpose8x8_512(r, u);
   __m512 t = _mm512_setzero_ps();
   for (int i = 0; i < kChunk; ++i) {
     const __m512 a = _mm512_castpd_ps(u[i]);
@@ -173,21 +159,27 @@ __attribute__((target("avx512f"))) inline void tile_diag64_c512(const Complex<fl
                                                                 const Complex<float>* x,
                                                                 Complex<float>* p) {
   alignas(64) float c[kChunk][2 * kTile];  // c[k][2 i ..]: chunk k of row i
-  alignas(64) Complex<float> b[kChunk * kChunk];
   Complex<float> xrb[kTile], xcb[kTile];
   rot_rows(kTile, x, xrb);
   rot_cols(kTile, x, xcb);
+  // conj: the sign bit of every imaginary lane flipped (exact, as the scalar negation).
+  const __m512i im_sign = _mm512_set1_epi64(std::int64_t(0x8000000000000000ull));
   for (int cc = 0; cc < kChunk; ++cc) {
     const int j0 = cc * kChunk;
     const Complex<float>* c0 = D + ldd * j0;
-    for (int i = 0; i < kChunk; ++i)
-      for (int j = 0; j < kChunk; ++j)
-        b[i + kChunk * j] = i > j    ? c0[j0 + i + ldd * j]
-                            : i == j ? Complex<float>(c0[j0 + i + ldd * j].re, 0.f)
-                                     : conj(c0[j0 + j + ldd * i]);
+    // The diagonal 8 x 8 block expanded in registers: column j takes rows i > j from the
+    // stored column (r[j]), rows i < j conjugated from the stored row j (u[j], the transpose
+    // of 64-bit units), and (re, +0) on the diagonal. The strict upper part is loaded (inside
+    // the array: lda >= n) but only blended away.
+    __m512d r[kChunk], u[kChunk];
+    for (int q = 0; q < kChunk; ++q)
+      r[q] = _mm512_loadu_pd(reinterpret_cast<const double*>(c0 + j0 + ldd * q));
+    transpose8x8_512(r, u);
     __m512 d = _mm512_setzero_ps();
     for (int j = 0; j < kChunk; ++j) {
-      const __m512 v = _mm512_load_ps(reinterpret_cast<const float*>(b + kChunk * j));
+      const __m512 up = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castpd_si512(u[j]), im_sign));
+      __m512 v = _mm512_mask_blend_ps(__mmask16((1u << (2 * j)) - 1), _mm512_castpd_ps(r[j]), up);
+      v = _mm512_maskz_mov_ps(__mmask16(0xFFFFu & ~(1u << (2 * j + 1))), v);
       d = _mm512_fmadd_ps(dup_re512(v), bcast_c512(x + j0 + j), d);
       d = _mm512_fmadd_ps(dup_im512(v), bcast_c512(xcb + j0 + j), d);
     }
