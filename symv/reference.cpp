@@ -11,15 +11,15 @@
 //
 // Threads take contiguous runs of tiles (column-major over the lower triangle, so a run
 // streams down the columns of A; runs cut by estimated cost) and write disjoint workspace
-// entries, then split the row sums by row panels: the bits never depend on the thread count. double / float / Complex<double> have AVX2 kernels (symv/tile_kernels.hpp;
-// double / float: the tiles of a partial last row panel run the full-tile kernels, the
-// missing rows padded with zeros; complex: the tiles below the diagonal are read once for both
-// partials, symv_detail::tile_fused_c, and a full diagonal tile is not expanded,
-// symv_detail::tile_diag64_c),
-// every chain keeping its element order (double, float: the full tiles below the diagonal of one
-// tile column in a thread's run go in strips of up to 8 (float 4) tiles, chunk column outer, so
-// that each column is a long contiguous stream; same blocks, same bits); dd reads the tile
-// once in place and once from cache through a conj-transposed 64 x 64 buffer.
+// entries, then split the row sums by row panels: the bits never depend on the thread count. double
+// / float / Complex<double> have AVX2 kernels (symv/tile_kernels.hpp; double / float: the tiles of
+// a partial last row panel run the full-tile kernels, the missing rows padded with zeros; complex:
+// the tiles below the diagonal are read once for both partials, symv_detail::tile_fused_c, and a
+// full diagonal tile is not expanded, symv_detail::tile_diag64_c), every chain keeping its element
+// order (double, float: the full tiles below the diagonal of one tile column in a thread's run go
+// in strips of up to 8 (float 4) tiles, chunk column outer, so that each column is a long
+// contiguous stream; same blocks, same bits); dd reads the tile once in place and once from cache
+// through a conj-transposed 64 x 64 buffer.
 #include "symv/reference.hpp"
 
 #include <algorithm>
@@ -370,9 +370,9 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
   });
   // Rows: acc = P(R, 0) + P(R, 1) + ... in ascending tile order; row panels split across the
   // threads (each row's sum is its own: the thread count changes no bit) once there are
-  // ~16 K additions per thread.
+  // ~64 K additions per thread (a parallel region costs ~1-4 us: n >= ~2900).
   parallel_for(
-      nt, ctx.num_threads(), std::max<index_t>(1, (index_t(1) << 14) / (nt * kTile)),
+      nt, ctx.num_threads(), std::max<index_t>(1, (index_t(1) << 16) / (nt * kTile)),
       [&](index_t rb, index_t re) { row_sums(n, nt, P, alpha, beta, beta_zero, y, rb, re); });
 }
 

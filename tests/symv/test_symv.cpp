@@ -133,8 +133,9 @@ TYPED_TEST(SymvTest, MatchesTheCanonicalLoopBitwise) {
 TYPED_TEST(SymvTest, BitwiseIndependentOfThreadCount) {
   using T = TypeParam;
   std::vector<index_t> sizes(std::begin(kSizes), std::end(kSizes));
-  // Sizes with enough tiles (>= 16) for the tiles and the row sums to be split across threads.
-  for (index_t n : {index_t(519), index_t(700), index_t(1100)})
+  // Sizes with enough tiles (>= 16) for the tiles to be split across threads, and (2900) for
+  // the row sums too.
+  for (index_t n : {index_t(519), index_t(700), index_t(1100), index_t(2900)})
     sizes.push_back(n);
   for (index_t n : sizes) {
     auto p = make_problem<T>(n, 77 + n, false);
