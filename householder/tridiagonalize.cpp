@@ -15,6 +15,7 @@
 
 #include "core/errors.hpp"
 #include "core/parallel.hpp"
+#include "householder/chain_window_avx2.hpp"
 #include "householder/larfg.hpp"
 #include "householder/update_kernels.hpp"
 #include "symv/reference.hpp"
@@ -32,79 +33,6 @@ template <class T>
 constexpr int kUpdRows = std::is_arithmetic<T>::value              ? int(256 / sizeof(T))
                          : std::is_same<T, Complex<double>>::value ? 16
                                                                    : 8;
-
-#if defined(EIGSOLVE_SYMV_AVX2)
-/// The chains of chain_window for Complex<double>, 16 rows (two per register; the complex
-/// madd as two vector fmas, see symv_detail::tile_direct_z): rows [lo, hi) are updated.
-inline void chain_window_z(int lo, int hi, index_t kb, const Complex<double>* V, index_t ldv,
-                           const Complex<double>* W, index_t ldw, const Complex<double>* nw,
-                           const Complex<double>* nv, Complex<double>* a) {
-  alignas(32) double c[32];
-  for (int l = 0; l < 16; ++l) {
-    const bool in = l >= lo && l < hi;
-    c[2 * l] = in ? a[l].re : 0.0;
-    c[2 * l + 1] = in ? a[l].im : 0.0;
-  }
-  __m256d acc[8];
-  for (int q = 0; q < 8; ++q)
-    acc[q] = _mm256_load_pd(c + 4 * q);
-  for (index_t k = 0; k < kb; ++k) {
-    const double* vk = reinterpret_cast<const double*>(V + ldv * k);
-    const double* wk = reinterpret_cast<const double*>(W + ldw * k);
-    const double xr = nw[k].re, xi = nw[k].im, yr = nv[k].re, yi = nv[k].im;
-    const __m256d xa = _mm256_setr_pd(xr, xi, xr, xi), xb = _mm256_setr_pd(-xi, xr, -xi, xr);
-    const __m256d ya = _mm256_setr_pd(yr, yi, yr, yi), yb = _mm256_setr_pd(-yi, yr, -yi, yr);
-    for (int q = 0; q < 8; ++q) {
-      const __m256d v = _mm256_loadu_pd(vk + 4 * q), w = _mm256_loadu_pd(wk + 4 * q);
-      acc[q] = _mm256_fmadd_pd(_mm256_movedup_pd(v), xa, acc[q]);
-      acc[q] = _mm256_fmadd_pd(_mm256_permute_pd(v, 0xF), xb, acc[q]);
-      acc[q] = _mm256_fmadd_pd(_mm256_movedup_pd(w), ya, acc[q]);
-      acc[q] = _mm256_fmadd_pd(_mm256_permute_pd(w, 0xF), yb, acc[q]);
-    }
-  }
-  for (int q = 0; q < 8; ++q)
-    _mm256_store_pd(c + 4 * q, acc[q]);
-  for (int l = lo; l < hi; ++l)
-    a[l] = Complex<double>(c[2 * l], c[2 * l + 1]);
-}
-
-/// The same for Complex<float>, 8 rows (four per register, (re, im) pairs; the complex madd as
-/// fma(dup(a.re), (x.re, x.im)) then fma(dup(a.im), (-x.im, x.re)), core/complex.hpp's order).
-inline void chain_window_c(int lo, int hi, index_t kb, const Complex<float>* V, index_t ldv,
-                           const Complex<float>* W, index_t ldw, const Complex<float>* nw,
-                           const Complex<float>* nv, Complex<float>* a) {
-  alignas(32) float c[16];
-  for (int l = 0; l < 8; ++l) {
-    const bool in = l >= lo && l < hi;
-    c[2 * l] = in ? a[l].re : 0.f;
-    c[2 * l + 1] = in ? a[l].im : 0.f;
-  }
-  __m256 acc0 = _mm256_load_ps(c), acc1 = _mm256_load_ps(c + 8);
-  for (index_t k = 0; k < kb; ++k) {
-    const float* vk = reinterpret_cast<const float*>(V + ldv * k);
-    const float* wk = reinterpret_cast<const float*>(W + ldw * k);
-    const float xr = nw[k].re, xi = nw[k].im, yr = nv[k].re, yi = nv[k].im;
-    const __m256 xa = _mm256_setr_ps(xr, xi, xr, xi, xr, xi, xr, xi);
-    const __m256 xb = _mm256_setr_ps(-xi, xr, -xi, xr, -xi, xr, -xi, xr);
-    const __m256 ya = _mm256_setr_ps(yr, yi, yr, yi, yr, yi, yr, yi);
-    const __m256 yb = _mm256_setr_ps(-yi, yr, -yi, yr, -yi, yr, -yi, yr);
-    const __m256 v0 = _mm256_loadu_ps(vk), v1 = _mm256_loadu_ps(vk + 8);
-    const __m256 w0 = _mm256_loadu_ps(wk), w1 = _mm256_loadu_ps(wk + 8);
-    acc0 = _mm256_fmadd_ps(_mm256_moveldup_ps(v0), xa, acc0);
-    acc1 = _mm256_fmadd_ps(_mm256_moveldup_ps(v1), xa, acc1);
-    acc0 = _mm256_fmadd_ps(_mm256_movehdup_ps(v0), xb, acc0);
-    acc1 = _mm256_fmadd_ps(_mm256_movehdup_ps(v1), xb, acc1);
-    acc0 = _mm256_fmadd_ps(_mm256_moveldup_ps(w0), ya, acc0);
-    acc1 = _mm256_fmadd_ps(_mm256_moveldup_ps(w1), ya, acc1);
-    acc0 = _mm256_fmadd_ps(_mm256_movehdup_ps(w0), yb, acc0);
-    acc1 = _mm256_fmadd_ps(_mm256_movehdup_ps(w1), yb, acc1);
-  }
-  _mm256_store_ps(c, acc0);
-  _mm256_store_ps(c + 8, acc1);
-  for (int l = lo; l < hi; ++l)
-    a[l] = Complex<float>(c[2 * l], c[2 * l + 1]);
-}
-#endif
 
 /// Items per thread so that a thread gets at least ~kMinWork multiply-adds (tiny parallel
 /// regions cost more than they save, worst when the cores are oversubscribed).
@@ -143,17 +71,19 @@ void chain_window(int lo, int hi, index_t kb, const T* V, index_t ldv, const T* 
   constexpr int R = kUpdRows<T>;
 #if defined(EIGSOLVE_SYMV_AVX2)
   if constexpr (std::is_same<T, Complex<double>>::value) {
-    chain_window_z(lo, hi, kb, V, ldv, W, ldw, nw, nv, a);
+    hh_detail::chain_window_z(lo, hi, kb, V, ldv, W, ldw, nw, nv, a);
     return;
   }
   if constexpr (std::is_same<T, Complex<float>>::value) {
-    chain_window_c(lo, hi, kb, V, ldv, W, ldw, nw, nv, a);
+    hh_detail::chain_window_c(lo, hi, kb, V, ldv, W, ldw, nw, nv, a);
     return;
   }
 #endif
   T c[R];
   for (int l = 0; l < R; ++l)
-    c[l] = (l >= lo && l < hi) ? a[l] : T(0);
+    c[l] = T(0);
+  for (int l = lo; l < hi; ++l)
+    c[l] = a[l];
   for (index_t k = 0; k < kb; ++k) {
     const T* vk = V + ldv * k;
     const T* wk = W + ldw * k;
