@@ -204,8 +204,16 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
   const auto ta = std::chrono::steady_clock::now();
   // Phase A: every vector on its own, on the GPU for a cuda context (solver/invit_cuda.hpp:
   // the same source, one device thread per vector), else kLanes interleaved per host thread.
+  // EIGSOLVE_GPU_INVIT_B=1: phase B on the device too, when Z fits there (same bits; measured
+  // slower than the host's at n = 16384: bench/NOTES.md, GPU session 4).
+  bool device_b = false;
+  index_t device_fallbacks = 0;
   if (ctx.backend == Backend::cuda) {
-    invit_phase_a_cuda(n, pr.d, pr.e, m, x.data(), P, k0, z, ldz);
+    const char* gb = std::getenv("EIGSOLVE_GPU_INVIT_B");
+    if (gb && gb[0] == '1' && gb[1] == '\0')
+      device_b = invit_cuda(n, pr.d, pr.e, m, x.data(), lo.data(), cb.data(), nclusters, P, k0, z,
+                            ldz, &device_fallbacks);
+    if (!device_b) invit_phase_a_cuda(n, pr.d, pr.e, m, x.data(), P, k0, z, ldz);
   } else {
     constexpr int kLanes = 8;
     const index_t groups = (m + kLanes - 1) / kLanes;
@@ -219,6 +227,16 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
   }
 
   const auto tb = std::chrono::steady_clock::now();
+  if (device_b) {
+    if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); pf && pf[0] == '1')
+      std::fprintf(stderr,
+                   "eigsolve inverse iteration (n = %lld, m = %lld): phases A and B on the device "
+                   "%.3f s (%lld clusters, %lld fallbacks on the host)\n",
+                   static_cast<long long>(n), static_cast<long long>(m),
+                   std::chrono::duration<double>(tb - ta).count(),
+                   static_cast<long long>(nclusters), static_cast<long long>(device_fallbacks));
+    return device_fallbacks;
+  }
   // Phase B: clusters of one block in parallel.
   std::vector<index_t> small, large;
   for (index_t c = 0; c < nclusters; ++c)

@@ -1,10 +1,13 @@
 // Phase A of the canonical inverse iteration on the device (solver/invit_cuda.hpp): the whole
 // inverse_iteration with a cuda context (device Phase A, host Phase B) equals the CPU's
 // bitwise, for float, double and dd, on random, glued-Wilkinson and degenerate tridiagonals
-// (the last exercise Phase B's fallback), for all eigenvalues and for a subset.
+// (the last exercise Phase B's fallback), for all eigenvalues and for a subset; phase B on
+// the device (the default) and on the host (EIGSOLVE_GPU_INVIT_B=0).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -29,10 +32,21 @@ void check(const std::vector<R>& d, const std::vector<R>& e, index_t il, index_t
   std::vector<R> w(static_cast<std::size_t>(m));
   bisection_eigenvalues(cpu, n, d.data(), e.data(), il, iu, w.data());
   std::vector<R> z1(static_cast<std::size_t>(n * m)), z2(z1.size());
-  inverse_iteration(cpu, n, d.data(), e.data(), m, w.data(), il, z1.data(), n);
-  inverse_iteration(gpu, n, d.data(), e.data(), m, w.data(), il, z2.data(), n);
-  EXPECT_EQ(std::memcmp(z1.data(), z2.data(), z1.size() * sizeof(R)), 0)
-      << ScalarTraits<R>::name << " " << what << " n=" << n << " [" << il << ", " << iu << "]";
+  const index_t f1 =
+      inverse_iteration_counted(cpu, n, d.data(), e.data(), m, w.data(), il, z1.data(), n);
+  for (const char* b : {"1", "0"}) {  // phase B on the device, and on the host
+    setenv("EIGSOLVE_GPU_INVIT_B", b, 1);
+    const index_t f2 =
+        inverse_iteration_counted(gpu, n, d.data(), e.data(), m, w.data(), il, z2.data(), n);
+    EXPECT_EQ(f1, f2) << what << ": fallbacks";
+    EXPECT_EQ(std::memcmp(z1.data(), z2.data(), z1.size() * sizeof(R)), 0)
+        << ScalarTraits<R>::name << " " << what << " n=" << n << " [" << il << ", " << iu
+        << "] phase B on the device: " << b;
+  }
+  unsetenv("EIGSOLVE_GPU_INVIT_B");
+  if (std::string(what) == "1000-fold") {
+    EXPECT_GT(f1, 0) << "the fallback was not exercised";
+  }
 }
 
 template <class R>
@@ -73,6 +87,11 @@ TYPED_TEST(GpuInvit, BitwiseEqualToHost) {
       e[2 * b] = R(1);
     }
     check(d, e, 0, n - 1, "degenerate");
+  }
+  {  // T = I (n = 1000): one 1000-fold eigenvalue, the last vectors of Phase B fall back
+    const index_t n = 1000;
+    std::vector<R> d(n, R(1)), e(n - 1, R(0));
+    check(d, e, 0, n - 1, "1000-fold");
   }
 }
 
