@@ -348,11 +348,17 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
         if (symv_detail::has_avx512f()) {
           const index_t full = n / kTile;
           k = std::min<index_t>({index_t(symv_detail::kStripC), te - t, full - I, nt - I});
-          if (I > J && k >= 2)
-            symv_detail::strip_fused_c512<symv_detail::kStripC>(
-                static_cast<int>(k), A + I * kTile + lda * (J * kTile), lda, x + I * kTile,
-                x + J * kTile, P + (I * nt + J) * kTile, nt * kTile, P + (J * nt + I) * kTile);
-          else
+          if (I > J && k >= 2) {
+            const Complex<float>* S = A + I * kTile + lda * (J * kTile);
+            T* pd = P + (I * nt + J) * kTile;
+            T* pt = P + (J * nt + I) * kTile;
+            if (symv_detail::hemv_c_permute())
+              symv_detail::strip_fused_c512<symv_detail::kStripC, true>(
+                  static_cast<int>(k), S, lda, x + I * kTile, x + J * kTile, pd, nt * kTile, pt);
+            else
+              symv_detail::strip_fused_c512<symv_detail::kStripC, false>(
+                  static_cast<int>(k), S, lda, x + I * kTile, x + J * kTile, pd, nt * kTile, pt);
+          } else
             k = 1;
         }
       }

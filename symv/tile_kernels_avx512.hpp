@@ -36,16 +36,31 @@ __attribute__((target("avx512f"))) inline __m512d shuffle512(__m512d a, __m512d 
   return _mm512_mask_shuffle_f64x2(a, __mmask8(0xFF), a, b, Imm);
 }
 
-/// u[i] = lane i of r[0..7]: the 8 x 8 transpose of 64-bit units (3 x 8 shuffles).
-__attribute__((target("avx512f"))) inline void transpose8x8_512(const __m512d* r, __m512d* u) {
+/// The first two stages of the 8 x 8 transpose of 64-bit units (2 x 8 shuffles): e[0..3] hold
+/// the even rows, o[0..3] the odd rows, combined by transpose8x8_512's last stage (row 2k from
+/// e[2(k/2) .. +1] by 0x88 / 0xDD, see there).
+__attribute__((target("avx512f"))) inline void transpose8x8_512_eo(const __m512d* r, __m512d* e,
+                                                                   __m512d* o) {
   const __m512d t0 = unpacklo512(r[0], r[1]), t1 = unpackhi512(r[0], r[1]);
   const __m512d t2 = unpacklo512(r[2], r[3]), t3 = unpackhi512(r[2], r[3]);
   const __m512d t4 = unpacklo512(r[4], r[5]), t5 = unpackhi512(r[4], r[5]);
   const __m512d t6 = unpacklo512(r[6], r[7]), t7 = unpackhi512(r[6], r[7]);
-  const __m512d e0 = shuffle512<0x44>(t0, t2), e1 = shuffle512<0x44>(t4, t6);
-  const __m512d e2 = shuffle512<0xEE>(t0, t2), e3 = shuffle512<0xEE>(t4, t6);
-  const __m512d o0 = shuffle512<0x44>(t1, t3), o1 = shuffle512<0x44>(t5, t7);
-  const __m512d o2 = shuffle512<0xEE>(t1, t3), o3 = shuffle512<0xEE>(t5, t7);
+  e[0] = shuffle512<0x44>(t0, t2);
+  e[1] = shuffle512<0x44>(t4, t6);
+  e[2] = shuffle512<0xEE>(t0, t2);
+  e[3] = shuffle512<0xEE>(t4, t6);
+  o[0] = shuffle512<0x44>(t1, t3);
+  o[1] = shuffle512<0x44>(t5, t7);
+  o[2] = shuffle512<0xEE>(t1, t3);
+  o[3] = shuffle512<0xEE>(t5, t7);
+}
+
+/// u[i] = lane i of r[0..7]: the 8 x 8 transpose of 64-bit units (3 x 8 shuffles).
+__attribute__((target("avx512f"))) inline void transpose8x8_512(const __m512d* r, __m512d* u) {
+  __m512d e[4], o[4];
+  transpose8x8_512_eo(r, e, o);
+  const __m512d e0 = e[0], e1 = e[1], e2 = e[2], e3 = e[3];
+  const __m512d o0 = o[0], o1 = o[1], o2 = o[2], o3 = o[3];
   u[0] = shuffle512<0x88>(e0, e1);
   u[2] = shuffle512<0xDD>(e0, e1);
   u[4] = shuffle512<0x88>(e2, e3);

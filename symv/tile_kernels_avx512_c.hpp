@@ -23,10 +23,23 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 namespace eigsolve {
 namespace symv_detail {
+
+/// Whether the strips use the permute form of the conjugated chains' row extraction (16
+/// two-source permutes instead of 8 shuffles + 16 duplications per block: fewer shuffle-port
+/// uops, for Intel's single 512-bit shuffle port; measured ~2 % slower on AMD Zen 5). Both forms
+/// give the same bits; EIGSOLVE_HEMV_PERMUTE=0 selects the plain one (to measure).
+inline bool hemv_c_permute() {
+  static const bool yes = [] {
+    const char* e = std::getenv("EIGSOLVE_HEMV_PERMUTE");
+    return !(e && e[0] == '0');
+  }();
+  return yes;
+}
 
 /// Tiles per complex-float strip (a tile column of 64 rows is 512 bytes, twice a double one:
 /// 4 tiles are the 2 KB runs of the double strip of 8).
@@ -59,6 +72,7 @@ inline void rot_cols(int count, const Complex<float>* x, Complex<float>* out) {
 /// block8_fused_c<float> on one zmm per column: dout (16 floats) = direct chunk sums of the
 /// block's 8 rows against xc / xcb, tout (16 floats) = conjugated transposed chunk sums of its
 /// 8 columns against xr / xrb (see the sketch above).
+template <bool Permute = true>
 __attribute__((target("avx512f"))) inline void block8_fused_c512(
     const Complex<float>* s, index_t lds, const Complex<float>* xr, const Complex<float>* xrb,
     const Complex<float>* xc, const Complex<float>* xcb, float* dout, float* tout) {
@@ -71,13 +85,44 @@ __attribute__((target("avx512f"))) inline void block8_fused_c512(
     d = _mm512_fmadd_ps(dup_im512(a), bcast_c512(xcb + q), d);
   }
   _mm512_storeu_ps(dout, d);
-  __m512d u[kChunk];
-  transpose8x8_512(r, u);
+  if constexpr (!Permute) {
+    // The plain form: the full transpose, then dup_re / dup_im of each row (8 + 16 shuffles).
+    __m512d u[kChunk];
+    transpose8x8_512(r, u);
+    __m512 t = _mm512_setzero_ps();
+    for (int i = 0; i < kChunk; ++i) {
+      const __m512 a = _mm512_castpd_ps(u[i]);
+      t = _mm512_fmadd_ps(dup_re512(a), bcast_c512(xr + i), t);
+      t = _mm512_fmadd_ps(dup_im512(a), bcast_c512(xrb + i), t);
+    }
+    _mm512_storeu_ps(tout, t);
+    return;
+  }
+  // Rows i with their real / imaginary parts duplicated, straight from the first two transpose
+  // stages: the last stage (shuffle_f64x2 0x88 / 0xDD of an (e, o) pair) and dup_re / dup_im
+  // in one two-source permute each (16 instead of 8 + 16 shuffles). Row i = 2k + p comes from
+  // (p ? o : e)[2 (k / 2)], [2 (k / 2) + 1] with 0x88 for even k, 0xDD for odd k.
+  __m512d e[4], o[4];
+  transpose8x8_512_eo(r, e, o);
+  // 0x88 picks 128-bit lanes 0, 2 of each source (floats 0-3, 8-11 | 16-19, 24-27), 0xDD
+  // lanes 1, 3 (4-7, 12-15 | 20-23, 28-31); then even (re) or odd (im) floats duplicated.
+  const __m512i re88 = _mm512_setr_epi32(0, 0, 2, 2, 8, 8, 10, 10, 16, 16, 18, 18, 24, 24, 26, 26);
+  const __m512i im88 = _mm512_setr_epi32(1, 1, 3, 3, 9, 9, 11, 11, 17, 17, 19, 19, 25, 25, 27, 27);
+  const __m512i reDD =
+      _mm512_setr_epi32(4, 4, 6, 6, 12, 12, 14, 14, 20, 20, 22, 22, 28, 28, 30, 30);
+  const __m512i imDD =
+      _mm512_setr_epi32(5, 5, 7, 7, 13, 13, 15, 15, 21, 21, 23, 23, 29, 29, 31, 31);
   __m512 t = _mm512_setzero_ps();
   for (int i = 0; i < kChunk; ++i) {
-    const __m512 a = _mm512_castpd_ps(u[i]);
-    t = _mm512_fmadd_ps(dup_re512(a), bcast_c512(xr + i), t);
-    t = _mm512_fmadd_ps(dup_im512(a), bcast_c512(xrb + i), t);
+    const int k = i >> 1;
+    const __m512d* src = (i & 1) ? o : e;
+    const __m512 a = _mm512_castpd_ps(src[2 * (k >> 1)]);
+    const __m512 b = _mm512_castpd_ps(src[2 * (k >> 1) + 1]);
+    const bool lo = (k & 1) == 0;
+    const __m512 ure = _mm512_permutex2var_ps(a, lo ? re88 : reDD, b);
+    const __m512 uim = _mm512_permutex2var_ps(a, lo ? im88 : imDD, b);
+    t = _mm512_fmadd_ps(ure, bcast_c512(xr + i), t);
+    t = _mm512_fmadd_ps(uim, bcast_c512(xrb + i), t);
   }
   _mm512_storeu_ps(tout, t);
 }
@@ -86,7 +131,7 @@ __attribute__((target("avx512f"))) inline void block8_fused_c512(
 /// the diagonal (S = top tile; rows xr.., columns xc..): tile t writes pd + t pd_stride (its
 /// rows against xc) and pt + 64 t (the rows of the tile column's panel against xr, conjugated).
 /// Column chunk outer: each column is one contiguous run of 64 k elements.
-template <int MaxK>
+template <int MaxK, bool Permute>
 __attribute__((target("avx512f"))) inline void strip_fused_c512(
     int k, const Complex<float>* S, index_t lds, const Complex<float>* xr, const Complex<float>* xc,
     Complex<float>* pd, index_t pd_stride, Complex<float>* pt) {
@@ -105,8 +150,8 @@ __attribute__((target("avx512f"))) inline void strip_fused_c512(
       // One 64-byte line per block column: fetch the same lines of the next tile down.
       for (int q = 0; q < kChunk; ++q)
         _mm_prefetch(reinterpret_cast<const char*>(b + lds * q + kTile), _MM_HINT_T0);
-      block8_fused_c512(b, lds, xr + i0, xrb + i0, xc + j0, xcb + j0, &cd[t][cc][2 * il],
-                        &ct[t][il / kChunk][2 * j0]);
+      block8_fused_c512<Permute>(b, lds, xr + i0, xrb + i0, xc + j0, xcb + j0, &cd[t][cc][2 * il],
+                                 &ct[t][il / kChunk][2 * j0]);
     }
   }
   for (int t = 0; t < k; ++t) {
