@@ -160,7 +160,6 @@ void tile_pair(index_t n, const T* A, index_t lda, const T* x, index_t I, index_
       const int e = j < rows ? rows : j;
       if (j < rows) std::copy(A + r0 + j + lda * (r0 + j), A + r0 + rows + lda * (r0 + j), b + j);
       std::fill(b + e, b + kTile, T(0));
-      std::fill(b, b + j, T(0));  // never used, but the AVX-512 kernel loads it
     }
     symv_detail::tile_diag64_any(buf, index_t(kTile), xp, pd);
     return;

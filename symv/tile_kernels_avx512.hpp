@@ -162,11 +162,11 @@ __attribute__((target("avx512f"))) inline void tile_diag64_512(const double* D, 
     const int j0 = cc * kChunk;
     const double* c0 = D + ldd * j0;
     // The diagonal 8 x 8 block, mirrored in registers: column j takes rows i >= j from the
-    // stored column (r[j]) and rows i < j from the stored row j (u[j], the transpose). The
-    // strict upper part is loaded (inside the array: lda >= n) but only blended away.
+    // stored column (r[j]) and rows i < j from the stored row j (u[j], the transpose). Masked
+    // loads: the strict upper triangle is not read (its lanes are 0 and never selected).
     __m512d r[kChunk], u[kChunk];
     for (int q = 0; q < kChunk; ++q)
-      r[q] = _mm512_loadu_pd(c0 + j0 + ldd * q);
+      r[q] = _mm512_maskz_loadu_pd(__mmask8(0xFFu << q), c0 + j0 + ldd * q);
     transpose8x8_512(r, u);
     __m512d a = _mm512_setzero_pd();
     for (int j = 0; j < kChunk; ++j)

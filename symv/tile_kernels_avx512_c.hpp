@@ -214,11 +214,12 @@ __attribute__((target("avx512f"))) inline void tile_diag64_c512(const Complex<fl
     const Complex<float>* c0 = D + ldd * j0;
     // The diagonal 8 x 8 block expanded in registers: column j takes rows i > j from the
     // stored column (r[j]), rows i < j conjugated from the stored row j (u[j], the transpose
-    // of 64-bit units), and (re, +0) on the diagonal. The strict upper part is loaded (inside
-    // the array: lda >= n) but only blended away.
+    // of 64-bit units), and (re, +0) on the diagonal. Masked loads: the strict upper triangle
+    // is not read (its lanes are 0 and never selected).
     __m512d r[kChunk], u[kChunk];
     for (int q = 0; q < kChunk; ++q)
-      r[q] = _mm512_loadu_pd(reinterpret_cast<const double*>(c0 + j0 + ldd * q));
+      r[q] = _mm512_maskz_loadu_pd(__mmask8(0xFFu << q),
+                                   reinterpret_cast<const double*>(c0 + j0 + ldd * q));
     transpose8x8_512(r, u);
     __m512 d = _mm512_setzero_ps();
     for (int j = 0; j < kChunk; ++j) {
