@@ -92,8 +92,14 @@ void stein_impl(F f, const char* name, index_t n, const R* d, const R* e, index_
   std::vector<R> e_full(static_cast<std::size_t>(n), R(0));
   for (index_t i = 0; i + 1 < n; ++i)
     e_full[static_cast<std::size_t>(i)] = e[i];
-  check(f(LAPACK_COL_MAJOR, li(n, name), d, e_full.data(), li(m, name), w, iblock.data(),
-          isplit.data(), z, li(ldz, name), ifail.data()),
+  // LAPACKE_?stein's NaN check reads n entries of w, not m: with m < n it read past the
+  // caller's array (an intermittent "info = -6" when the heap beyond held a NaN). ?stein itself
+  // uses the first m; the rest is padding.
+  std::vector<R> w_full(static_cast<std::size_t>(n), R(0));
+  for (index_t j = 0; j < m; ++j)
+    w_full[static_cast<std::size_t>(j)] = w[j];
+  check(f(LAPACK_COL_MAJOR, li(n, name), d, e_full.data(), li(m, name), w_full.data(),
+          iblock.data(), isplit.data(), z, li(ldz, name), ifail.data()),
         name);
 }
 }  // namespace
