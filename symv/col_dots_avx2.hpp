@@ -1,0 +1,251 @@
+// Internal AVX2 kernels of symv/ (included by symv/tile_kernels_avx2.hpp): col_dots_group, the
+// canonical dots of a few columns with one vector (t1 = W^H v, t2 = V^H v of the panel), the
+// columns in vector lanes and the rows brought across them by in-register transposes; the same
+// chains as contiguous_dot (tests/symv compares them bitwise).
+#pragma once
+
+#if defined(EIGSOLVE_SYMV_AVX2)
+#include <immintrin.h>
+
+#include <cstring>
+#include <type_traits>
+
+#include "core/canonical.hpp"
+#include "core/complex.hpp"
+#include "core/precision.hpp"
+#include "symv/simd_avx2.hpp"
+
+namespace eigsolve {
+namespace symv_detail {
+
+using simd::Avx2;
+
+// ---- column dots: out[q] = canonical_dot(M(:, q), v) for a few columns at once -----------
+
+/// Transposed chains of an 8-row block of L columns (float: one 8 x 8 block; double: two 4 x 4
+/// blocks, rows 0-3 then 4-7): c = madd(M(r, q), v_r, c) for r ascending, lane q = column q.
+/// b points at row 0 of column 0 (column q at b + ldm q); vb[r] = broadcast v_r.
+inline __m256 block_col_chain(const float* b, index_t ldm, const __m256* vb, __m256 c) {
+  __m256 r[kChunk];
+  for (int q = 0; q < kChunk; ++q)
+    r[q] = _mm256_loadu_ps(b + ldm * q);
+  const __m256 a0 = _mm256_unpacklo_ps(r[0], r[1]), a1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 a2 = _mm256_unpacklo_ps(r[2], r[3]), a3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 a4 = _mm256_unpacklo_ps(r[4], r[5]), a5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 a6 = _mm256_unpacklo_ps(r[6], r[7]), a7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 b0 = _mm256_shuffle_ps(a0, a2, 0x44), b1 = _mm256_shuffle_ps(a0, a2, 0xEE);
+  const __m256 b2 = _mm256_shuffle_ps(a1, a3, 0x44), b3 = _mm256_shuffle_ps(a1, a3, 0xEE);
+  const __m256 b4 = _mm256_shuffle_ps(a4, a6, 0x44), b5 = _mm256_shuffle_ps(a4, a6, 0xEE);
+  const __m256 b6 = _mm256_shuffle_ps(a5, a7, 0x44), b7 = _mm256_shuffle_ps(a5, a7, 0xEE);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b0, b4, 0x20), vb[0], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b1, b5, 0x20), vb[1], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b2, b6, 0x20), vb[2], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b3, b7, 0x20), vb[3], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b0, b4, 0x31), vb[4], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b1, b5, 0x31), vb[5], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b2, b6, 0x31), vb[6], c);
+  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b3, b7, 0x31), vb[7], c);
+  return c;
+}
+inline __m256d block_col_chain(const double* b, index_t ldm, const __m256d* vb, __m256d c) {
+  const double* c0 = b;
+  const double* c1 = b + ldm;
+  const double* c2 = b + 2 * ldm;
+  const double* c3 = b + 3 * ldm;
+  for (int h = 0; h < 2; ++h) {
+    const __m256d r0 = _mm256_loadu_pd(c0 + 4 * h), r1 = _mm256_loadu_pd(c1 + 4 * h);
+    const __m256d r2 = _mm256_loadu_pd(c2 + 4 * h), r3 = _mm256_loadu_pd(c3 + 4 * h);
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    const __m256d* vi = vb + 4 * h;
+    c = _mm256_fmadd_pd(_mm256_permute2f128_pd(t0, t2, 0x20), vi[0], c);
+    c = _mm256_fmadd_pd(_mm256_permute2f128_pd(t1, t3, 0x20), vi[1], c);
+    c = _mm256_fmadd_pd(_mm256_permute2f128_pd(t0, t2, 0x31), vi[2], c);
+    c = _mm256_fmadd_pd(_mm256_permute2f128_pd(t1, t3, 0x31), vi[3], c);
+  }
+  return c;
+}
+
+/// out[q] = canonical_dot(m, M + ldm q, v) (real: no conjugation; tiles of 64 rows from row 0,
+/// chunks of 8, fixed tree, tiles ascending) for q < L (L = lanes: 8 float, 4 double columns,
+/// all readable for rows < m). Lane q of a vector is the chain of column q: the same chains,
+/// trees and tile sums as the scalar dot. A last partial chunk is read through a zero-padded
+/// copy (padded terms are madd(0, 0, s) = s).
+template <class R>
+inline void col_dots_group(index_t m, const R* M, index_t ldm, const R* v, R* out) {
+  using S = Avx2<R>;
+  using V = typename S::V;
+  constexpr int L = S::kLanes;
+  V acc = S::zero();
+  for (index_t t0 = 0; t0 < m; t0 += kTile) {
+    V c[kChunk];
+    for (int k = 0; k < kChunk; ++k) {
+      const index_t r0 = t0 + index_t(k) * kChunk;
+      c[k] = S::zero();
+      if (r0 >= m) continue;
+      V vb[kChunk];
+      if (r0 + kChunk <= m) {
+        for (int r = 0; r < kChunk; ++r)
+          vb[r] = S::bcast(v + r0 + r);
+        c[k] = block_col_chain(M + r0, ldm, vb, c[k]);
+      } else {
+        alignas(32) R buf[kChunk * L];
+        const int nr = static_cast<int>(m - r0);
+        for (int q = 0; q < L; ++q)
+          for (int r = 0; r < kChunk; ++r)
+            buf[r + kChunk * q] = r < nr ? M[r0 + r + ldm * q] : R(0);
+        for (int r = 0; r < kChunk; ++r)
+          vb[r] = r < nr ? S::bcast(v + r0 + r) : S::zero();
+        c[k] = block_col_chain(buf, index_t(kChunk), vb, c[k]);
+      }
+    }
+    const V p = simd::tree8<S>(c);
+    acc = t0 == 0 ? p : S::add(acc, p);
+  }
+  S::store(out, acc);
+}
+
+/// Complex: out[q] = canonical_dot<conj>(m, M + ldm q, v) = sum_r conj(M(r, q)) v_r for q < C
+/// (C = 4 Complex<float>, 2 Complex<double> columns: one (re, im) pair of lanes per column).
+/// madd_conj(a, b, c) of core/complex.hpp with a = M(r, q) is
+///   re = fma(a.re, b.re, c.re); re = fma(a.im, b.im, re);
+///   im = fma(a.re, b.im, c.im); im = fma(-a.im, b.re, im),
+/// two vector fmas: fma(dup(a.re), (v.re, v.im), c), then fma(dup(a.im), (v.im, -v.re), c)
+/// ((-a.im) v.re and a.im (-v.re) are the same product exactly). Row r across the columns
+/// (u_r) comes from in-register transposes of 64-bit (float pairs) / 128-bit units; rows of a
+/// last partial chunk are gathered one at a time (absent rows are simply not chained).
+template <class R>
+struct ColChainsC {
+  using S = Avx2<R>;
+  using V = typename S::V;
+  static constexpr int kCols = S::kLanes / 2;
+  /// u[r] = row r of an 8-row block (element (r, q) at b[r + ldm q], Complex<R>), r < 8.
+  static void rows8(const Complex<R>* b, index_t ldm, V* u) {
+    if constexpr (std::is_same<R, float>::value) {
+      for (int h = 0; h < 2; ++h) {
+        const Complex<R>* c0 = b + 4 * h;
+        const __m256d a0 = _mm256_loadu_pd(reinterpret_cast<const double*>(c0));
+        const __m256d a1 = _mm256_loadu_pd(reinterpret_cast<const double*>(c0 + ldm));
+        const __m256d a2 = _mm256_loadu_pd(reinterpret_cast<const double*>(c0 + 2 * ldm));
+        const __m256d a3 = _mm256_loadu_pd(reinterpret_cast<const double*>(c0 + 3 * ldm));
+        const __m256d t0 = _mm256_unpacklo_pd(a0, a1), t1 = _mm256_unpackhi_pd(a0, a1);
+        const __m256d t2 = _mm256_unpacklo_pd(a2, a3), t3 = _mm256_unpackhi_pd(a2, a3);
+        u[4 * h + 0] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20));
+        u[4 * h + 1] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20));
+        u[4 * h + 2] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31));
+        u[4 * h + 3] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31));
+      }
+    } else {
+      for (int h = 0; h < 4; ++h) {
+        const Complex<R>* c0 = b + 2 * h;
+        const __m256d a0 = _mm256_loadu_pd(reinterpret_cast<const double*>(c0));
+        const __m256d a1 = _mm256_loadu_pd(reinterpret_cast<const double*>(c0 + ldm));
+        u[2 * h + 0] = _mm256_permute2f128_pd(a0, a1, 0x20);
+        u[2 * h + 1] = _mm256_permute2f128_pd(a0, a1, 0x31);
+      }
+    }
+  }
+  /// Row r alone (a last partial chunk).
+  static V row1(const Complex<R>* b, index_t ldm) {
+    if constexpr (std::is_same<R, float>::value) {
+      double e[4];
+      for (int q = 0; q < 4; ++q)
+        std::memcpy(&e[q], b + ldm * q, sizeof(double));
+      return _mm256_castpd_ps(_mm256_setr_pd(e[0], e[1], e[2], e[3]));
+    } else {
+      return _mm256_setr_pd(b[0].re, b[0].im, b[ldm].re, b[ldm].im);
+    }
+  }
+  /// va = (v.re, v.im), vb = (v.im, -v.re) in every pair of lanes.
+  static void vpair(const Complex<R>& v, V& va, V& vb) {
+    const Complex<R> w(v.im, -v.re);
+    va = S::bcast(&v);
+    vb = S::bcast(&w);
+  }
+  static V step(V c, V u, V va, V vb) {
+    c = S::fma(S::dup_re(u), va, c);
+    return S::fma(S::dup_im(u), vb, c);
+  }
+};
+
+template <class R>
+inline void col_dots_group(index_t m, const Complex<R>* M, index_t ldm, const Complex<R>* v,
+                           Complex<R>* out) {
+  using Ch = ColChainsC<R>;
+  using S = Avx2<R>;
+  using V = typename S::V;
+  V acc = S::zero();
+  for (index_t t0 = 0; t0 < m; t0 += kTile) {
+    V c[kChunk];
+    for (int k = 0; k < kChunk; ++k) {
+      const index_t r0 = t0 + index_t(k) * kChunk;
+      c[k] = S::zero();
+      if (r0 >= m) continue;
+      if (r0 + kChunk <= m) {
+        V u[kChunk];
+        Ch::rows8(M + r0, ldm, u);
+        for (int r = 0; r < kChunk; ++r) {
+          V va, vb;
+          Ch::vpair(v[r0 + r], va, vb);
+          c[k] = Ch::step(c[k], u[r], va, vb);
+        }
+      } else {
+        for (index_t r = r0; r < m; ++r) {
+          V va, vb;
+          Ch::vpair(v[r], va, vb);
+          c[k] = Ch::step(c[k], Ch::row1(M + r, ldm), va, vb);
+        }
+      }
+    }
+    const V p = simd::tree8<S>(c);
+    acc = t0 == 0 ? p : S::add(acc, p);
+  }
+  S::store(reinterpret_cast<R*>(out), acc);
+}
+
+// The entry points symv/reference.cpp calls.
+constexpr int kStrip = kStripTiles<double>;
+constexpr int kStripF = kStripTiles<float>;
+/// Both partials of a stored tile of rows < 64 rows and 64 columns below the diagonal (the
+/// last, partial row panel): the 8-row blocks that exist are read in place, a last partial
+/// block through a zero-padded 8 x 8 copy; xr has 64 entries, zero from rows on. Padded terms
+/// are madd(0, 0, s) = s and the transposed chunks past rows are +0, so pt and pd[0, rows) are
+/// the canonical partials (pd[rows, 64) is 0).
+template <class R>
+inline void tile_fused_rows(int rows, const R* S, index_t lds, const R* xr, const R* xc, R* pd,
+                            R* pt) {
+  using V = typename Avx2<R>::V;
+  alignas(32) R cd[kChunk][kTile];
+  alignas(32) R ct[kChunk][kTile];
+  alignas(32) R pad[kChunk * kChunk];
+  V xbr[kTile], xbc[kTile];
+  broadcast_x(kTile, xc, xbc);
+  broadcast_x(kTile, xr, xbr);
+  const int full = rows - rows % kChunk;
+  for (int cc = 0; cc < kChunk; ++cc) {
+    const int j0 = cc * kChunk;
+    const R* c0 = S + lds * j0;
+    for (int i0 = 0; i0 < full; i0 += kChunk)
+      block8_fused(c0 + i0, lds, xbr + i0, xbc + j0, &cd[cc][i0], &ct[i0 / kChunk][j0]);
+    int i0 = full;
+    if (full < rows) {
+      for (int q = 0; q < kChunk; ++q)
+        for (int r = 0; r < kChunk; ++r)
+          pad[r + kChunk * q] = full + r < rows ? c0[full + r + lds * q] : R(0);
+      block8_fused(pad, index_t(kChunk), xbr + full, xbc + j0, &cd[cc][full],
+                   &ct[full / kChunk][j0]);
+      i0 += kChunk;
+    }
+    for (; i0 < kTile; i0 += kChunk)
+      for (int r = 0; r < kChunk; ++r) {
+        cd[cc][i0 + r] = R(0);
+        ct[i0 / kChunk][j0 + r] = R(0);
+      }
+  }
+  tree_rows64(cd, pd);
+  tree_rows64(ct, pt);
+}
+
+}  // namespace symv_detail
+}  // namespace eigsolve
+#endif  // EIGSOLVE_SYMV_AVX2
