@@ -333,6 +333,49 @@ inline void tile_diag64(const R* D, index_t ldd, const R* x, R* p) {
   tree_rows64(c, p);
 }
 
+// The entry points symv/reference.cpp calls.
+constexpr int kStrip = kStripTiles<double>;
+constexpr int kStripF = kStripTiles<float>;
+/// Both partials of a stored tile of rows < 64 rows and 64 columns below the diagonal (the
+/// last, partial row panel): the 8-row blocks that exist are read in place, a last partial
+/// block through a zero-padded 8 x 8 copy; xr has 64 entries, zero from rows on. Padded terms
+/// are madd(0, 0, s) = s and the transposed chunks past rows are +0, so pt and pd[0, rows) are
+/// the canonical partials (pd[rows, 64) is 0).
+template <class R>
+inline void tile_fused_rows(int rows, const R* S, index_t lds, const R* xr, const R* xc, R* pd,
+                            R* pt) {
+  using V = typename Avx2<R>::V;
+  alignas(32) R cd[kChunk][kTile];
+  alignas(32) R ct[kChunk][kTile];
+  alignas(32) R pad[kChunk * kChunk];
+  V xbr[kTile], xbc[kTile];
+  broadcast_x(kTile, xc, xbc);
+  broadcast_x(kTile, xr, xbr);
+  const int full = rows - rows % kChunk;
+  for (int cc = 0; cc < kChunk; ++cc) {
+    const int j0 = cc * kChunk;
+    const R* c0 = S + lds * j0;
+    for (int i0 = 0; i0 < full; i0 += kChunk)
+      block8_fused(c0 + i0, lds, xbr + i0, xbc + j0, &cd[cc][i0], &ct[i0 / kChunk][j0]);
+    int i0 = full;
+    if (full < rows) {
+      for (int q = 0; q < kChunk; ++q)
+        for (int r = 0; r < kChunk; ++r)
+          pad[r + kChunk * q] = full + r < rows ? c0[full + r + lds * q] : R(0);
+      block8_fused(pad, index_t(kChunk), xbr + full, xbc + j0, &cd[cc][full],
+                   &ct[full / kChunk][j0]);
+      i0 += kChunk;
+    }
+    for (; i0 < kTile; i0 += kChunk)
+      for (int r = 0; r < kChunk; ++r) {
+        cd[cc][i0 + r] = R(0);
+        ct[i0 / kChunk][j0 + r] = R(0);
+      }
+  }
+  tree_rows64(cd, pd);
+  tree_rows64(ct, pt);
+}
+
 }  // namespace symv_detail
 }  // namespace eigsolve
 #include "symv/tile_kernels_avx2_c.hpp"
