@@ -75,7 +75,7 @@ for s in "$@"; do
     profile) step profile 200 env EIGSOLVE_GPU_PROFILE=1 "$es" bench eig -p d,z --sizes 8192 --runs 1 --check-cpu-max 0 ;;
     pdl-off) step pdl-off 200 env EIGSOLVE_GPU_PDL=0 "$es" bench eig -p d --sizes 8192,16384 --runs 2 --check-cpu-max 0 ;;
     cpu-bench) # issue 9 item 8: ours vs LAPACKE on 2 host cores of the (otherwise idle) GPU host
-      step cpu-bench 400 bash -c "taskset -c 0,1 '$bin/bench_eig' values c 2 3 2048 4096; for p in s d; do taskset -c 0,1 '$bin/bench_eig' values \$p 2 3 2048; done" ;;
+      step cpu-bench 400 bash -c "taskset -c 0,1 '$bin/bench_eig' values c 2 3 2048 4096; taskset -c 0,1 '$bin/bench_eig' values d 2 3 2048 4096; taskset -c 0,1 '$bin/bench_eig' values s 2 3 2048" ;;
     cpu-tridiag) step cpu-tridiag 300 taskset -c 0,1 "$bin/bench_tridiag" --threads 2 --reps 3 --sizes 2048,4096 --sz-sizes 2048 --dd-sizes 256 ;;
     symv) step symv 300 "$es" bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
     *) echo "unknown step $s" | tee -a "$out/steps.txt" ;;
