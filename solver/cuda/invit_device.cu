@@ -151,9 +151,22 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     std::vector<unsigned char> wsw(static_cast<std::size_t>(n));
     const invit::Work<R> W{wk.data(),         wk.data() + n, wk.data() + 2 * n, wk.data() + 3 * n,
                            wk.data() + 4 * n, wsw.data(),    index_t(1)};
+    // Column f fell back: invit::fallback on the host against the columns [p0, f).
+    const auto host_fallback = [&](index_t p0, index_t f) {
+      const index_t nq = f - p0;
+      qh.resize(static_cast<std::size_t>(std::max<index_t>(nq, 1) * n));
+      if (nq > 0)
+        ck(cudaMemcpy(qh.data(), dz + p0 * n, sizeof(R) * std::size_t(nq * n),
+                      cudaMemcpyDeviceToHost),
+           "window");
+      invit::fallback(n, d, e, x[f], P, k0 + f, R(0), W, qh.data(), nq, n, yh.data());
+      ck(cudaMemcpy(dz + f * n, yh.data(), sizeof(R) * std::size_t(n), cudaMemcpyHostToDevice),
+         "fallback column");
+      ++nfall;
+    };
     // Runs step 2 for one cluster block from js on, with host fallbacks, until the block is done.
     const auto finish_block = [&](index_t p0, index_t j0, index_t js, index_t j1) {
-      for (;;) {
+      while (js < j1) {
         const index_t h[3] = {j0, js, j1};
         ck(cudaMemcpy(dj0, &h[0], sizeof(index_t), cudaMemcpyHostToDevice), "j0");
         ck(cudaMemcpy(djs, &h[1], sizeof(index_t), cudaMemcpyHostToDevice), "js");
@@ -163,19 +176,8 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
         index_t f = -1;
         ck(cudaMemcpy(&f, dflag, sizeof(index_t), cudaMemcpyDeviceToHost), "flag");
         if (f < 0) return;
-        // invit::fallback on the host against [p0, f), then on with f + 1
-        const index_t nq = f - p0;
-        qh.resize(static_cast<std::size_t>(std::max<index_t>(nq, 1) * n));
-        if (nq > 0)
-          ck(cudaMemcpy(qh.data(), dz + p0 * n, sizeof(R) * std::size_t(nq * n),
-                        cudaMemcpyDeviceToHost),
-             "window");
-        invit::fallback(n, d, e, x[f], P, k0 + f, R(0), W, qh.data(), nq, n, yh.data());
-        ck(cudaMemcpy(dz + f * n, yh.data(), sizeof(R) * std::size_t(n), cudaMemcpyHostToDevice),
-           "fallback column");
-        ++nfall;
+        host_fallback(p0, f);
         js = f + 1;
-        if (js >= j1) return;
       }
     };
     if (nsmall > 0) {
@@ -189,17 +191,8 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
       ck(cudaMemcpy(fl.data(), dflag, sizeof(index_t) * nj, cudaMemcpyDeviceToHost), "flags");
       for (index_t b = 0; b < nsmall; ++b)
         if (fl[b] >= 0) {  // the fallback for fl[b], then the rest of that cluster
-          const index_t f = fl[b], c0 = hj0[b], c1 = hj1[b];
-          qh.resize(static_cast<std::size_t>(std::max<index_t>(f - c0, 1) * n));
-          if (f > c0)
-            ck(cudaMemcpy(qh.data(), dz + c0 * n, sizeof(R) * std::size_t((f - c0) * n),
-                          cudaMemcpyDeviceToHost),
-               "window");
-          invit::fallback(n, d, e, x[f], P, k0 + f, R(0), W, qh.data(), f - c0, n, yh.data());
-          ck(cudaMemcpy(dz + f * n, yh.data(), sizeof(R) * std::size_t(n), cudaMemcpyHostToDevice),
-             "fallback column");
-          ++nfall;
-          if (f + 1 < c1) finish_block(c0, c0, f + 1, c1);
+          host_fallback(hj0[b], fl[b]);
+          finish_block(hj0[b], hj0[b], fl[b] + 1, hj1[b]);
         }
     }
     for (index_t c = 0; c < nclusters; ++c) {
