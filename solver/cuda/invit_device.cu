@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -94,13 +95,15 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
   if (ldz < n) throw DimensionError("invit_cuda: ldz < n");
   const std::size_t per = std::size_t(n) * (5 * sizeof(R) + 1);  // phase A work per vector
   const std::size_t bz = std::size_t(n) * std::size_t(m) * sizeof(R);
+  // Z and the CGS coefficients of phase B (32 per column) stay resident.
+  const std::size_t bres = bz + std::size_t(invit::kBlock) * std::size_t(m) * sizeof(R);
   std::size_t free_b = 0, total_b = 0;
   ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-  if (bz + 64 * per + (std::size_t(64) << 20) > free_b / 10 * 9) return false;
+  if (bres + 64 * per + (std::size_t(64) << 20) > free_b / 10 * 9) return false;
   const std::size_t budget =
-      std::min<std::size_t>((free_b / 10 * 9 - bz) / 2, std::size_t(16) << 30);
+      std::min<std::size_t>((free_b / 10 * 9 - bres) / 2, std::size_t(16) << 30);
   const index_t batch = std::min<index_t>(m, index_t(std::max<std::size_t>(1, budget / per)));
-  R *dd = nullptr, *de = nullptr, *dx = nullptr, *work = nullptr, *dz = nullptr;
+  R *dd = nullptr, *de = nullptr, *dx = nullptr, *work = nullptr, *dz = nullptr, *cbuf = nullptr;
   unsigned char* sw = nullptr;
   index_t *dlo = nullptr, *dj = nullptr;
   auto release = [&] {
@@ -112,6 +115,7 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     cudaFree(sw);
     cudaFree(dlo);
     cudaFree(dj);
+    cudaFree(cbuf);
   };
   index_t nfall = 0;
   try {
@@ -133,19 +137,11 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
                                                            work, sw, dz + j0 * n);
       ck(cudaGetLastError(), "phase A launch");
     }
-    // Phase B. Blocks of step 2: every small cluster (one block each, in one launch), then the
-    // blocks of the large clusters one after another (each after its CGS step).
-    std::vector<index_t> hj0, hjs, hj1;
-    for (index_t c = 0; c < nclusters; ++c)
-      if (cb[c + 1] - cb[c] <= invit::kBlock) {
-        hj0.push_back(cb[c]);
-        hjs.push_back(cb[c]);
-        hj1.push_back(cb[c + 1]);
-      }
-    const index_t nsmall = index_t(hj0.size());
-    const std::size_t nj = std::max<std::size_t>(hj0.size(), 1);
-    ck(cudaMalloc(&dj, sizeof(index_t) * 4 * nj), "cudaMalloc");
-    index_t *dj0 = dj, *djs = dj + nj, *dj1 = dj + 2 * nj, *dflag = dj + 3 * nj;
+    // Phase B in rounds of waves (solver/cuda/invit_phase_b.cuh): wave k = block k of every
+    // cluster, CGS kernel then sequential kernel, all launched without a host round trip. A
+    // column that needs the fallback stops its cluster (the others go on); after the round the
+    // host runs invit::fallback for each stopped column and the next round resumes those
+    // clusters at the column after it.
     std::vector<R> qh, yh(static_cast<std::size_t>(n));
     std::vector<R> wk(5 * static_cast<std::size_t>(n));
     std::vector<unsigned char> wsw(static_cast<std::size_t>(n));
@@ -164,49 +160,105 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
          "fallback column");
       ++nfall;
     };
-    // Runs step 2 for one cluster block from js on, with host fallbacks, until the block is done.
-    const auto finish_block = [&](index_t p0, index_t j0, index_t js, index_t j1) {
-      while (js < j1) {
-        const index_t h[3] = {j0, js, j1};
-        ck(cudaMemcpy(dj0, &h[0], sizeof(index_t), cudaMemcpyHostToDevice), "j0");
-        ck(cudaMemcpy(djs, &h[1], sizeof(index_t), cudaMemcpyHostToDevice), "js");
-        ck(cudaMemcpy(dj1, &h[2], sizeof(index_t), cudaMemcpyHostToDevice), "j1");
-        invit_dev::step2_kernel<R><<<1, invit_dev::kThreads>>>(n, dz, n, dj0, djs, dj1, dlo, dflag);
-        ck(cudaGetLastError(), "phase B launch");
-        index_t f = -1;
-        ck(cudaMemcpy(&f, dflag, sizeof(index_t), cudaMemcpyDeviceToHost), "flag");
-        if (f < 0) return;
-        host_fallback(p0, f);
-        js = f + 1;
-      }
-    };
-    if (nsmall > 0) {
-      ck(cudaMemcpy(dj0, hj0.data(), sizeof(index_t) * nj, cudaMemcpyHostToDevice), "j0");
-      ck(cudaMemcpy(djs, hjs.data(), sizeof(index_t) * nj, cudaMemcpyHostToDevice), "js");
-      ck(cudaMemcpy(dj1, hj1.data(), sizeof(index_t) * nj, cudaMemcpyHostToDevice), "j1");
-      invit_dev::step2_kernel<R>
-          <<<unsigned(nsmall), invit_dev::kThreads>>>(n, dz, n, dj0, djs, dj1, dlo, dflag);
-      ck(cudaGetLastError(), "phase B launch");
-      std::vector<index_t> fl(nj);
-      ck(cudaMemcpy(fl.data(), dflag, sizeof(index_t) * nj, cudaMemcpyDeviceToHost), "flags");
-      for (index_t b = 0; b < nsmall; ++b)
-        if (fl[b] >= 0) {  // the fallback for fl[b], then the rest of that cluster
-          host_fallback(hj0[b], fl[b]);
-          finish_block(hj0[b], hj0[b], fl[b] + 1, hj1[b]);
-        }
+    const index_t nc = nclusters;
+    std::vector<index_t> hst(6 * std::size_t(nc)), nb(static_cast<std::size_t>(nc));
+    index_t* hc0 = hst.data();
+    index_t* hc1 = hc0 + nc;
+    index_t* hkst = hc1 + nc;
+    index_t* hjst = hkst + nc;
+    index_t* hstop = hjst + nc;
+    index_t* hord = hstop + nc;
+    for (index_t c = 0; c < nc; ++c) {
+      hc0[c] = cb[c];
+      hc1[c] = cb[c + 1];
+      hkst[c] = 0;
+      hjst[c] = cb[c];
+      nb[c] = (cb[c + 1] - cb[c] + invit::kBlock - 1) / invit::kBlock;
     }
-    for (index_t c = 0; c < nclusters; ++c) {
-      if (cb[c + 1] - cb[c] <= invit::kBlock) continue;
-      for (index_t j0 = cb[c]; j0 < cb[c + 1]; j0 += invit::kBlock) {
-        const index_t j1 = std::min(j0 + invit::kBlock, cb[c + 1]), p0 = lo[j0];
-        if (p0 < j0) {
-          invit_dev::cgs2_kernel<R>
-              <<<unsigned(j1 - j0), invit_dev::kThreads, std::size_t(j0 - p0) * sizeof(R)>>>(
-                  n, dz, n, p0, j0);
-          ck(cudaGetLastError(), "phase B CGS launch");
-        }
-        finish_block(p0, j0, j0, j1);
+    ck(cudaMalloc(&dj, sizeof(index_t) * 6 * std::size_t(nc)), "cudaMalloc");
+    ck(cudaMalloc(&cbuf, sizeof(R) * std::size_t(invit::kBlock) * std::size_t(m)), "cudaMalloc");
+    ck(cudaMemcpy(dj, hst.data(), sizeof(index_t) * 2 * std::size_t(nc), cudaMemcpyHostToDevice),
+       "clusters");
+    invit_dev::WaveArgs wa{};
+    wa.n = n;
+    wa.ldz = n;
+    wa.c0 = dj;
+    wa.c1 = dj + nc;
+    wa.kst = dj + 2 * nc;
+    wa.jst = dj + 3 * nc;
+    wa.stop = dj + 4 * nc;
+    wa.order = dj + 5 * nc;
+    wa.lo = dlo;
+    // The sequential kernel: y_j in shared memory when it fits (EIGSOLVE_GPU_INVIT_YGLOBAL=1
+    // forces the global-memory path, for the tests), KC slots of q in registers.
+    const index_t ntiles = (n + kTile - 1) / kTile, nchunks = (n + kChunk - 1) / kChunk;
+    const index_t nslots = (n + invit_dev::kSlot - 1) / invit_dev::kSlot;
+    int dev = 0, smem_optin = 0;
+    ck(cudaGetDevice(&dev), "cudaGetDevice");
+    ck(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+       "cudaDeviceGetAttribute");
+    const std::size_t smem_limit = std::size_t(smem_optin) - 2 * sizeof(R);  // minus s_c
+    const std::size_t smem_part = sizeof(R) * std::size_t(ntiles);
+    const std::size_t smem_y = sizeof(R) * std::size_t(invit_dev::kYStride) * std::size_t(nchunks);
+    const char* yg_env = std::getenv("EIGSOLVE_GPU_INVIT_YGLOBAL");
+    const bool force_global = yg_env && yg_env[0] == '1';
+    const int y_shared = (!force_global && smem_part + smem_y <= smem_limit) ? 1 : 0;
+    const std::size_t smem = smem_part + (y_shared ? smem_y : 0);
+    if (smem > smem_limit) throw DimensionError("invit_cuda: n too large for phase B");
+    auto step2 = &invit_dev::step2_wave_kernel<R, 1>;
+    if constexpr (sizeof(R) <= 8)  // KC = 2 slots of q in registers (dd: 1, it spills beyond)
+      if (nslots >= 2) step2 = &invit_dev::step2_wave_kernel<R, 2>;
+    ck(cudaFuncSetAttribute(step2, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
+       "cudaFuncSetAttribute");
+    std::vector<index_t> todo(static_cast<std::size_t>(nc));
+    for (index_t c = 0; c < nc; ++c)
+      todo[c] = c;
+    while (!todo.empty()) {
+      // Clusters with the most blocks first: wave k's clusters are a prefix of the order.
+      std::stable_sort(todo.begin(), todo.end(),
+                       [&](index_t a, index_t b) { return nb[a] > nb[b]; });
+      const index_t nt = index_t(todo.size());
+      index_t kmin = nb[todo[0]];
+      for (index_t i = 0; i < nt; ++i) {
+        hord[i] = todo[i];
+        kmin = std::min(kmin, hkst[todo[i]]);
       }
+      for (index_t c = 0; c < nc; ++c)
+        hstop[c] = -1;
+      ck(cudaMemcpy(dj + 2 * nc, hkst,
+                    sizeof(index_t) * 3 * std::size_t(nc) + sizeof(index_t) * std::size_t(nt),
+                    cudaMemcpyHostToDevice),
+         "round state");
+      index_t nact = nt;
+      for (index_t k = kmin; k < nb[todo[0]]; ++k) {
+        while (nact > 0 && nb[todo[nact - 1]] <= k)
+          --nact;
+        wa.k = k;
+        if (k > 0)  // wave 0: every window is empty
+          invit_dev::cgs2_wave_kernel<R>
+              <<<dim3(unsigned(nact), unsigned(invit::kBlock)), invit_dev::kT1>>>(wa, dz, cbuf);
+        step2<<<unsigned(nact), invit_dev::kT2, smem>>>(wa, dz, y_shared);
+        ck(cudaGetLastError(), "phase B launch");
+      }
+      ck(cudaMemcpy(hstop, dj + 4 * nc, sizeof(index_t) * std::size_t(nc), cudaMemcpyDeviceToHost),
+         "stops");
+      std::vector<index_t> next;
+      for (index_t i = 0; i < nt; ++i) {
+        const index_t c = todo[i], f = hstop[c];
+        if (f < 0) continue;
+        const index_t kb = (f - cb[c]) / invit::kBlock, j0 = cb[c] + kb * invit::kBlock;
+        const index_t j1 = std::min(j0 + invit::kBlock, cb[c + 1]);
+        host_fallback(lo[j0], f);
+        if (f + 1 < j1) {
+          hkst[c] = kb;
+          hjst[c] = f + 1;
+        } else {
+          hkst[c] = kb + 1;
+          hjst[c] = j1;
+        }
+        if (hkst[c] < nb[c]) next.push_back(c);
+      }
+      todo.swap(next);
     }
     ck(cudaMemcpy2D(z, sizeof(R) * std::size_t(ldz), dz, sizeof(R) * std::size_t(n),
                     sizeof(R) * std::size_t(n), std::size_t(m), cudaMemcpyDeviceToHost),

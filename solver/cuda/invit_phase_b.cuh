@@ -1,94 +1,256 @@
 // Phase B of the canonical inverse iteration on the device (docs/canonical-eigenvectors.md),
 // included by solver/cuda/invit_device.cu. The same operations in the same order as the host's
-// phase B (solver/inverse_iteration.cpp): every dot is the canonical dot (tiles of 64, chunks
-// of 8, the fixed tree, tiles ascending: tridiag_cuda::block_canonical_sum), every update one
-// madd chain per element with p ascending.
+// phase B (solver/inverse_iteration.cpp): every dot is the canonical dot (chunks of 8 as madd
+// chains, the fixed tree of the 8 chunks of a tile of 64, the tile partials added in ascending
+// order), every update one madd chain per element with p ascending.
 //
-//   cgs2_kernel   one block per column j of [j0, j1): twice { c_p = q_p . y_j for p in the
-//                 window [p0, j0); y_j[i] = madd(-c_p, q_p[i], y_j[i]), p ascending }
-//   step2_kernel  one block per (cluster block): j = js .. j1-1 sequentially: MGS twice against
-//                 [max(j0, lo_j), j), nrm = sqrt(y . y); nrm >= 0.1: y /= nrm; else it stops
-//                 and reports j (the host runs invit::fallback for it and continues at j + 1)
+// The host launches phase B in waves: wave k is block k (columns [c0 + 32k, c0 + 32k + 32)) of
+// every cluster that has one, all clusters at once, two launches per wave and no host round trip
+// in between (the per-cluster state lives on the device, WaveArgs):
+//
+//   cgs2_wave_kernel   grid (clusters, 32 columns), 512 threads: column j of the block, CGS twice
+//                      against the window [p0, j0): the dots of up to 8 window columns per sweep
+//                      over y_j (8 chains of the ascending tile sums in parallel, one warp each),
+//                      the coefficients in a global scratch, then y_j[i] = madd(-c_p, q_p[i],
+//                      y_j[i]) for p ascending.
+//   step2_wave_kernel  grid (clusters), 1024 threads: the sequential step of the block (MGS twice
+//                      against [max(j0, lo_j), j), nrm = sqrt(y . y), y / nrm). Thread t owns the
+//                      chunks g = t + 1024 s (elements 8g .. 8g+7) of y_j for good: y_j stays in
+//                      shared memory (chunk stride 9: no bank conflicts) when it fits, else in
+//                      its column of Z, and is only ever touched by its owner, so a dot costs
+//                      one sweep (the update with the previous coefficient fused with the chains
+//                      of the next dot), a shuffle tree per tile, two __syncthreads and the
+//                      ascending sum of the n/64 tile partials by thread 0. The previous q's
+//                      elements are kept in registers (KC slots) for the fused update.
+//                      ||y_j|| < 0.1 (or NaN): stop[cluster] = j and the cluster's later kernels
+//                      do nothing; the host runs invit::fallback for j and resumes at j + 1.
 #pragma once
 
-#include "householder/cuda/panel_kernels.cuh"  // tridiag_cuda::block_canonical_sum
+#include "core/canonical.hpp"
 #include "solver/inverse_iteration_kernels.hpp"
 
 namespace eigsolve {
 namespace invit_dev {
 
-constexpr int kThreads = 512;
+constexpr int kT1 = 512;      // threads of the CGS kernel
+constexpr int kPB = 8;        // window columns per sweep of the CGS dots
+constexpr int kCStage = 256;  // CGS coefficients staged in shared memory per update sweep
+constexpr int kT2 = 1024;     // threads of the sequential kernel
+constexpr index_t kSlot = index_t(kT2) * kChunk;  // elements per slot (one chunk per thread)
+constexpr int kYStride = kChunk + 1;              // shared y: chunk g at [9g, 9g + 8)
 
-/// x . y in the canonical order, by the whole block; the result in every thread.
-template <class R>
-__device__ R block_dot(index_t n, const R* x, const R* y, R* sh, R* s_out) {
-  const R v = tridiag_cuda::block_canonical_sum<R>(
-      n, [&](index_t i, R s) { return madd(x[i], y[i], s); }, sh);
-  if (threadIdx.x == 0) *s_out = v;
-  __syncthreads();
-  const R r = *s_out;
-  __syncthreads();
-  return r;
+/// Per-cluster state of a round of waves (device arrays indexed by the cluster), and the wave.
+struct WaveArgs {
+  index_t n, ldz;
+  const index_t* order;  // slot (blockIdx) -> cluster
+  const index_t* c0;     // cluster [c0, c1)
+  const index_t* c1;
+  const index_t* kst;  // first block of this round
+  const index_t* jst;  // first column of this round (inside block kst; == its j0: CGS too)
+  const index_t* lo;   // window start of every column
+  index_t* stop;       // -1, or the column that needs the fallback
+  index_t k;           // the wave
+};
+
+/// The block of the cluster at `slot` in wave a.k; false when it has none (or has stopped).
+__device__ __forceinline__ bool wave_block(const WaveArgs& a, index_t slot, index_t& c, index_t& j0,
+                                           index_t& js, index_t& j1) {
+  c = a.order[slot];
+  if (a.stop[c] >= 0 || a.k < a.kst[c]) return false;
+  j0 = a.c0[c] + a.k * invit::kBlock;
+  if (j0 >= a.c1[c]) return false;
+  j1 = j0 + invit::kBlock < a.c1[c] ? j0 + invit::kBlock : a.c1[c];
+  js = a.k == a.kst[c] ? a.jst[c] : j0;
+  return js < j1;
 }
 
-/// Dynamic shared memory: (j0 - p0) elements (the coefficients c).
+__device__ __forceinline__ float shfl_down8(float v, int d) {
+  return __shfl_down_sync(0xffffffffu, v, d, 8);
+}
+__device__ __forceinline__ double shfl_down8(double v, int d) {
+  return __shfl_down_sync(0xffffffffu, v, d, 8);
+}
+__device__ __forceinline__ dd_real shfl_down8(const dd_real& v, int d) {
+  return dd_real(__shfl_down_sync(0xffffffffu, v.hi, d, 8),
+                 __shfl_down_sync(0xffffffffu, v.lo, d, 8));
+}
+
+/// Lanes 8r + q (q = 0..7) hold the chunk sums c_q of one tile: tile_tree(c) in lane 8r
+/// (((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7))); the other lanes get junk. Whole warp.
 template <class R>
-__global__ void __launch_bounds__(kThreads)
-    cgs2_kernel(index_t n, R* Z, index_t ldz, index_t p0, index_t j0) {
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  R* c = reinterpret_cast<R*>(smem_raw);
-  __shared__ R sh[kThreads];
-  __shared__ R s_out;
-  const index_t np = j0 - p0;
-  R* y = Z + (j0 + index_t(blockIdx.x)) * ldz;
-  const R* q = Z + p0 * ldz;
+__device__ __forceinline__ R tree8(const R& v) {
+  const R a = v + shfl_down8(v, 1);
+  const R b = a + shfl_down8(a, 2);
+  return b + shfl_down8(b, 4);
+}
+
+/// Step 1 of one column (blockIdx.y) of the wave's block of the cluster at slot blockIdx.x.
+/// cbuf: 32 * m scratch, cluster c's coefficients at 32 * c0 + column * (c1 - c0).
+template <class R>
+__global__ void __launch_bounds__(kT1) cgs2_wave_kernel(WaveArgs a, R* Z, R* cbuf) {
+  index_t c, j0, js, j1;
+  if (!wave_block(a, blockIdx.x, c, j0, js, j1)) return;
+  const index_t j = j0 + index_t(blockIdx.y);
+  if (js != j0 || j >= j1) return;  // resumed inside the block: step 1 is done
+  const index_t p0 = a.lo[j0], np = j0 - p0;
+  if (np <= 0) return;
+  __shared__ R part[kPB][kT1 / 8];
+  __shared__ R cs[kCStage];
+  const int t = threadIdx.x, q8 = t & 7, lane = t & 31, warp = t >> 5;
+  const index_t n = a.n, ld = a.ldz, ntiles = (n + kTile - 1) / kTile;
+  R* y = Z + j * ld;
+  const R* Q = Z + p0 * ld;
+  R* cg = cbuf + invit::kBlock * a.c0[c] + index_t(blockIdx.y) * (a.c1[c] - a.c0[c]);
   for (int pass = 0; pass < 2; ++pass) {
-    for (index_t p = 0; p < np; ++p) {
-      const R cp = block_dot(n, q + p * ldz, static_cast<const R*>(y), sh, &s_out);
-      if (threadIdx.x == 0) c[p] = cp;
-    }
-    __syncthreads();
-    for (index_t i = threadIdx.x; i < n; i += blockDim.x) {
-      R yi = y[i];
-      for (index_t p = 0; p < np; ++p)
-        yi = madd(-c[p], q[p * ldz + i], yi);
-      y[i] = yi;
-    }
-    __syncthreads();
-  }
-}
-
-/// Block b: columns js[b] .. j1[b]-1 of the cluster block starting at j0[b]; flag[b] = the
-/// column that needs the fallback, or -1.
-template <class R>
-__global__ void __launch_bounds__(kThreads)
-    step2_kernel(index_t n, R* Z, index_t ldz, const index_t* j0s, const index_t* jss,
-                 const index_t* j1s, const index_t* lo, index_t* flag) {
-  __shared__ R sh[kThreads];
-  __shared__ R s_out;
-  const index_t b = blockIdx.x, j0 = j0s[b], j1 = j1s[b];
-  for (index_t j = jss[b]; j < j1; ++j) {
-    R* y = Z + j * ldz;
-    const index_t ps = lo[j] > j0 ? lo[j] : j0;
-    for (int pass = 0; pass < 2; ++pass)
-      for (index_t p = ps; p < j; ++p) {
-        const R* qp = Z + p * ldz;
-        const R cp = block_dot(n, qp, static_cast<const R*>(y), sh, &s_out);
-        for (index_t i = threadIdx.x; i < n; i += blockDim.x)
-          y[i] = madd(-cp, qp[i], y[i]);
+    // c_p = q_p . y for all p of the window (the same y), kPB columns per sweep over y.
+    for (index_t pb = 0; pb < np; pb += kPB) {
+      const int nb = int(np - pb < kPB ? np - pb : kPB);
+      R acc = R(0);
+      for (index_t tb = 0; tb < ntiles; tb += kT1 / 8) {
+        const index_t base = (tb * 8 + t) * kChunk;
+        R yv[kChunk];
+#pragma unroll
+        for (int u = 0; u < kChunk; ++u)
+          yv[u] = base + u < n ? y[base + u] : R(0);
+#pragma unroll
+        for (int p = 0; p < kPB; ++p) {
+          if (p < nb) {  // block-uniform
+            const R* qp = Q + (pb + p) * ld;
+            R s = R(0);
+#pragma unroll
+            for (int u = 0; u < kChunk; ++u)
+              if (base + u < n) s = madd(qp[base + u], yv[u], s);
+            const R tp = tree8(s);
+            if (q8 == 0) part[p][t >> 3] = tp;
+          }
+        }
+        __syncthreads();
+        if (lane == 0 && warp < nb) {  // dot pb + warp: its tile partials, ascending
+          const index_t cnt = ntiles - tb < kT1 / 8 ? ntiles - tb : kT1 / 8;
+          for (index_t k = 0; k < cnt; ++k)
+            acc = (tb == 0 && k == 0) ? part[warp][k] : acc + part[warp][k];
+        }
         __syncthreads();
       }
-    const R nrm =
-        sqrt_(block_dot(n, static_cast<const R*>(y), static_cast<const R*>(y), sh, &s_out));
-    if (!(nrm >= R(invit::kFallbackNorm))) {
-      if (threadIdx.x == 0) flag[b] = j;
+      if (lane == 0 && warp < nb) cg[pb + warp] = acc;
+    }
+    __syncthreads();
+    // y[i] = madd(-c_p, q_p[i], y[i]), p ascending (staged kCStage coefficients at a time).
+    for (index_t cb0 = 0; cb0 < np; cb0 += kCStage) {
+      const int cn = int(np - cb0 < kCStage ? np - cb0 : kCStage);
+      for (int k = t; k < cn; k += kT1)
+        cs[k] = -cg[cb0 + k];
+      __syncthreads();
+      for (index_t i = t; i < n; i += kT1) {
+        R yi = y[i];
+        const R* qi = Q + cb0 * ld + i;
+        for (int p = 0; p < cn; ++p)
+          yi = madd(cs[p], qi[p * ld], yi);
+        y[i] = yi;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+/// One slot of the fused sweep of dot number k of column j: for the owned elements i of chunk
+/// g: (upd) y_i = madd(ncp, qprev_i, y_i); then s = madd(v_i, y_i, s) (norm: madd(y_i, y_i, s)).
+/// Cached: qprev_i comes from (and v_i goes to) the registers qc. Returns the chunk sum.
+template <bool Cached, class R>
+__device__ __forceinline__ R sweep_chunk(index_t n, index_t g, R* ysh, R* yg, bool upd, bool nrm,
+                                         const R& ncp, const R* vprev, const R* v,
+                                         R (&qc)[kChunk]) {
+  R s = R(0);
+  const index_t base = g * kChunk;
+  if (base >= n) return s;
+  R* yp = ysh ? ysh + g * kYStride : yg + base;
+#pragma unroll
+  for (int u = 0; u < kChunk; ++u) {
+    if (base + u < n) {
+      R yi = yp[u];
+      if (upd) {
+        yi = madd(ncp, Cached ? qc[u] : vprev[base + u], yi);
+        yp[u] = yi;
+      }
+      if (nrm) {
+        s = madd(yi, yi, s);
+      } else {
+        const R qv = v[base + u];
+        if (Cached) qc[u] = qv;
+        s = madd(qv, yi, s);
+      }
+    }
+  }
+  return s;
+}
+
+/// Step 2 of the wave's block of the cluster at slot blockIdx.x. Dynamic shared memory:
+/// ntiles partials, then (y_shared) 9 * ceil(n / 8) elements of y.
+template <class R, int KC>
+__global__ void __launch_bounds__(kT2) step2_wave_kernel(WaveArgs a, R* Z, int y_shared) {
+  index_t c, j0, js, j1;
+  if (!wave_block(a, blockIdx.x, c, j0, js, j1)) return;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  __shared__ R s_c;
+  const index_t n = a.n, ld = a.ldz, ntiles = (n + kTile - 1) / kTile;
+  const index_t nslots = (n + kSlot - 1) / kSlot;
+  R* part = reinterpret_cast<R*>(smem_raw);
+  R* ysh = y_shared ? part + ntiles : nullptr;
+  const int t = threadIdx.x, q8 = t & 7;
+  R qc[KC][kChunk];
+  for (index_t j = js; j < j1; ++j) {
+    R* yg = Z + j * ld;
+    if (ysh) {  // own chunks only: no barrier needed
+      for (index_t s = 0; s < nslots; ++s) {
+        const index_t g = t + kT2 * s, base = g * kChunk;
+        for (int u = 0; u < kChunk; ++u)
+          if (base + u < n) ysh[g * kYStride + u] = yg[base + u];
+      }
+    }
+    const index_t ps = a.lo[j] > j0 ? a.lo[j] : j0, nq = j - ps, L = 2 * nq + 1;
+    R cprev = R(0);
+    for (index_t k = 0; k < L; ++k) {
+      const bool upd = k > 0, nrm = k == L - 1;
+      const R* v = nrm ? nullptr : Z + (ps + k % nq) * ld;
+      const R* vprev = upd ? Z + (ps + (k - 1) % nq) * ld : nullptr;
+      const R ncp = -cprev;
+#pragma unroll
+      for (int s = 0; s < KC; ++s) {
+        if (s < nslots) {  // block-uniform
+          const index_t g = t + index_t(kT2) * s;
+          const R cs = sweep_chunk<true>(n, g, ysh, yg, upd, nrm, ncp, vprev, v, qc[s]);
+          const R tp = tree8(cs);
+          if (q8 == 0 && g * kChunk < n) part[g >> 3] = tp;
+        }
+      }
+      for (index_t s = KC; s < nslots; ++s) {
+        const index_t g = t + index_t(kT2) * s;
+        const R cs = sweep_chunk<false>(n, g, ysh, yg, upd, nrm, ncp, vprev, v, qc[0]);
+        const R tp = tree8(cs);
+        if (q8 == 0 && g * kChunk < n) part[g >> 3] = tp;
+      }
+      __syncthreads();
+      if (t == 0) {
+        R acc = part[0];
+        for (index_t tl = 1; tl < ntiles; ++tl)
+          acc = acc + part[tl];
+        s_c = acc;
+      }
+      __syncthreads();
+      cprev = s_c;
+    }
+    const R nrm = sqrt_(cprev);
+    if (!(nrm >= R(invit::kFallbackNorm))) {  // block-uniform
+      if (t == 0) a.stop[c] = j;
       return;
     }
-    for (index_t i = threadIdx.x; i < n; i += blockDim.x)
-      y[i] = y[i] / nrm;
-    __syncthreads();
+    for (index_t s = 0; s < nslots; ++s) {
+      const index_t g = t + kT2 * s, base = g * kChunk;
+      for (int u = 0; u < kChunk; ++u)
+        if (base + u < n) yg[base + u] = (ysh ? ysh[g * kYStride + u] : yg[base + u]) / nrm;
+    }
+    __syncthreads();  // q_j visible to the whole block
   }
-  if (threadIdx.x == 0) flag[b] = -1;
 }
 
 }  // namespace invit_dev

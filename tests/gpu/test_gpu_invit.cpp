@@ -1,10 +1,13 @@
-// Phase A of the canonical inverse iteration on the device (solver/invit_cuda.hpp): the whole
-// inverse_iteration with a cuda context (device Phase A, host Phase B) equals the CPU's
-// bitwise, for float, double and dd, on random, glued-Wilkinson and degenerate tridiagonals
-// (the last exercise Phase B's fallback), for all eigenvalues and for a subset; phase B on
-// the device (the default) and on the host (EIGSOLVE_GPU_INVIT_B=0).
+// The canonical inverse iteration on the device (solver/invit_cuda.hpp): the whole
+// inverse_iteration with a cuda context equals the CPU's bitwise, for float, double and dd, on
+// random, glued-Wilkinson and degenerate tridiagonals (the last exercise Phase B's fallback),
+// for all eigenvalues and for a subset; phase B on the device (EIGSOLVE_GPU_INVIT_B=1, with
+// y_j in shared memory and, EIGSOLVE_GPU_INVIT_YGLOBAL=1, in global memory) and on the host
+// (EIGSOLVE_GPU_INVIT_B=0). LargeRandom: one big cluster of many blocks of 32 (n not a
+// multiple of 64; above 8192 rows the sequential kernel's second register slot).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -23,7 +26,7 @@ namespace {
 
 template <class R>
 void check(const std::vector<R>& d, const std::vector<R>& e, index_t il, index_t iu,
-           const char* what) {
+           const char* what, bool global_y = false) {
   const index_t n = static_cast<index_t>(d.size()), m = iu - il + 1;
   Context cpu, gpu;
   cpu.threads = 2;
@@ -34,8 +37,12 @@ void check(const std::vector<R>& d, const std::vector<R>& e, index_t il, index_t
   std::vector<R> z1(static_cast<std::size_t>(n * m)), z2(z1.size());
   const index_t f1 =
       inverse_iteration_counted(cpu, n, d.data(), e.data(), m, w.data(), il, z1.data(), n);
-  for (const char* b : {"1", "0"}) {  // phase B on the device, and on the host
-    setenv("EIGSOLVE_GPU_INVIT_B", b, 1);
+  // Phase B on the device (y_j in shared memory; in global memory), and on the host.
+  for (const char* b : {"1", "g", "0"}) {
+    if (b[0] == 'g' && !global_y) continue;
+    setenv("EIGSOLVE_GPU_INVIT_B", b[0] == 'g' ? "1" : b, 1);
+    setenv("EIGSOLVE_GPU_INVIT_YGLOBAL", b[0] == 'g' ? "1" : "0", 1);
+    std::fill(z2.begin(), z2.end(), R(0));
     const index_t f2 =
         inverse_iteration_counted(gpu, n, d.data(), e.data(), m, w.data(), il, z2.data(), n);
     EXPECT_EQ(f1, f2) << what << ": fallbacks";
@@ -44,6 +51,7 @@ void check(const std::vector<R>& d, const std::vector<R>& e, index_t il, index_t
         << "] phase B on the device: " << b;
   }
   unsetenv("EIGSOLVE_GPU_INVIT_B");
+  unsetenv("EIGSOLVE_GPU_INVIT_YGLOBAL");
   if (std::string(what) == "1000-fold") {
     EXPECT_GT(f1, 0) << "the fallback was not exercised";
   }
@@ -91,7 +99,45 @@ TYPED_TEST(GpuInvit, BitwiseEqualToHost) {
   {  // T = I (n = 1000): one 1000-fold eigenvalue, the last vectors of Phase B fall back
     const index_t n = 1000;
     std::vector<R> d(n, R(1)), e(n - 1, R(0));
-    check(d, e, 0, n - 1, "1000-fold");
+    check(d, e, 0, n - 1, "1000-fold", true);
+  }
+  {  // 20 copies of W21+ glued by 1e-10: clusters of 20 and 40 (blocks of 32, fallbacks)
+    const index_t k = 21, c = 20, n = k * c;
+    std::vector<R> d(n), e(n - 1, R(1));
+    for (index_t b = 0; b < c; ++b)
+      for (index_t i = 0; i < k; ++i)
+        d[b * k + i] = R(double(i < 10 ? 10 - i : i - 10));
+    for (index_t b = 1; b < c; ++b)
+      e[b * k - 1] = R(1e-10);
+    check(d, e, 0, n - 1, "glued Wilkinson 20", true);
+  }
+  {  // 300 copies of [2 1 0; 1 2 1; 0 1 2]: three 300-fold eigenvalues (windows of up to 299,
+     // fallbacks inside later blocks of a cluster: rounds resume mid-block)
+    const index_t copies = 300, n = 3 * copies;
+    std::vector<R> d(n, R(2)), e(n - 1, R(1));
+    for (index_t b = 1; b < copies; ++b)
+      e[3 * b - 1] = R(0);
+    check(d, e, 0, n - 1, "repeated 3x3", true);
+  }
+}
+
+TYPED_TEST(GpuInvit, LargeRandom) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using R = TypeParam;
+  std::mt19937_64 g(12);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  // n = 3001, 4000: one big cluster (average gap below ortol), many blocks of 32, n % 64 != 0.
+  // 9000 (float, double): two slots per thread in the sequential kernel, partial last slot.
+  std::vector<index_t> sizes{3001, 4000};
+  if (sizeof(R) <= 8) sizes.push_back(9000);
+  for (const index_t n : sizes) {
+    std::vector<R> d(n), e(n - 1);
+    for (auto& v : d)
+      v = R(u(g));
+    for (auto& v : e)
+      v = R(u(g));
+    check(d, e, 0, n - 1, "large random", n == 3001);
+    if (n == 4000) check(d, e, 1000, 2999, "large random subset");
   }
 }
 
