@@ -20,12 +20,13 @@ template <class R>
 void invit_phase_a_cuda(index_t n, const R* d, const R* e, index_t m, const R* x,
                         const invit::Params<R>& P, index_t k0, R* z, index_t ldz);
 
-/// Phases A and B on the device with Z resident there (phase B: solver/cuda/invit_phase_b.cuh;
-/// a vector that needs the ?stein-style fallback is recomputed on the host by the same
-/// invit::fallback and put back). lo, cb (nclusters + 1 boundaries) as the host's Phase 0
-/// computes them. Returns false, doing nothing, when Z does not fit in the free device memory
-/// (the caller then runs phase A with invit_phase_a_cuda and phase B on the host); *fallbacks
-/// receives the number of fallbacks.
+/// Phases A and B on the device with Z resident there (phase B: solver/cuda/invit_phase_b.cuh,
+/// in waves of one block of 32 per cluster, no host round trip per block;
+/// EIGSOLVE_GPU_INVIT_YGLOBAL=1 keeps y_j in global memory instead of shared, for tests; a vector
+/// that needs the ?stein-style fallback is recomputed on the host by the same invit::fallback and
+/// put back). lo, cb (nclusters + 1 boundaries) as the host's Phase 0 computes them. Returns false,
+/// doing nothing, when Z does not fit in the free device memory (the caller then runs phase A with
+/// invit_phase_a_cuda and phase B on the host); *fallbacks receives the number of fallbacks.
 template <class R>
 bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const index_t* lo,
                 const index_t* cb, index_t nclusters, const invit::Params<R>& P, index_t k0, R* z,
