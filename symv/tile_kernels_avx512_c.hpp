@@ -31,12 +31,14 @@ namespace symv_detail {
 
 /// Whether the strips use the permute form of the conjugated chains' row extraction (16
 /// two-source permutes instead of 8 shuffles + 16 duplications per block: fewer shuffle-port
-/// uops, for Intel's single 512-bit shuffle port; measured ~2 % slower on AMD Zen 5). Both forms
-/// give the same bits; EIGSOLVE_HEMV_PERMUTE=0 selects the plain one (to measure).
+/// uops, meant for Intel's single 512-bit shuffle port). Off by default: measured no better on
+/// the Intel Xeon reference host (chemv 2048 equal, 4096 ~20 % slower) and ~2 % slower on AMD
+/// Zen 5 (bench/NOTES.md, session 5). Both forms give the same bits; EIGSOLVE_HEMV_PERMUTE=1
+/// selects the permute one (to measure).
 inline bool hemv_c_permute() {
   static const bool yes = [] {
     const char* e = std::getenv("EIGSOLVE_HEMV_PERMUTE");
-    return !(e && e[0] == '0');
+    return e && e[0] == '1';
   }();
   return yes;
 }
