@@ -75,8 +75,15 @@ for s in "$@"; do
     profile) step profile 200 env EIGSOLVE_GPU_PROFILE=1 "$es" bench eig -p d,z --sizes 8192 --runs 1 --check-cpu-max 0 ;;
     pdl-off) step pdl-off 200 env EIGSOLVE_GPU_PDL=0 "$es" bench eig -p d --sizes 8192,16384 --runs 2 --check-cpu-max 0 ;;
     cpu-bench) # issue 9 item 8: ours vs LAPACKE on 2 host cores of the (otherwise idle) GPU host
-      step cpu-bench 400 bash -c "taskset -c 0,1 '$bin/bench_eig' values c 2 3 2048 4096; taskset -c 0,1 '$bin/bench_eig' values d 2 3 2048 4096; taskset -c 0,1 '$bin/bench_eig' values s 2 3 2048" ;;
-    cpu-tridiag) step cpu-tridiag 300 taskset -c 0,1 "$bin/bench_tridiag" --threads 2 --reps 3 --sizes 2048,4096 --sz-sizes 2048 --dd-sizes 256 ;;
+      step cpu-bench 560 bash -c "for p in s d c z; do taskset -c 0,1 '$bin/bench_eig' values \$p 2 3 2048; taskset -c 0,1 '$bin/bench_eig' values \$p 2 2 4096; done" ;;
+    cpu-tridiag) step cpu-tridiag 300 bash -c "taskset -c 0,1 '$bin/bench_tridiag' --threads 2 --reps 3 --sizes 2048,4096 --sz-sizes 2048,4096 --dd-sizes 256; for v in 1 0; do echo EIGSOLVE_HEMV_PERMUTE=\$v; EIGSOLVE_HEMV_PERMUTE=\$v taskset -c 0,1 '$bin/bench_tridiag' --threads 2 --sizes '' --dd-sizes '' --sz-sizes '' --hemv-sizes 2048,4096 --sz-prec c --reps 7; done" ;;
+    tests-symv) mkdir -p "$out/t"
+      step tests-symv 300 env EIGSOLVE_REQUIRE_GPU=1 "$bin/tests/test_gpu_symv" --gtest_output=json:"$out/t/test_gpu_symv.json" ;;
+    tests-invit) mkdir -p "$out/t"
+      step tests-invit 300 env EIGSOLVE_REQUIRE_GPU=1 "$bin/tests/test_gpu_invit" --gtest_output=json:"$out/t/test_gpu_invit.json" ;;
+    cli-vb) # device phase B (EIGSOLVE_GPU_INVIT_B=1) against the host's: same vectors, stage times
+      step cli-vb 300 bash -c "for n in 8192 16384; do '$es' generate random --n \$n -o /tmp/r\$n.npy >/dev/null; for b in 1 0; do EIGSOLVE_GPU_INVIT_B=\$b EIGSOLVE_GPU_PROFILE=1 '$es' /tmp/r\$n.npy --device cuda --vectors -o /tmp/w\$n-\$b.txt --vectors-output /tmp/v\$n-\$b.npy; done; cmp /tmp/v\$n-1.npy /tmp/v\$n-0.npy && echo \"n=\$n: device phase B == host phase B (vectors file)\"; rm -f /tmp/v\$n-*.npy; done" ;;
+    tune) step tune 400 "$es" tune symv --runs 3 --sizes 1024,1536,2048,3072,4096,6144,8192,12288,16384,24576,32768 -o "$out/sm_90.json" ;;
     symv) step symv 300 "$es" bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
     *) echo "unknown step $s" | tee -a "$out/steps.txt" ;;
   esac

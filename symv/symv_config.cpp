@@ -17,6 +17,8 @@ const char* load_name(SymvLoad l) {
       return "cs";
     case SymvLoad::staged:
       return "st";
+    case SymvLoad::xs:
+      return "xs";
     case SymvLoad::ldg:
     default:
       return "ldg";
@@ -41,7 +43,7 @@ SymvConfig parse_symv_config(const std::string& name) {
   auto bad = [&] {
     return UsageError("bad SYMV configuration '" + name +
                       "' (expected e.g. ticket-t2-m4-w-ldg: ticket|twopass, t1|t2|t4, m1..m32, "
-                      "w|n, ldg|cg|cs|st)");
+                      "w|n, ldg|cg|cs|st|xs)");
   };
   if (part.size() != 5) throw bad();
   if (part[0] == "ticket")
@@ -76,6 +78,8 @@ SymvConfig parse_symv_config(const std::string& name) {
     c.load = SymvLoad::cs;
   else if (part[4] == "st")
     c.load = SymvLoad::staged;
+  else if (part[4] == "xs")
+    c.load = SymvLoad::xs;
   else
     throw bad();
   return c;
@@ -87,7 +91,7 @@ std::vector<SymvConfig> symv_config_space() {
     for (int t : {1, 2, 4})
       for (int m : {4, 8, 16, 32})
         for (bool w : {true, false})
-          for (SymvLoad l : {SymvLoad::ldg, SymvLoad::cs, SymvLoad::staged}) {
+          for (SymvLoad l : {SymvLoad::ldg, SymvLoad::cs, SymvLoad::staged, SymvLoad::xs}) {
             SymvConfig c;
             c.variant = v;
             c.tiles_per_block = t;

@@ -39,6 +39,9 @@ enum class SymvLoad {
   /// cp.async of whole tiles into shared memory (two per group: the next one arrives while
   /// the current one is reduced); the chains then read shared memory
   staged = 3,
+  /// coalesced loads (ld.global.cs, 512 contiguous bytes per warp load) handed to the threads
+  /// of the 8x8 blocks through a small per-warp shared-memory buffer (symv/cuda/symv_xs.cuh)
+  xs = 4,
 };
 
 /// One point of the tuning space. Every configuration gives the same bits.

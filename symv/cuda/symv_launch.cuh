@@ -10,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "symv/cuda/symv_kernels.cuh"
+#include "symv/cuda/symv_xs.cuh"
 #include "symv/symv_gpu.hpp"
 
 namespace eigsolve {
@@ -52,6 +53,17 @@ void launch_staged(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   kern<<<blocks, 64 * TPB, smem, st>>>(g);
 }
 
+template <class T, int TPB, bool Wide, bool Ticket>
+void launch_xs(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
+  auto kern = symv_tiles_xs<T, TPB, Wide, Ticket>;
+  const std::size_t smem = sizeof(XsSmem<T>) * TPB;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+  });
+  kern<<<blocks, 64 * TPB, smem, st>>>(g);
+}
+
 /// Groups per block of the staged kernel: the configuration's, or fewer where a block would
 /// exceed the 227 KB of shared memory of a block.
 template <class T>
@@ -64,7 +76,12 @@ constexpr int staged_groups(int tpb) {
 
 template <class T, int TPB, bool Wide, int L>
 void launch_variant(bool ticket, const SymvArgs<T>& g, int blocks, cudaStream_t st) {
-  if constexpr (L == 3) {
+  if constexpr (L == 4) {
+    if (ticket)
+      launch_xs<T, TPB, Wide, true>(g, blocks, st);
+    else
+      launch_xs<T, TPB, Wide, false>(g, blocks, st);
+  } else if constexpr (L == 3) {
     constexpr int G = staged_groups<T>(TPB);
     if (ticket)
       launch_staged<T, G, Wide, true>(g, blocks, st);
@@ -87,8 +104,10 @@ void launch_load(int load, bool ticket, const SymvArgs<T>& g, int blocks, cudaSt
       return launch_variant<T, TPB, Wide, 1>(ticket, g, blocks, st);
     case 2:
       return launch_variant<T, TPB, Wide, 2>(ticket, g, blocks, st);
-    default:
+    case 3:
       return launch_variant<T, TPB, Wide, 3>(ticket, g, blocks, st);
+    default:
+      return launch_variant<T, TPB, Wide, 4>(ticket, g, blocks, st);
   }
 }
 

@@ -112,8 +112,9 @@ void run_case(const Case& c, const std::vector<SymvConfig>& configs, std::uint64
 
 std::vector<SymvConfig> three_configs() {
   std::vector<SymvConfig> v;
-  for (const char* c : {"ticket-t2-m4-w-ldg", "twopass-t1-m2-n-st", "ticket-t4-m16-w-st",
-                        "twopass-t4-m8-n-cs", "ticket-t1-m2-w-cg"})
+  for (const char* c :
+       {"ticket-t2-m4-w-ldg", "twopass-t1-m2-n-st", "ticket-t4-m16-w-st", "twopass-t4-m8-n-cs",
+        "ticket-t1-m2-w-cg", "twopass-t2-m8-w-xs", "ticket-t4-m4-n-xs"})
     v.push_back(parse_symv_config(c));
   return v;
 }

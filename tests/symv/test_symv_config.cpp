@@ -16,7 +16,7 @@ using namespace eigsolve;
 
 TEST(SymvConfig, NamesRoundTripAndAreDistinct) {
   const auto space = symv_config_space();
-  EXPECT_EQ(space.size(), 144u);
+  EXPECT_EQ(space.size(), 192u);
   std::set<std::string> names;
   for (const SymvConfig& c : space) {
     EXPECT_EQ(parse_symv_config(c.name()), c) << c.name();
