@@ -123,7 +123,11 @@ void tridiag_stage(const Context& ctx, const SolveOptions& opt, index_t n,
       bisection_eigenvalues(ctx, n, d.data(), e.data(), il, iu, w.data());
     report(opt, "eigenvalues", 1.0);
     if (opt.vectors) {
+      const auto tz = Clock::now();
       zt.assign(static_cast<std::size_t>(n * m), R(0));
+      if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); pf && pf[0] == '1')
+        std::fprintf(stderr, "eigsolve vectors (n = %lld, m = %lld): Z of T allocated in %.3f s\n",
+                     static_cast<long long>(n), static_cast<long long>(m), seconds_since(tz));
       inverse_iteration(ctx, n, d.data(), e.data(), m, w.data(), il, zt.data(), n);
       report(opt, "eigenvectors", 1.0);
     }
