@@ -27,6 +27,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <memory>
+#include <vector>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -323,16 +325,6 @@ index_t ceil_div(index_t a, index_t b) {
   return (a + b - 1) / b;
 }
 
-/// Device buffers freed on every path.
-struct DevMem {
-  void* p = nullptr;
-  DevMem() = default;
-  DevMem(const DevMem&) = delete;
-  DevMem& operator=(const DevMem&) = delete;
-  ~DevMem() { cudaFree(p); }
-  void alloc(std::size_t bytes, const char* what) { ck(cudaMalloc(&p, bytes ? bytes : 1), what); }
-};
-
 }  // namespace
 
 template <class T>
@@ -398,59 +390,10 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
   }
 }
 
-template <class T>
-void apply_q_canonical_cuda(index_t n, const T* A, index_t lda, const T* tau, index_t m, T* Z,
-                            index_t ldz) {
-  if (n <= 1 || m <= 0) return;
-  if (lda < n || ldz < n) throw DimensionError("apply_q_canonical_cuda: lda or ldz < n");
-  if (cuda_device_count() == 0)
-    throw DeviceError("apply_q_canonical_cuda: no CUDA device is visible");
-  const std::size_t bA = std::size_t(n) * std::size_t(n) * sizeof(T);
-  const std::size_t bt = std::size_t(n - 1) * sizeof(T);
-  const std::size_t bZ = std::size_t(n) * std::size_t(m) * sizeof(T);
-  const std::size_t bw = apply_q_device_workspace_bytes<T>(n, m);
-  const std::size_t need = bA + bt + bZ + bw;
-  std::size_t free_b = 0, total_b = 0;
-  ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-  if (need > free_b)
-    throw DeviceError("the GPU cannot hold this back-transformation: order " + std::to_string(n) +
-                      " with " + std::to_string(m) + " vectors in " + ScalarTraits<T>::name +
-                      " needs " + std::to_string(need) + " bytes of device memory, " +
-                      std::to_string(free_b) + " are available (of " + std::to_string(total_b) +
-                      ")");
-  using Clock = std::chrono::steady_clock;
-  const auto t0 = Clock::now();
-  DevMem dA, dt, dZ, dw;
-  dA.alloc(bA, "cudaMalloc A");
-  dt.alloc(bt, "cudaMalloc tau");
-  dZ.alloc(bZ, "cudaMalloc Z");
-  dw.alloc(bw, "cudaMalloc workspace");
-  const std::size_t es = sizeof(T);
-  ck(cudaMemcpy2D(dA.p, es * n, A, es * lda, es * n, n, cudaMemcpyHostToDevice), "upload A");
-  ck(cudaMemcpy(dt.p, tau, bt, cudaMemcpyHostToDevice), "upload tau");
-  ck(cudaMemcpy2D(dZ.p, es * n, Z, es * ldz, es * n, m, cudaMemcpyHostToDevice), "upload Z");
-  const auto t1 = Clock::now();
-  apply_q_canonical_device<T>(n, static_cast<const T*>(dA.p), n, static_cast<const T*>(dt.p), m,
-                              static_cast<T*>(dZ.p), n, dw.p, bw, nullptr);
-  ck(cudaStreamSynchronize(nullptr), "kernels");
-  const auto t2 = Clock::now();
-  ck(cudaMemcpy2D(Z, es * ldz, dZ.p, es * n, es * n, m, cudaMemcpyDeviceToHost), "download Z");
-  if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); pf && pf[0] == '1')
-    std::fprintf(stderr,
-                 "eigsolve back-transformation on the device (n = %lld, m = %lld): allocation "
-                 "and upload %.3f s, kernels %.3f s, download %.3f s\n",
-                 static_cast<long long>(n), static_cast<long long>(m),
-                 std::chrono::duration<double>(t1 - t0).count(),
-                 std::chrono::duration<double>(t2 - t1).count(),
-                 std::chrono::duration<double>(Clock::now() - t2).count());
-}
-
 #define EIGSOLVE_INSTANTIATE_BACK_CUDA(T)                                                      \
   template std::size_t apply_q_device_workspace_bytes<T>(index_t, index_t);                    \
   template void apply_q_canonical_device<T>(index_t, const T*, index_t, const T*, index_t, T*, \
-                                            index_t, void*, std::size_t, void*);               \
-  template void apply_q_canonical_cuda<T>(index_t, const T*, index_t, const T*, index_t, T*,   \
-                                          index_t);
+                                            index_t, void*, std::size_t, void*);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_BACK_CUDA)
 #undef EIGSOLVE_INSTANTIATE_BACK_CUDA
 

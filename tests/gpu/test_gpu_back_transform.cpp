@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -93,6 +94,29 @@ TYPED_TEST(GpuBackTransform, BitwiseEqualToCpu) {
       for (index_t m : ms)
         check<T>(n, m, lda, A, tau, ldz, random_z<T>(m, ldz, seed++), "random");
     }
+  }
+}
+
+/// The host-form transfers: pinned chunks of 4 KiB (many chunks, both buffers, pieces wider than
+/// a chunk going the plain way) and the plain cudaMemcpy2D path (EIGSOLVE_GPU_STAGED=0).
+TYPED_TEST(GpuBackTransform, StagedTransfersKeepTheBits) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  std::uint64_t seed = 71;
+  for (const char* mode : {"chunk", "plain"}) {
+    if (mode[0] == 'c')
+      setenv("EIGSOLVE_GPU_STAGED_CHUNK", "4096", 1);
+    else
+      setenv("EIGSOLVE_GPU_STAGED", "0", 1);
+    for (index_t n : {65, 200, 257}) {
+      const index_t lda = n + 1, ldz = n + 3;
+      std::vector<T> A, tau;
+      make_reflectors<T>(n, lda, seed++, A, tau);
+      for (index_t m : {index_t(1), n / 2, n})
+        check<T>(n, m, lda, A, tau, ldz, random_z<T>(m, ldz, seed++), mode);
+    }
+    unsetenv("EIGSOLVE_GPU_STAGED_CHUNK");
+    unsetenv("EIGSOLVE_GPU_STAGED");
   }
 }
 
