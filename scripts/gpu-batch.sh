@@ -85,6 +85,9 @@ for s in "$@"; do
       step cli-vb 300 bash -c "for n in 8192 16384; do '$es' generate random --n \$n -o /tmp/r\$n.npy >/dev/null; for b in 1 0; do EIGSOLVE_GPU_INVIT_B=\$b EIGSOLVE_GPU_PROFILE=1 '$es' /tmp/r\$n.npy --device cuda --vectors -o /tmp/w\$n-\$b.txt --vectors-output /tmp/v\$n-\$b.npy; done; cmp /tmp/v\$n-1.npy /tmp/v\$n-0.npy && echo \"n=\$n: device phase B == host phase B (vectors file)\"; rm -f /tmp/v\$n-*.npy; done" ;;
     crossmachine) # the digests of scripts/crossmachine.sh on this host: CPU 16 and 1 threads, and the GPU
       step crossmachine 200 bash -c "for c in 'cpu 16' 'cpu 1' 'cuda 16'; do set -- \$c; '$here/scripts/crossmachine.sh' '$es' '$here/tests/data/matrices' /tmp/cm-\$1-\$2 \$2 \$1 > '$out'/digests-\$1-t\$2.txt; done; md5sum '$out'/digests-*.txt" ;;
+    eig-z16k) step eig-z16k 200 "$es" bench eig -p z --sizes 16384 --runs 2 --host-input-max 0 --json "$out/eig-z16k.json" ;;
+    symv-all) step symv-all 300 "$es" bench symv -p all --sizes 1024,2048,4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
+    cpu-s) step cpu-s 200 bash -c "taskset -c 0,1 '$bin/bench_tridiag' --threads 2 --reps 3 --sizes '' --dd-sizes '' --sz-sizes 2048,4096 --sz-prec s; taskset -c 0,1 '$bin/bench_eig' values s 2 3 4096" ;;
     tune) step tune 400 "$es" tune symv --runs 3 --sizes 1024,1536,2048,3072,4096,6144,8192,12288,16384,24576,32768 -o "$out/sm_90.json" ;;
     symv) step symv 300 "$es" bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
     *) echo "unknown step $s" | tee -a "$out/steps.txt" ;;
