@@ -18,8 +18,9 @@
 // full diagonal tile is not expanded, symv_detail::tile_diag64_c), every chain keeping its element
 // order (double, float: the full tiles below the diagonal of one tile column in a thread's run go
 // in strips of up to 8 (float 4) tiles, chunk column outer, so that each column is a long
-// contiguous stream; same blocks, same bits); dd reads the tile once in place and once from cache
-// through a conj-transposed 64 x 64 buffer.
+// contiguous stream; same blocks, same bits; on an AVX-512 CPU the double / float / complex-float
+// strips run the zmm kernels of symv/tile_kernels_avx512*.hpp, float in 16-row blocks); dd reads
+// the tile once in place and once from cache through a conj-transposed 64 x 64 buffer.
 #include "symv/reference.hpp"
 
 #include <algorithm>
@@ -325,7 +326,7 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
         // Below-diagonal full tiles of this tile column within this thread's run: one strip.
         const index_t full = n / kTile;  // row panels I < full have 64 rows
         const index_t kmax =
-            std::is_same<T, double>::value ? symv_detail::kStrip : symv_detail::kStripF;
+            std::is_same<T, double>::value ? symv_detail::kStrip : symv_detail::strip_tiles_f();
         k = std::min<index_t>({kmax, te - t, full - I, nt - I});
         if (I > J && k >= 2) {
           const T* S = A + I * kTile + lda * (J * kTile);

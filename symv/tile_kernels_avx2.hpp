@@ -11,6 +11,8 @@
 //                 (symv/tile_kernels_avx2_c.hpp, with tile_diag64_c);
 //   col_dots_group  a few columns' canonical dots with one vector, columns in lanes
 //                   (symv/col_dots_avx2.hpp).
+// AVX-512 variants: symv/tile_kernels_avx512.hpp (double), _c.hpp (complex float), _f.hpp
+// (float); symv/tile_dispatch.hpp picks one at run time.
 // A vector fma rounds exactly like the scalar madd and every chain keeps its element order, so
 // these give the bits of the generic loops (tests/symv compares them bitwise).
 #pragma once
@@ -382,63 +384,6 @@ inline void tile_fused_rows(int rows, const R* S, index_t lds, const R* xr, cons
 #include "symv/col_dots_avx2.hpp"
 #include "symv/tile_kernels_avx512.hpp"
 #include "symv/tile_kernels_avx512_c.hpp"
-namespace eigsolve {
-namespace symv_detail {
-
-/// Both partials of one full stored 64 x 64 tile below the diagonal (float, double).
-template <class R>
-inline void tile_fused64(const R* S, index_t lds, const R* xr, const R* xc, R* pd, R* pt) {
-#if defined(EIGSOLVE_SYMV_AVX512)
-  if constexpr (std::is_same<R, double>::value) {
-    if (has_avx512f()) {
-      strip_fused_512<1>(1, S, lds, xr, xc, pd, 0, pt);
-      return;
-    }
-  }
-#endif
-  strip_fused<R, 1>(1, S, lds, xr, xc, pd, 0, pt);
-}
-inline void strip_fused_d64(int k, const double* S, index_t lds, const double* xr, const double* xc,
-                            double* pd, index_t pd_stride, double* pt) {
-#if defined(EIGSOLVE_SYMV_AVX512)
-  if (has_avx512f()) {
-    strip_fused_512<kStrip>(k, S, lds, xr, xc, pd, pd_stride, pt);
-    return;
-  }
-#endif
-  strip_fused<double, kStrip>(k, S, lds, xr, xc, pd, pd_stride, pt);
-}
-/// tile_diag64 / tile_fused_rows, the AVX-512 variants for double where the CPU has them.
-template <class R>
-inline void tile_diag64_any(const R* D, index_t ldd, const R* x, R* p) {
-#if defined(EIGSOLVE_SYMV_AVX512)
-  if constexpr (std::is_same<R, double>::value) {
-    if (has_avx512f()) {
-      tile_diag64_512(D, ldd, x, p);
-      return;
-    }
-  }
-#endif
-  tile_diag64(D, ldd, x, p);
-}
-template <class R>
-inline void tile_fused_rows_any(int rows, const R* S, index_t lds, const R* xr, const R* xc, R* pd,
-                                R* pt) {
-#if defined(EIGSOLVE_SYMV_AVX512)
-  if constexpr (std::is_same<R, double>::value) {
-    if (has_avx512f()) {
-      tile_fused_rows_512(rows, S, lds, xr, xc, pd, pt);
-      return;
-    }
-  }
-#endif
-  tile_fused_rows(rows, S, lds, xr, xc, pd, pt);
-}
-inline void strip_fused_f64(int k, const float* S, index_t lds, const float* xr, const float* xc,
-                            float* pd, index_t pd_stride, float* pt) {
-  strip_fused<float, kStripF>(k, S, lds, xr, xc, pd, pd_stride, pt);
-}
-
-}  // namespace symv_detail
-}  // namespace eigsolve
+#include "symv/tile_kernels_avx512_f.hpp"
+#include "symv/tile_dispatch.hpp"
 #endif  // EIGSOLVE_SYMV_AVX2

@@ -36,6 +36,14 @@ __attribute__((target("avx512f"))) inline __m512d shuffle512(__m512d a, __m512d 
   return _mm512_mask_shuffle_f64x2(a, __mmask8(0xFF), a, b, Imm);
 }
 
+/// An empty asm that takes v in a vector register: GCC would otherwise fold the block's column
+/// loads into both the fmas and the shuffles as memory operands, loading every element twice
+/// (measured: float strip 1 core -23..32 %, bench/NOTES.md session 5). No instruction, no bit.
+template <class V>
+__attribute__((always_inline)) inline void in_register(V& v) {
+  asm("" : "+v"(v));
+}
+
 /// The first two stages of the 8 x 8 transpose of 64-bit units (2 x 8 shuffles): e[0..3] hold
 /// the even rows, o[0..3] the odd rows, combined by transpose8x8_512's last stage (row 2k from
 /// e[2(k/2) .. +1] by 0x88 / 0xDD, see there).
@@ -80,6 +88,7 @@ __attribute__((target("avx512f"))) inline void block8_fused_512(const double* s,
   __m512d d = _mm512_setzero_pd();
   for (int q = 0; q < kChunk; ++q) {
     r[q] = _mm512_loadu_pd(s + lds * q);
+    in_register(r[q]);
     d = _mm512_fmadd_pd(r[q], _mm512_set1_pd(xc[q]), d);
   }
   _mm512_store_pd(dout, d);
