@@ -4,8 +4,9 @@
 //   bench_tridiag [--threads T] [--sizes n1,n2,...] [--dd-sizes n1,...] [--sz-sizes n1,...]
 //                 [--sz-prec szc] [--hemv-sizes n1,...] [--reps R]
 //
-// --hemv-sizes: the complex SYMV alone, symv_reference<Complex<float> / <double>> against
-// cblas_chemv / cblas_zhemv (best of R batches; --sz-prec picks c and/or z; default none).
+// --hemv-sizes: the SYMV / HEMV alone, symv_reference<float / double / Complex<float> /
+// Complex<double>> against cblas_ssymv / dsymv / chemv / zhemv (best of R batches; --sz-prec
+// picks any of s, d, c, z; default none).
 // --sz-sizes: tridiagonalize<float> / <Complex<double>> / <Complex<float>> against
 // LAPACKE_ssytrd / zhetrd / chetrd; --sz-prec: which of them (default szc, e.g. c for chetrd only)
 // (median of R runs each; empty list skips them).
@@ -106,15 +107,23 @@ double median_of(int reps, const std::function<void()>& f) {
   return t[t.size() / 2];
 }
 
-/// {ours, OpenBLAS} seconds per call of the complex HEMV (best of reps batches).
+/// {ours, OpenBLAS} seconds per call of the SYMV / HEMV (best of reps batches).
 template <class T>
 std::pair<double, double> bench_hemv(const Context& ctx, index_t n, int reps) {
   const std::vector<double> R0 = random_lower(n, 7), I0 = random_lower(n, 77);
   std::vector<T> A(R0.size()), x(n), y(n);
-  for (std::size_t i = 0; i < A.size(); ++i)
-    A[i] = T(R0[i], I0[i]);
-  for (index_t i = 0; i < n; ++i)
-    x[i] = T(std::sin(double(i)), std::cos(double(i)));
+  for (std::size_t i = 0; i < A.size(); ++i) {
+    if constexpr (is_complex_v<T>)
+      A[i] = T(R0[i], I0[i]);
+    else
+      A[i] = T(R0[i]);
+  }
+  for (index_t i = 0; i < n; ++i) {
+    if constexpr (is_complex_v<T>)
+      x[i] = T(std::sin(double(i)), std::cos(double(i)));
+    else
+      x[i] = T(std::sin(double(i)));
+  }
   const int it = std::max<int>(3, int(2e8 / double(n * n)));
   const T one(1), zero(0);
   const double to = best_of(reps,
@@ -126,7 +135,13 @@ std::pair<double, double> bench_hemv(const Context& ctx, index_t n, int reps) {
   const double tb = best_of(reps,
                             [&] {
                               for (int k = 0; k < it; ++k) {
-                                if constexpr (std::is_same<T, Complex<float>>::value)
+                                if constexpr (std::is_same<T, float>::value)
+                                  cblas_ssymv(CblasColMajor, CblasLower, n, 1.0f, A.data(), n,
+                                              x.data(), 1, 0.0f, y.data(), 1);
+                                else if constexpr (std::is_same<T, double>::value)
+                                  cblas_dsymv(CblasColMajor, CblasLower, n, 1.0, A.data(), n,
+                                              x.data(), 1, 0.0, y.data(), 1);
+                                else if constexpr (std::is_same<T, Complex<float>>::value)
                                   cblas_chemv(CblasColMajor, CblasLower, n, &one, A.data(), n,
                                               x.data(), 1, &zero, y.data(), 1);
                                 else
@@ -241,16 +256,19 @@ int main(int argc, char** argv) {
   }
   for (index_t n : hemv_sizes) {
     // bytes = n^2/2 elements of the lower triangle.
-    for (char p : std::string("cz")) {
+    for (char p : std::string("sdcz")) {
       if (sz_prec.find(p) == std::string::npos) continue;
-      const auto t = p == 'c' ? bench_hemv<Complex<float>>(ctx, n, reps)
-                              : bench_hemv<Complex<double>>(ctx, n, reps);
-      const double gb = (p == 'c' ? 4.0 : 8.0) * double(n) * double(n) * 1e-9;
+      const auto t = p == 's'   ? bench_hemv<float>(ctx, n, reps)
+                     : p == 'd' ? bench_hemv<double>(ctx, n, reps)
+                     : p == 'c' ? bench_hemv<Complex<float>>(ctx, n, reps)
+                                : bench_hemv<Complex<double>>(ctx, n, reps);
+      const double bytes = p == 's' ? 2.0 : p == 'z' ? 8.0 : 4.0;  // per n^2
+      const double gb = bytes * double(n) * double(n) * 1e-9;
       std::printf(
-          "hemv   %c n=%5lld  ours %8.3f ms %6.1f GB/s   openblas %8.3f ms %6.1f GB/s   "
+          "%s   %c n=%5lld  ours %8.3f ms %6.1f GB/s   openblas %8.3f ms %6.1f GB/s   "
           "ratio %.2f\n",
-          p, (long long)n, t.first * 1e3, gb / t.first, t.second * 1e3, gb / t.second,
-          t.first / t.second);
+          p == 's' || p == 'd' ? "symv" : "hemv", p, (long long)n, t.first * 1e3, gb / t.first,
+          t.second * 1e3, gb / t.second, t.first / t.second);
       js["symv"].push_back(
           {{"prec", std::string(1, p)}, {"n", n}, {"ours_s", t.first}, {"openblas_s", t.second}});
     }
