@@ -79,6 +79,8 @@ for s in "$@"; do
     cpu-tridiag) step cpu-tridiag 300 bash -c "taskset -c 0,1 '$bin/bench_tridiag' --threads 2 --reps 3 --sizes 2048,4096 --sz-sizes 2048,4096 --dd-sizes 256; for v in 1 0; do echo EIGSOLVE_HEMV_PERMUTE=\$v; EIGSOLVE_HEMV_PERMUTE=\$v taskset -c 0,1 '$bin/bench_tridiag' --threads 2 --sizes '' --dd-sizes '' --sz-sizes '' --hemv-sizes 2048,4096 --sz-prec c --reps 7; done" ;;
     tests-symv) mkdir -p "$out/t"
       step tests-symv 300 env EIGSOLVE_REQUIRE_GPU=1 "$bin/tests/test_gpu_symv" --gtest_output=json:"$out/t/test_gpu_symv.json" ;;
+    tests-fast) mkdir -p "$out/t"  # every GPU test binary but test_gpu_invit (minutes of host references)
+      step tests-fast 300 bash -c "rc=0; for t in '$bin'/tests/test_gpu_*; do case \$t in *invit*) continue;; esac; n=\$(basename \$t); EIGSOLVE_REQUIRE_GPU=1 \$t --gtest_output=json:'$out'/t/\$n.json > '$out'/t/\$n.log 2>&1 || { rc=1; echo FAILED \$n; }; done; exit \$rc" ;;
     tests-invit) mkdir -p "$out/t"
       step tests-invit 300 env EIGSOLVE_REQUIRE_GPU=1 "$bin/tests/test_gpu_invit" --gtest_output=json:"$out/t/test_gpu_invit.json" ;;
     cli-vb) # device phase B (EIGSOLVE_GPU_INVIT_B=1) against the host's: same vectors, stage times
