@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -205,9 +206,20 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     const int y_shared = (!force_global && smem_part + smem_y <= smem_limit) ? 1 : 0;
     const std::size_t smem = smem_part + (y_shared ? smem_y : 0);
     if (smem > smem_limit) throw DimensionError("invit_cuda: n too large for phase B");
-    auto step2 = &invit_dev::step2_wave_kernel<R, 1>;
+    // VEC: every column of Z 16-byte aligned (cudaMalloc: 256), so full chunks of q (and of a
+    // global y) are loaded 16 bytes at a time (float, double).
+    const bool vec = sizeof(R) <= 8 && (std::size_t(n) * sizeof(R)) % 16 == 0;
+    const auto pick = [&](auto kc) {
+      constexpr int KC = decltype(kc)::value;
+      if (y_shared)
+        return vec ? &invit_dev::step2_wave_kernel<R, KC, true, true>
+                   : &invit_dev::step2_wave_kernel<R, KC, true, false>;
+      return vec ? &invit_dev::step2_wave_kernel<R, KC, false, true>
+                 : &invit_dev::step2_wave_kernel<R, KC, false, false>;
+    };
+    auto step2 = pick(std::integral_constant<int, 1>{});
     if constexpr (sizeof(R) <= 8)  // KC = 2 slots of q in registers (dd: 1, it spills beyond)
-      if (nslots >= 2) step2 = &invit_dev::step2_wave_kernel<R, 2>;
+      if (nslots >= 2) step2 = pick(std::integral_constant<int, 2>{});
     ck(cudaFuncSetAttribute(step2, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
        "cudaFuncSetAttribute");
     std::vector<index_t> todo(static_cast<std::size_t>(nc));
@@ -237,8 +249,20 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
         if (k > 0)  // wave 0: every window is empty
           invit_dev::cgs2_wave_kernel<R>
               <<<dim3(unsigned(nact), unsigned(invit::kBlock)), invit_dev::kT1>>>(wa, dz, cbuf);
-        step2<<<unsigned(nact), invit_dev::kT2, smem>>>(wa, dz, y_shared);
+        step2<<<unsigned(nact), invit_dev::kT2, smem>>>(wa, dz);
         ck(cudaGetLastError(), "phase B launch");
+        // Every 16 waves: once every cluster of the round has stopped (fallbacks: a giant
+        // cluster stops at each one), the later waves would only launch kernels that exit;
+        // end the round (one small copy per 16 waves otherwise).
+        if ((k - kmin) % 16 == 15 && k + 1 < nb[todo[0]]) {
+          ck(cudaMemcpy(hstop, dj + 4 * nc, sizeof(index_t) * std::size_t(nc),
+                        cudaMemcpyDeviceToHost),
+             "stops");
+          bool all = true;
+          for (index_t i = 0; i < nt && all; ++i)
+            all = hstop[todo[i]] >= 0;
+          if (all) break;
+        }
       }
       ck(cudaMemcpy(hstop, dj + 4 * nc, sizeof(index_t) * std::size_t(nc), cudaMemcpyDeviceToHost),
          "stops");

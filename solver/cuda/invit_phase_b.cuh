@@ -19,12 +19,17 @@
 //                      shared memory (chunk stride 9: no bank conflicts) when it fits, else in
 //                      its column of Z, and is only ever touched by its owner, so a dot costs
 //                      one sweep (the update with the previous coefficient fused with the chains
-//                      of the next dot), a shuffle tree per tile, two __syncthreads and the
-//                      ascending sum of the n/64 tile partials by thread 0. The previous q's
-//                      elements are kept in registers (KC slots) for the fused update.
+//                      of the next dot), a shuffle tree per tile, a __syncthreads per slot plus
+//                      one, and the ascending sum of the n/64 tile partials by thread 0 (started
+//                      on slot s's tiles while the others sweep slot s + 1). The previous q's
+//                      elements are kept in registers (KC slots) for the fused update; the q
+//                      loads of a chunk are issued before their use (16 bytes each when the
+//                      columns are 16-byte aligned), y is addressed as shared memory (YS).
 //                      ||y_j|| < 0.1 (or NaN): stop[cluster] = j and the cluster's later kernels
 //                      do nothing; the host runs invit::fallback for j and resumes at j + 1.
 #pragma once
+
+#include <type_traits>
 
 #include "core/canonical.hpp"
 #include "solver/inverse_iteration_kernels.hpp"
@@ -153,17 +158,73 @@ __global__ void __launch_bounds__(kT1) cgs2_wave_kernel(WaveArgs a, R* Z, R* cbu
   }
 }
 
+/// x[0..4) = p[0..4), half a chunk; VEC: p is 16-byte aligned, loaded 16 bytes at a time
+/// (double: 2 loads, float: 1, instead of 4: fewer L1 requests).
+template <bool VEC, class R>
+__device__ __forceinline__ void load4(const R* p, R (&x)[4]) {
+  if constexpr (VEC && std::is_same<R, double>::value) {
+    const double2* p2 = reinterpret_cast<const double2*>(p);
+    const double2 w0 = p2[0], w1 = p2[1];
+    x[0] = w0.x;
+    x[1] = w0.y;
+    x[2] = w1.x;
+    x[3] = w1.y;
+  } else if constexpr (VEC && std::is_same<R, float>::value) {
+    const float4 w = *reinterpret_cast<const float4*>(p);
+    x[0] = w.x;
+    x[1] = w.y;
+    x[2] = w.z;
+    x[3] = w.w;
+  } else {
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+      x[u] = p[u];
+  }
+}
+
 /// One slot of the fused sweep of dot number k of column j: for the owned elements i of chunk
 /// g: (upd) y_i = madd(ncp, qprev_i, y_i); then s = madd(v_i, y_i, s) (norm: madd(y_i, y_i, s)).
 /// Cached: qprev_i comes from (and v_i goes to) the registers qc. Returns the chunk sum.
-template <bool Cached, class R>
+/// YS: y in shared memory (ysh, chunk stride 9), else in global memory (yg).
+/// A full chunk of a cached slot (float, double) issues the global loads of each half of v
+/// before any use, so they are in flight together (the first version loaded one element, used
+/// it, stored y through a generic pointer that might alias q, and only then loaded the next:
+/// one L2 latency per element, 16 per thread and dot at n = 16384); the partial last chunk,
+/// the uncached slots (float beyond 16384 rows, double beyond 16384) and dd keep the
+/// element-by-element form. Same operations, same order, per element and per chain.
+template <bool Cached, bool YS, bool VEC, class R>
 __device__ __forceinline__ R sweep_chunk(index_t n, index_t g, R* ysh, R* yg, bool upd, bool nrm,
                                          const R& ncp, const R* vprev, const R* v,
                                          R (&qc)[kChunk]) {
   R s = R(0);
   const index_t base = g * kChunk;
   if (base >= n) return s;
-  R* yp = ysh ? ysh + g * kYStride : yg + base;
+  R* yp = YS ? ysh + g * kYStride : yg + base;
+  if (Cached && sizeof(R) <= 8 && base + kChunk <= n) {
+    // Half a chunk at a time: its loads of v_i first, then the update (qprev_i from qc) and the
+    // chain; y streamed (halves, not the whole chunk: with qc's 2 slots live the whole chunk
+    // spilled at 1024 threads).
+#pragma unroll
+    for (int h = 0; h < kChunk; h += 4) {
+      R qv[4];
+      if (!nrm) load4<VEC>(v + base + h, qv);
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        R yi = yp[h + u];
+        if (upd) {
+          yi = madd(ncp, qc[h + u], yi);
+          yp[h + u] = yi;
+        }
+        if (nrm) {
+          s = madd(yi, yi, s);
+        } else {
+          qc[h + u] = qv[u];
+          s = madd(qv[u], yi, s);
+        }
+      }
+    }
+    return s;
+  }
 #pragma unroll
   for (int u = 0; u < kChunk; ++u) {
     if (base + u < n) {
@@ -184,10 +245,37 @@ __device__ __forceinline__ R sweep_chunk(index_t n, index_t g, R* ysh, R* yg, bo
   return s;
 }
 
+constexpr index_t kSlotTiles = kSlot / kTile;  // tiles per slot (128)
+
+/// The ascending chain of the tile partials continued over [from, to): acc + part[from] + ...
+/// (from == 0: the chain starts with part[0] itself, as the host's). Loaded 8 at a time (dd 2)
+/// into registers (the loads in flight together, then the 8 dependent adds), not one shared load
+/// waited for before each add.
+template <class R>
+__device__ __forceinline__ R tile_chain(const R* part, R acc, index_t from, index_t to) {
+  if (from >= to) return acc;
+  if (from == 0) acc = part[from++];
+  constexpr int B = sizeof(R) <= 8 ? 8 : 2;  // dd: 2 (registers)
+#pragma unroll 1
+  for (; from + B <= to; from += B) {
+    R b[B];
+#pragma unroll
+    for (int u = 0; u < B; ++u)
+      b[u] = part[from + u];
+#pragma unroll
+    for (int u = 0; u < B; ++u)
+      acc = acc + b[u];
+  }
+  for (; from < to; ++from)
+    acc = acc + part[from];
+  return acc;
+}
+
 /// Step 2 of the wave's block of the cluster at slot blockIdx.x. Dynamic shared memory:
-/// ntiles partials, then (y_shared) 9 * ceil(n / 8) elements of y.
-template <class R, int KC>
-__global__ void __launch_bounds__(kT2) step2_wave_kernel(WaveArgs a, R* Z, int y_shared) {
+/// ntiles partials, then (YS) 9 * ceil(n / 8) elements of y. VEC: every column of Z starts
+/// 16-byte aligned (float, double: n * sizeof(R) a multiple of 16).
+template <class R, int KC, bool YS, bool VEC>
+__global__ void __launch_bounds__(kT2) step2_wave_kernel(WaveArgs a, R* Z) {
   index_t c, j0, js, j1;
   if (!wave_block(a, blockIdx.x, c, j0, js, j1)) return;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -195,12 +283,12 @@ __global__ void __launch_bounds__(kT2) step2_wave_kernel(WaveArgs a, R* Z, int y
   const index_t n = a.n, ld = a.ldz, ntiles = (n + kTile - 1) / kTile;
   const index_t nslots = (n + kSlot - 1) / kSlot;
   R* part = reinterpret_cast<R*>(smem_raw);
-  R* ysh = y_shared ? part + ntiles : nullptr;
+  R* ysh = YS ? part + ntiles : nullptr;
   const int t = threadIdx.x, q8 = t & 7;
   R qc[KC][kChunk];
   for (index_t j = js; j < j1; ++j) {
     R* yg = Z + j * ld;
-    if (ysh) {  // own chunks only: no barrier needed
+    if (YS) {  // own chunks only: no barrier needed
       for (index_t s = 0; s < nslots; ++s) {
         const index_t g = t + kT2 * s, base = g * kChunk;
         for (int u = 0; u < kChunk; ++u)
@@ -214,28 +302,43 @@ __global__ void __launch_bounds__(kT2) step2_wave_kernel(WaveArgs a, R* Z, int y
       const R* v = nrm ? nullptr : Z + (ps + k % nq) * ld;
       const R* vprev = upd ? Z + (ps + (k - 1) % nq) * ld : nullptr;
       const R ncp = -cprev;
+      // Thread 0's chain of the tile partials in ascending order; slot s writes exactly the
+      // tiles [128 s, 128 s + 128), so after a barrier behind slot s thread 0 adds those while
+      // the other threads sweep slot s + 1 (the same chain, started earlier). Not for dd (its
+      // registers spill already).
+      constexpr bool kEarly = sizeof(R) <= 8;
+      R acc = R(0);
+      index_t done = 0;
 #pragma unroll
       for (int s = 0; s < KC; ++s) {
         if (s < nslots) {  // block-uniform
           const index_t g = t + index_t(kT2) * s;
-          const R cs = sweep_chunk<true>(n, g, ysh, yg, upd, nrm, ncp, vprev, v, qc[s]);
+          const R cs =
+              sweep_chunk<true, YS, VEC>(n, g, ysh, yg, upd, nrm, ncp, vprev, v, qc[s]);
           const R tp = tree8(cs);
           if (q8 == 0 && g * kChunk < n) part[g >> 3] = tp;
+          if (kEarly && s + 1 < nslots) {  // block-uniform
+            __syncthreads();
+            const index_t upto = index_t(s + 1) * kSlotTiles;
+            if (t == 0) acc = tile_chain(part, acc, done, upto);
+            done = upto;
+          }
         }
       }
       for (index_t s = KC; s < nslots; ++s) {
         const index_t g = t + index_t(kT2) * s;
-        const R cs = sweep_chunk<false>(n, g, ysh, yg, upd, nrm, ncp, vprev, v, qc[0]);
+        const R cs = sweep_chunk<false, YS, VEC>(n, g, ysh, yg, upd, nrm, ncp, vprev, v, qc[0]);
         const R tp = tree8(cs);
         if (q8 == 0 && g * kChunk < n) part[g >> 3] = tp;
+        if (kEarly && s + 1 < nslots) {  // block-uniform
+          __syncthreads();
+          const index_t upto = (s + 1) * kSlotTiles;
+          if (t == 0) acc = tile_chain(part, acc, done, upto);
+          done = upto;
+        }
       }
       __syncthreads();
-      if (t == 0) {
-        R acc = part[0];
-        for (index_t tl = 1; tl < ntiles; ++tl)
-          acc = acc + part[tl];
-        s_c = acc;
-      }
+      if (t == 0) s_c = tile_chain(part, acc, done, ntiles);
       __syncthreads();
       cprev = s_c;
     }
@@ -247,7 +350,7 @@ __global__ void __launch_bounds__(kT2) step2_wave_kernel(WaveArgs a, R* Z, int y
     for (index_t s = 0; s < nslots; ++s) {
       const index_t g = t + kT2 * s, base = g * kChunk;
       for (int u = 0; u < kChunk; ++u)
-        if (base + u < n) yg[base + u] = (ysh ? ysh[g * kYStride + u] : yg[base + u]) / nrm;
+        if (base + u < n) yg[base + u] = (YS ? ysh[g * kYStride + u] : yg[base + u]) / nrm;
     }
     __syncthreads();  // q_j visible to the whole block
   }
