@@ -248,20 +248,34 @@ __device__ __forceinline__ R sweep_chunk(index_t n, index_t g, R* ysh, R* yg, bo
 constexpr index_t kSlotTiles = kSlot / kTile;  // tiles per slot (128)
 
 /// The ascending chain of the tile partials continued over [from, to): acc + part[from] + ...
-/// (from == 0: the chain starts with part[0] itself, as the host's). Loaded 8 at a time (dd 2)
-/// into registers (the loads in flight together, then the 8 dependent adds), not one shared load
-/// waited for before each add.
+/// (from == 0: the chain starts with part[0] itself, as the host's). Software-pipelined: the
+/// next B partials are loaded into registers before the adds of the current B, so the shared
+/// loads overlap the dependent adds (the first version waited for a load group before each
+/// group of adds). B = 4 (dd: 1, registers).
 template <class R>
 __device__ __forceinline__ R tile_chain(const R* part, R acc, index_t from, index_t to) {
+  constexpr int B = sizeof(R) <= 8 ? 4 : 1;
   if (from >= to) return acc;
   if (from == 0) acc = part[from++];
-  constexpr int B = sizeof(R) <= 8 ? 8 : 2;  // dd: 2 (registers)
-#pragma unroll 1
-  for (; from + B <= to; from += B) {
+  if (from + B <= to) {
     R b[B];
 #pragma unroll
     for (int u = 0; u < B; ++u)
       b[u] = part[from + u];
+    from += B;  // b holds [from - B, from)
+#pragma unroll 1
+    for (; from + B <= to; from += B) {
+      R nx[B];
+#pragma unroll
+      for (int u = 0; u < B; ++u)
+        nx[u] = part[from + u];
+#pragma unroll
+      for (int u = 0; u < B; ++u)
+        acc = acc + b[u];
+#pragma unroll
+      for (int u = 0; u < B; ++u)
+        b[u] = nx[u];
+    }
 #pragma unroll
     for (int u = 0; u < B; ++u)
       acc = acc + b[u];
