@@ -146,12 +146,28 @@ __global__ void __launch_bounds__(kT1) cgs2_wave_kernel(WaveArgs a, R* Z, R* cbu
       for (int k = t; k < cn; k += kT1)
         cs[k] = -cg[cb0 + k];
       __syncthreads();
-      for (index_t i = t; i < n; i += kT1) {
-        R yi = y[i];
-        const R* qi = Q + cb0 * ld + i;
-        for (int p = 0; p < cn; ++p)
-          yi = madd(cs[p], qi[p * ld], yi);
-        y[i] = yi;
+      // kU elements per thread at a time, their loads before the stores of y (one L2 latency
+      // per kU elements, not per element); per element the same chain over p ascending.
+      constexpr int kU = 4;
+      for (index_t i0 = t; i0 < n; i0 += index_t(kU) * kT1) {
+        R yi[kU];
+#pragma unroll
+        for (int r = 0; r < kU; ++r) {
+          const index_t i = i0 + index_t(r) * kT1;
+          yi[r] = i < n ? y[i] : R(0);
+        }
+        const R* qi = Q + cb0 * ld + i0;
+        for (int p = 0; p < cn; ++p) {
+          const R cp = cs[p];
+#pragma unroll
+          for (int r = 0; r < kU; ++r)
+            if (i0 + index_t(r) * kT1 < n) yi[r] = madd(cp, qi[p * ld + index_t(r) * kT1], yi[r]);
+        }
+#pragma unroll
+        for (int r = 0; r < kU; ++r) {
+          const index_t i = i0 + index_t(r) * kT1;
+          if (i < n) y[i] = yi[r];
+        }
       }
       __syncthreads();
     }
