@@ -327,10 +327,15 @@ __global__ void __launch_bounds__(kT2) step2_wave_kernel(WaveArgs a, R* Z) {
     }
     const index_t ps = a.lo[j] > j0 ? a.lo[j] : j0, nq = j - ps, L = 2 * nq + 1;
     R cprev = R(0);
+    // kv = k % nq, kp = (k - 1) % nq, stepped (a 64-bit % is a routine of tens of instructions
+    // on the device; two per dot and thread, 1024 threads: some hundreds of issue cycles).
+    index_t kv = 0, kp = 0;
     for (index_t k = 0; k < L; ++k) {
       const bool upd = k > 0, nrm = k == L - 1;
-      const R* v = nrm ? nullptr : Z + (ps + k % nq) * ld;
-      const R* vprev = upd ? Z + (ps + (k - 1) % nq) * ld : nullptr;
+      const R* v = nrm ? nullptr : Z + (ps + kv) * ld;
+      const R* vprev = upd ? Z + (ps + kp) * ld : nullptr;
+      kp = kv;
+      kv = kv + 1 == nq ? 0 : kv + 1;
       const R ncp = -cprev;
       // Thread 0's chain of the tile partials in ascending order; slot s writes exactly the
       // tiles [128 s, 128 s + 128), so after a barrier behind slot s thread 0 adds those while
