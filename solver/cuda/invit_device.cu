@@ -206,8 +206,8 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     const int y_shared = (!force_global && smem_part + smem_y <= smem_limit) ? 1 : 0;
     const std::size_t smem = smem_part + (y_shared ? smem_y : 0);
     if (smem > smem_limit) throw DimensionError("invit_cuda: n too large for phase B");
-    // VEC: every column of Z 16-byte aligned (cudaMalloc: 256), so full chunks of q (and of a
-    // global y) are loaded 16 bytes at a time (float, double).
+    // VEC: every column of Z 16-byte aligned (cudaMalloc: 256), so the half chunks of q are
+    // loaded 16 bytes at a time (float, double).
     const bool vec = sizeof(R) <= 8 && (std::size_t(n) * sizeof(R)) % 16 == 0;
     const auto pick = [&](auto kc) {
       constexpr int KC = decltype(kc)::value;
