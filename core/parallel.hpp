@@ -10,7 +10,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <type_traits>
+#include <vector>
 
 namespace eigsolve {
 
@@ -36,6 +39,30 @@ void parallel_for(std::int64_t n, int nthreads, std::int64_t grain, F&& f) {
     const std::int64_t e = (k + 1) * c + std::min<std::int64_t>(k + 1, r);
     f(b, e);
   });
+}
+
+/// v := n zero elements of a trivially copyable X, the fresh pages first touched by `nthreads`
+/// threads: a single thread's value-initialisation of a multi-GB vector is page-fault bound
+/// (n = 16384 eigenvectors, 2 GB: 0.97 s on the H200 host). The storage is reserved, zeroed
+/// in parallel as raw bytes, then resized (value-initialisation over pages already present).
+template <class X>
+void assign_zeros_parallel(std::vector<X>& v, std::size_t n, int nthreads) {
+  static_assert(std::is_trivially_copyable_v<X>, "raw zeroing needs a trivially copyable type");
+  v.clear();
+  if (n * sizeof(X) < (std::size_t(64) << 20) || nthreads <= 1) {
+    v.assign(n, X{});
+    return;
+  }
+  v.shrink_to_fit();
+  v.reserve(n);
+  unsigned char* raw = reinterpret_cast<unsigned char*>(v.data());
+  const std::size_t bytes = n * sizeof(X), chunk = std::size_t(2) << 20;
+  const std::int64_t nchunks = std::int64_t((bytes + chunk - 1) / chunk);
+  parallel_for(nchunks, nthreads, 4, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t c = b; c < e; ++c)
+      std::memset(raw + std::size_t(c) * chunk, 0, std::min(chunk, bytes - std::size_t(c) * chunk));
+  });
+  v.resize(n);
 }
 
 }  // namespace eigsolve

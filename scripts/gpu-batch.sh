@@ -90,6 +90,7 @@ for s in "$@"; do
     eig-z16k) step eig-z16k 200 "$es" bench eig -p z --sizes 16384 --runs 2 --host-input-max 0 --json "$out/eig-z16k.json" ;;
     symv-all) step symv-all 300 "$es" bench symv -p all --sizes 1024,2048,4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
     cpu-s) step cpu-s 240 bash -c "for a in 0 1; do echo EIGSOLVE_NO_AVX512=\$a; EIGSOLVE_NO_AVX512=\$a taskset -c 0,1 '$bin/bench_tridiag' --threads 2 --reps 3 --sizes '' --dd-sizes '' --sz-sizes 2048,4096 --sz-prec s; EIGSOLVE_NO_AVX512=\$a taskset -c 0,1 '$bin/bench_tridiag' --threads 2 --reps 7 --sizes '' --dd-sizes '' --sz-sizes '' --hemv-sizes 2048,4096 --sz-prec sdc; done; taskset -c 0,1 '$bin/bench_eig' values s 2 3 2048 4096; taskset -c 0,1 '$bin/bench_eig' values d 2 3 2048 4096" ;;
+    cpu-s2) step cpu-s2 200 bash -c "for r in 1 2 3; do for a in 0 1; do echo round \$r EIGSOLVE_NO_AVX512=\$a; EIGSOLVE_NO_AVX512=\$a taskset -c 0,1 '$bin/bench_tridiag' --threads 2 --reps 3 --sizes '' --dd-sizes '' --sz-sizes 2048,4096 --sz-prec s; done; done; taskset -c 0,1 '$bin/bench_eig' values s 2 3 4096" ;;
     tune) step tune 400 "$es" tune symv --runs 3 --sizes 1024,1536,2048,3072,4096,6144,8192,12288,16384,24576,32768 -o "$out/sm_90.json" ;;
     symv) step symv 300 "$es" bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
     *) echo "unknown step $s" | tee -a "$out/steps.txt" ;;

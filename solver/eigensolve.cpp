@@ -124,7 +124,7 @@ void tridiag_stage(const Context& ctx, const SolveOptions& opt, index_t n,
     report(opt, "eigenvalues", 1.0);
     if (opt.vectors) {
       const auto tz = Clock::now();
-      zt.assign(static_cast<std::size_t>(n * m), R(0));
+      assign_zeros_parallel(zt, static_cast<std::size_t>(n * m), ctx.num_threads());
       if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); pf && pf[0] == '1')
         std::fprintf(stderr, "eigsolve vectors (n = %lld, m = %lld): Z of T allocated in %.3f s\n",
                      static_cast<long long>(n), static_cast<long long>(m), seconds_since(tz));
@@ -288,7 +288,7 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
     if constexpr (std::is_same_v<T, R>) {
       res.z = std::move(zt);
     } else {
-      res.z.resize(static_cast<std::size_t>(n * m));
+      assign_zeros_parallel(res.z, static_cast<std::size_t>(n * m), ctx.num_threads());
       parallel_for(m, ctx.num_threads(), 16, [&](index_t jb, index_t je) {
         for (index_t k = jb * n; k < je * n; ++k)
           res.z[k] = T(zt[k]);
