@@ -204,14 +204,14 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
   const auto ta = std::chrono::steady_clock::now();
   // Phase A: every vector on its own, on the GPU for a cuda context (solver/invit_cuda.hpp:
   // the same source, one device thread per vector), else kLanes interleaved per host thread.
-  // Phase B on the device too, when Z fits there (same bits; d n = 16384 on the H200: 2.3 s
-  // against the host's 4.1 s, bench/NOTES.md, GPU session 5) with EIGSOLVE_GPU_INVIT_B=1; off by
-  // default until the latency rework of the same session (0cd6214..e0526a8) has run on a GPU.
+  // Phase B on the device too, when Z fits (same bits; d n = 16384 on the H200: A+B 2.30 s
+  // against A 0.37 s + the host's B 3.92 s, bench/NOTES.md, GPU session 6);
+  // EIGSOLVE_GPU_INVIT_B=0 keeps phase B on the host.
   bool device_b = false;
   index_t device_fallbacks = 0;
   if (ctx.backend == Backend::cuda) {
     const char* gb = std::getenv("EIGSOLVE_GPU_INVIT_B");
-    if (gb && gb[0] == '1' && gb[1] == '\0')
+    if (!(gb && gb[0] == '0' && gb[1] == '\0'))
       device_b = invit_cuda(n, pr.d, pr.e, m, x.data(), lo.data(), cb.data(), nclusters, P, k0, z,
                             ldz, &device_fallbacks);
     if (!device_b) invit_phase_a_cuda(n, pr.d, pr.e, m, x.data(), P, k0, z, ldz);
