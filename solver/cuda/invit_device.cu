@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "solver/cuda/invit_phase_b.cuh"
+#include "solver/cuda/invit_cluster.cuh"
 #include "solver/invit_cuda.hpp"
 
 namespace eigsolve {
@@ -190,8 +191,11 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     wa.stop = dj + 4 * nc;
     wa.order = dj + 5 * nc;
     wa.lo = dlo;
-    // The sequential kernel: y_j in shared memory when it fits (EIGSOLVE_GPU_INVIT_YGLOBAL=1
-    // forces the global-memory path, for the tests), KC slots of q in registers.
+    // The sequential kernel: on thread block clusters (float, double; solver/cuda/
+    // invit_cluster.cuh, EIGSOLVE_GPU_INVIT_CLUSTER), else one CTA per cluster of eigenvalues:
+    // y_j in shared memory when it fits (EIGSOLVE_GPU_INVIT_YGLOBAL=1 forces the global-memory
+    // path, for the tests), KC slots of q in registers.
+    const invit_dev::ClusterStep2<R> cl2 = invit_dev::cluster_step2_plan<R>(n);
     const index_t ntiles = (n + kTile - 1) / kTile, nchunks = (n + kChunk - 1) / kChunk;
     const index_t nslots = (n + invit_dev::kSlot - 1) / invit_dev::kSlot;
     int dev = 0, smem_optin = 0;
@@ -205,7 +209,7 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     const bool force_global = yg_env && yg_env[0] == '1';
     const int y_shared = (!force_global && smem_part + smem_y <= smem_limit) ? 1 : 0;
     const std::size_t smem = smem_part + (y_shared ? smem_y : 0);
-    if (smem > smem_limit) throw DimensionError("invit_cuda: n too large for phase B");
+    if (!cl2.on && smem > smem_limit) throw DimensionError("invit_cuda: n too large for phase B");
     // VEC: every column of Z 16-byte aligned (cudaMalloc: 256), so the half chunks of q are
     // loaded 16 bytes at a time (float, double).
     const bool vec = sizeof(R) <= 8 && (std::size_t(n) * sizeof(R)) % 16 == 0;
@@ -220,8 +224,9 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     auto step2 = pick(std::integral_constant<int, 1>{});
     if constexpr (sizeof(R) <= 8)  // KC = 2 slots of q in registers (dd: 1, it spills beyond)
       if (nslots >= 2) step2 = pick(std::integral_constant<int, 2>{});
-    ck(cudaFuncSetAttribute(step2, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
-       "cudaFuncSetAttribute");
+    if (!cl2.on)
+      ck(cudaFuncSetAttribute(step2, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
+         "cudaFuncSetAttribute");
     std::vector<index_t> todo(static_cast<std::size_t>(nc));
     for (index_t c = 0; c < nc; ++c)
       todo[c] = c;
@@ -249,7 +254,10 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
         if (k > 0)  // wave 0: every window is empty
           invit_dev::cgs2_wave_kernel<R>
               <<<dim3(unsigned(nact), unsigned(invit::kBlock)), invit_dev::kT1>>>(wa, dz, cbuf);
-        step2<<<unsigned(nact), invit_dev::kT2, smem>>>(wa, dz);
+        if (cl2.on)
+          ck(cl2.launch(nact, wa, dz), "phase B cluster launch");
+        else
+          step2<<<unsigned(nact), invit_dev::kT2, smem>>>(wa, dz);
         ck(cudaGetLastError(), "phase B launch");
         // Every 16 waves: once every cluster of the round has stopped (fallbacks: a giant
         // cluster stops at each one), the later waves would only launch kernels that exit;

@@ -1,10 +1,13 @@
 // The canonical inverse iteration on the device (solver/invit_cuda.hpp): the whole
 // inverse_iteration with a cuda context equals the CPU's bitwise, for float, double and dd, on
 // random, glued-Wilkinson and degenerate tridiagonals (the last exercise Phase B's fallback),
-// for all eigenvalues and for a subset; phase B on the device (EIGSOLVE_GPU_INVIT_B=1, with
-// y_j in shared memory and, EIGSOLVE_GPU_INVIT_YGLOBAL=1, in global memory) and on the host
-// (EIGSOLVE_GPU_INVIT_B=0). LargeRandom: one big cluster of many blocks of 32 (n not a
-// multiple of 64; above 8192 rows the sequential kernel's second register slot).
+// for all eigenvalues and for a subset; phase B on the device (EIGSOLVE_GPU_INVIT_B=1) with the
+// single-CTA sequential kernel (EIGSOLVE_GPU_INVIT_CLUSTER=0; y_j in shared memory and,
+// EIGSOLVE_GPU_INVIT_YGLOBAL=1, in global memory), with the thread-block-cluster kernel forced
+// for every n (EIGSOLVE_GPU_INVIT_CLUSTER=1: clusters of 8; LargeRandom also 2 and 16; float
+// and double only, dd has no cluster kernel), and on the host (EIGSOLVE_GPU_INVIT_B=0).
+// LargeRandom: one big cluster of many blocks of 32 (n not a multiple of 64; above 8192 rows the
+// sequential kernel's second register slot).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,7 +29,7 @@ namespace {
 
 template <class R>
 void check(const std::vector<R>& d, const std::vector<R>& e, index_t il, index_t iu,
-           const char* what, bool global_y = false) {
+           const char* what, bool global_y = false, bool sizes = false) {
   const index_t n = static_cast<index_t>(d.size()), m = iu - il + 1;
   Context cpu, gpu;
   cpu.threads = 2;
@@ -37,11 +40,22 @@ void check(const std::vector<R>& d, const std::vector<R>& e, index_t il, index_t
   std::vector<R> z1(static_cast<std::size_t>(n * m)), z2(z1.size());
   const index_t f1 =
       inverse_iteration_counted(cpu, n, d.data(), e.data(), m, w.data(), il, z1.data(), n);
-  // Phase B on the device (y_j in shared memory; in global memory), and on the host.
-  for (const char* b : {"1", "g", "0"}) {
-    if (b[0] == 'g' && !global_y) continue;
-    setenv("EIGSOLVE_GPU_INVIT_B", b[0] == 'g' ? "1" : b, 1);
-    setenv("EIGSOLVE_GPU_INVIT_YGLOBAL", b[0] == 'g' ? "1" : "0", 1);
+  // Phase B on the device: one CTA per cluster of eigenvalues (y_j in shared memory; in global
+  // memory), thread block clusters of 8 (2, 16); and on the host.
+  struct Mode {
+    const char *b, *yglobal, *cluster;
+  };
+  const Mode modes[] = {{"1", "0", "0"}, {"1", "1", "0"},  {"1", "0", "1"},
+                        {"1", "0", "2"}, {"1", "0", "16"}, {"0", "0", "0"}};
+  for (const Mode& md : modes) {
+    if (md.yglobal[0] == '1' && !global_y) continue;
+    if ((md.cluster[0] == '2' || md.cluster[1] == '6') && !sizes) continue;
+    if (md.cluster[0] != '0' && sizeof(R) > 8) continue;  // dd: the single-CTA kernel only
+    setenv("EIGSOLVE_GPU_INVIT_B", md.b, 1);
+    setenv("EIGSOLVE_GPU_INVIT_YGLOBAL", md.yglobal, 1);
+    setenv("EIGSOLVE_GPU_INVIT_CLUSTER", md.cluster, 1);
+    const std::string b =
+        std::string(md.b) + (md.yglobal[0] == '1' ? ", y global" : "") + ", clusters " + md.cluster;
     std::fill(z2.begin(), z2.end(), R(0));
     const index_t f2 =
         inverse_iteration_counted(gpu, n, d.data(), e.data(), m, w.data(), il, z2.data(), n);
@@ -52,6 +66,7 @@ void check(const std::vector<R>& d, const std::vector<R>& e, index_t il, index_t
   }
   unsetenv("EIGSOLVE_GPU_INVIT_B");
   unsetenv("EIGSOLVE_GPU_INVIT_YGLOBAL");
+  unsetenv("EIGSOLVE_GPU_INVIT_CLUSTER");
   if (std::string(what) == "1000-fold") {
     EXPECT_GT(f1, 0) << "the fallback was not exercised";
   }
@@ -127,7 +142,8 @@ TYPED_TEST(GpuInvit, LargeRandom) {
   std::mt19937_64 g(12);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   // n = 3001, 4000: one big cluster (average gap below ortol), many blocks of 32, n % 64 != 0.
-  // 9000 (float, double): two slots per thread in the sequential kernel, partial last slot.
+  // 9000 (float, double): two slots per thread in the sequential kernel, partial last slot;
+  // clusters: 2 chunks per thread at clusters of 2 (9000: 141 tiles, 71 per CTA, 568 chunks).
   std::vector<index_t> sizes{3001, 4000};
   if (sizeof(R) <= 8) sizes.push_back(9000);
   for (const index_t n : sizes) {
@@ -136,7 +152,7 @@ TYPED_TEST(GpuInvit, LargeRandom) {
       v = R(u(g));
     for (auto& v : e)
       v = R(u(g));
-    check(d, e, 0, n - 1, "large random", n == 3001);
+    check(d, e, 0, n - 1, "large random", n == 3001, true);
     if (n == 4000) check(d, e, 1000, 2999, "large random subset");
   }
 }
