@@ -63,6 +63,10 @@ bool env_flag(const char* name, bool dflt) {
   return !(v[0] == '0' && v[1] == '\0');
 }
 
+/// The device matrix's leading dimension is a multiple of this many elements (16 bytes).
+template <class T>
+constexpr index_t kLdMulOf = sizeof(T) >= 16 ? 1 : index_t(16 / sizeof(T));
+
 template <class T>
 class CudaTridiag final : public CudaTridiagDevice<T> {
  public:
@@ -72,7 +76,9 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
               TridiagDeviceTimes* times, bool device_panels)
       : n_(n),
         nb_(std::max(1, nb)),
-        ldd_(std::max<index_t>(n, 1)),
+        // columns 16 bytes apart (a multiple of 16 / sizeof(T) elements): the SYMV's 16-byte
+        // loads, shifted where a trailing matrix does not start on a 16-byte line
+        ldd_((std::max<index_t>(n, 1) + kLdMulOf<T> - 1) / kLdMulOf<T> * kLdMulOf<T>),
         times_(times),
         device_panels_(device_panels) {
     if (cuda_device_count() == 0) throw DeviceError("--device cuda: no CUDA device is visible");
@@ -584,7 +590,8 @@ std::uint64_t tridiag_device_bytes(index_t n, int nb) {
   const std::uint64_t e = sizeof(T), un = std::uint64_t(std::max<index_t>(n, 1));
   const std::uint64_t unb = std::uint64_t(std::max(nb, 1)), tiles = (un + 63) / 64;
   // matrix, SYMV workspace, V and W, v and w, d/e/tau, panel dots and their tile partials
-  return un * un * e + symv_workspace_bytes<T>(std::max<index_t>(n, 1)) + 2 * un * unb * e +
+  const std::uint64_t ld = (un + kLdMulOf<T> - 1) / kLdMulOf<T> * kLdMulOf<T>;
+  return ld * un * e + symv_workspace_bytes<T>(std::max<index_t>(n, 1)) + 2 * un * unb * e +
          2 * un * e + 3 * un * e + (2 * unb + 1) * (tiles + 1) * e + un * e + 2 * (tiles + 1) * e +
          (1u << 20);
 }

@@ -118,6 +118,51 @@ __device__ __forceinline__ void load_col8(const T* p, int m, typename Parts<T>::
   }
 }
 
+/// load_col8's 16-byte loads for columns that start `sh` components (0 < sh < 16 / sizeof(R))
+/// past a 16-byte boundary, every column alike (lda * sizeof(T) % 16 == 0): the lane loads the
+/// aligned units from p - sh; the components past them (rows 8(a+1).. of the same column) are the
+/// first ones of the next lane's units (__shfl_down), or the lane's own loads for the last row
+/// block (last: a == 7). All 8 rows present. Called by all 32 lanes of the warp together.
+///
+///    p - sh       p                               p + 8 rows
+///    |  .  .  x  x  x  x  x  x  x  x |  x  .      this lane's units | the next lane's first
+///            <------ comp[0 .. nc) ------>
+template <class T, int L>
+__device__ __forceinline__ void load_col8_shift(const T* p, int sh, bool last,
+                                                typename Parts<T>::R* comp) {
+  using R = typename Parts<T>::R;
+  using V = typename Vec16<R>::type;
+  constexpr int per = 16 / sizeof(R), nc = 8 * Parts<T>::n;
+  const R* q = reinterpret_cast<const R*>(p) - sh;
+  const V* v = reinterpret_cast<const V*>(q);
+  R raw[nc + per - 1];
+#pragma unroll
+  for (int s = 0; s < nc / per; ++s) {
+    const V w = ld<L>(v + s);
+    if constexpr (per == 4) {
+      raw[4 * s] = w.x;
+      raw[4 * s + 1] = w.y;
+      raw[4 * s + 2] = w.z;
+      raw[4 * s + 3] = w.w;
+    } else {
+      raw[2 * s] = w.x;
+      raw[2 * s + 1] = w.y;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < per - 1; ++j) {
+    const R nx = __shfl_down_sync(0xffffffffu, raw[j], 1);
+    raw[nc + j] = last ? (j < sh ? ld<L>(q + nc + j) : R(0)) : nx;
+  }
+#pragma unroll
+  for (int s = 0; s < nc; ++s) {
+    if constexpr (per == 2)
+      comp[s] = raw[s + 1];
+    else
+      comp[s] = sh == 1 ? raw[s + 1] : (sh == 2 ? raw[s + 2] : raw[s + 3]);
+  }
+}
+
 template <class T>
 __device__ __forceinline__ T real_diag(const T& a) {
   if constexpr (is_complex_v<T>)
@@ -138,6 +183,7 @@ struct SymvArgs {
   bool beta_zero;
   T* P;              ///< partials: P[(R * nt + C) * 64 + i]
   unsigned* ticket;  ///< nt tickets, zero on entry and on exit
+  int shift;         ///< Shift kernels: components between A's column starts and 16-byte lines
 };
 
 /// The diagonal 8x8 block (a, a) of a diagonal tile: the 8 row chains of the expanded Hermitian
@@ -245,7 +291,22 @@ struct GroupSmem {
   T sT[kTile * 9];  ///< rows of panel J (transposed partials)
 };
 
-template <class T, int TPB, bool Wide, int L, bool Ticket>
+/// A group's next tile: its coordinates (0, 0 if it does not exist) and thread t's elements of x
+/// for the tile's column panel J and row panel I in shared memory. Returns whether it exists.
+template <class T>
+__device__ __forceinline__ bool tile_begin(const SymvArgs<T>& g, index_t tile, int t,
+                                           GroupSmem<T>& s, index_t& I, index_t& J) {
+  I = 0;
+  J = 0;
+  if (tile >= g.ntiles) return false;
+  tile_coords(tile, g.nt, I, J);
+  const index_t ic = J * kTile + t, ir = I * kTile + t;
+  s.xc[t] = ic < g.n ? g.x[g.xoff + ic * g.incx] : T(0);
+  s.xr[t] = ir < g.n ? g.x[g.xoff + ir * g.incx] : T(0);
+  return true;
+}
+
+template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 __global__ void __launch_bounds__(64 * TPB) symv_tiles(SymvArgs<T> g) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   GroupSmem<T>* sm = reinterpret_cast<GroupSmem<T>*>(smem_raw);
@@ -255,16 +316,9 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles(SymvArgs<T> g) {
   using R = typename Parts<T>::R;
   for (index_t base = index_t(blockIdx.x) * TPB; base < g.ntiles;
        base += index_t(gridDim.x) * TPB) {
-    const index_t tile = base + grp;
-    const bool active = tile < g.ntiles;
-    index_t I = 0, J = 0;
-    if (active) tile_coords(tile, g.nt, I, J);
+    index_t I, J;
+    const bool active = tile_begin(g, base + grp, t, s, I, J);
     const index_t r0 = I * kTile, c0 = J * kTile;
-    if (active) {
-      const index_t ic = c0 + t, ir = r0 + t;
-      s.xc[t] = ic < g.n ? g.x[g.xoff + ic * g.incx] : T(0);
-      s.xr[t] = ir < g.n ? g.x[g.xoff + ir * g.incx] : T(0);
-    }
     __syncthreads();
     if (active) {
       const bool diag = (I == J);
@@ -285,7 +339,15 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles(SymvArgs<T> g) {
 #pragma unroll
         for (int c = 0; c < 8; ++c) {
           R comp[8 * Parts<T>::n];
-          load_col8<T, Wide, L>(blk + g.lda * c, m, comp);
+          if constexpr (Shift) {
+            // whole warps: off-diagonal tiles of full row panels (diag and r0 uniform per group)
+            if (!diag && r0 + kTile <= g.n)
+              load_col8_shift<T, L>(blk + g.lda * c, g.shift, a == 7, comp);
+            else
+              load_col8<T, false, L>(blk + g.lda * c, m, comp);
+          } else {
+            load_col8<T, Wide, L>(blk + g.lda * c, m, comp);
+          }
           const T xc = s.xc[8 * k + c];
           T tc = T(0);
 #pragma unroll

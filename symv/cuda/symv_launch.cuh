@@ -5,8 +5,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "core/errors.hpp"
 #include "symv/cuda/symv_kernels.cuh"
@@ -31,9 +33,9 @@ inline std::size_t round256(std::size_t b) {
   return (b + 255) / 256 * 256;
 }
 
-template <class T, int TPB, bool Wide, int L, bool Ticket>
+template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 void launch_tiles(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
-  auto kern = symv_tiles<T, TPB, Wide, L, Ticket>;
+  auto kern = symv_tiles<T, TPB, Wide, L, Ticket, Shift>;
   const std::size_t smem = sizeof(GroupSmem<T>) * TPB;
   static std::once_flag once;
   std::call_once(once, [&] {
@@ -111,10 +113,32 @@ void launch_load(int load, bool ticket, const SymvArgs<T>& g, int blocks, cudaSt
   }
 }
 
+/// The plain tile kernels (loads ldg, cg, cs) with shifted 16-byte loads (g.shift > 0).
+template <class T, int TPB>
+void launch_shift(int load, bool ticket, const SymvArgs<T>& g, int blocks, cudaStream_t st) {
+  if constexpr (sizeof(T) < 16) {
+    auto go = [&](auto lc) {
+      constexpr int L = decltype(lc)::value;
+      if (ticket)
+        launch_tiles<T, TPB, false, L, true, true>(g, blocks, st);
+      else
+        launch_tiles<T, TPB, false, L, false, true>(g, blocks, st);
+    };
+    if (load == 0)
+      go(std::integral_constant<int, 0>{});
+    else if (load == 1)
+      go(std::integral_constant<int, 1>{});
+    else
+      go(std::integral_constant<int, 2>{});
+  }
+}
+
 template <class T, int TPB>
 void launch_wide(bool wide, int load, bool ticket, const SymvArgs<T>& g, int blocks,
                  cudaStream_t st) {
-  if (wide)
+  if (g.shift > 0)
+    launch_shift<T, TPB>(load, ticket, g, blocks, st);
+  else if (wide)
     launch_load<T, TPB, true>(load, ticket, g, blocks, st);
   else
     launch_load<T, TPB, false>(load, ticket, g, blocks, st);
@@ -175,6 +199,20 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   const bool wide = cfg.wide && (staged ? reinterpret_cast<std::uintptr_t>(A) % sizeof(T) == 0
                                         : (reinterpret_cast<std::uintptr_t>(A) % 16 == 0) &&
                                               ((std::size_t(lda) * sizeof(T)) % 16 == 0));
+  // Shifted wide loads (symv_tiles' Shift): columns 16-byte apart but not on 16-byte lines, as
+  // every other column step of the tridiagonalization in d and c (3 of 4 in s) with an even lda.
+  using Rc = typename Parts<T>::R;
+  const std::uintptr_t ua = reinterpret_cast<std::uintptr_t>(A);
+  const bool plain =
+      cfg.load == SymvLoad::ldg || cfg.load == SymvLoad::cg || cfg.load == SymvLoad::cs;
+  static const bool shift_on = [] {  // EIGSOLVE_GPU_SYMV_SHIFT=0: narrow loads there (A/B)
+    const char* e = std::getenv("EIGSOLVE_GPU_SYMV_SHIFT");
+    return !(e && e[0] == '0');
+  }();
+  g.shift = (sizeof(T) < 16 && shift_on && cfg.wide && plain && ua % 16 != 0 &&
+             ua % sizeof(Rc) == 0 && (std::size_t(lda) * sizeof(T)) % 16 == 0)
+                ? int((ua % 16) / sizeof(Rc))
+                : 0;
   const bool ticket = cfg.variant == SymvVariant::ticket;
   const int load = static_cast<int>(cfg.load);
   const int tpb = staged ? (cfg.tiles_per_block == 1   ? staged_groups<T>(1)

@@ -193,6 +193,28 @@ TYPED_TEST(GpuSymv, NonFiniteValuesFlowThrough) {
   }
 }
 
+/// Columns 16 bytes apart that do not start on a 16-byte line (the tridiagonalization's trailing
+/// matrices): the wide configurations take the shifted loads (every shift of s, d and c: offsets
+/// 1..3 with lda a multiple of 4 elements), against the narrow ones and the CPU.
+TYPED_TEST(GpuSymv, ShiftedWideLoads) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  std::vector<SymvConfig> cfgs;
+  for (const char* c : {"ticket-t2-m4-w-ldg", "twopass-t4-m16-w-cs", "ticket-t1-m8-w-cg",
+                        "twopass-t2-m32-w-ldg", "ticket-t4-m32-w-cs"})
+    cfgs.push_back(parse_symv_config(c));
+  std::uint64_t seed = 900;
+  for (index_t n : {64, 65, 128, 130, 333, 1000}) {
+    for (index_t off : {1, 2, 3, 6}) {
+      Case c;
+      c.n = n;
+      c.lda = (n + off + 3) / 4 * 4 + 4 * (off % 2);  // a multiple of 4 elements
+      c.off = off;
+      run_case<TypeParam>(c, off == 1 && n == 130 ? symv_config_space() : cfgs, seed++);
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
 TYPED_TEST(GpuSymv, LargeSizes) {
   EIGSOLVE_REQUIRE_DEVICE();
   const auto cfgs = three_configs();
