@@ -27,6 +27,7 @@
 #include <type_traits>
 
 #include "solver/cuda/invit_cluster_ops.hpp"
+#include "solver/cuda/invit_cluster_sync.cuh"
 #include "solver/cuda/invit_phase_b.cuh"
 
 namespace eigsolve {
@@ -60,20 +61,16 @@ __device__ __forceinline__ void load_chunk(const R* p, bool full, index_t base, 
     x[u] = (full || base + u < n) ? p[base + u] : R(0);
 }
 
-__device__ __forceinline__ void cluster_barrier() {
-  __cluster_barrier_arrive();  // barrier.cluster.arrive (.release)
-  __cluster_barrier_wait();    // barrier.cluster.wait (.acquire)
-}
-
 /// Step 2 of the wave's block of the cluster at slot blockIdx.x / G.cs, CTA rank
-/// blockIdx.x % G.cs. Dynamic shared memory: 2 * G.ntp partials. VEC: every column of Z
-/// 16-byte aligned.
+/// blockIdx.x % G.cs. Dynamic shared memory: two mbarriers (16 bytes, used by the tx exchange
+/// only), then 2 * G.ntp partials. VEC: every column of Z 16-byte aligned.
 template <class R, int KC, bool VEC>
-__global__ void __launch_bounds__(kCT) step2_cluster_kernel(WaveArgs a, R* Z, ClusterGeom G) {
+__global__ void __launch_bounds__(kCT, 1) step2_cluster_kernel(WaveArgs a, R* Z, ClusterGeom G) {
   index_t c, j0, js, j1;
   if (!wave_block(a, index_t(blockIdx.x) / G.cs, c, j0, js, j1)) return;  // whole cluster
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  R* part = reinterpret_cast<R*>(smem_raw);
+  const std::uint32_t mb0 = smem_u32(smem_raw);  // mbarrier of buffer b at mb0 + 8 b
+  R* part = reinterpret_cast<R*>(smem_raw + 16);
   const int rank = int(__clusterRelativeBlockRank()), t = threadIdx.x, q8 = t & 7;
   const index_t n = a.n, ld = a.ldz;
   const index_t te = (rank + 1) * G.tpc < G.ntiles ? (rank + 1) * G.tpc : G.ntiles;
@@ -83,7 +80,14 @@ __global__ void __launch_bounds__(kCT) step2_cluster_kernel(WaveArgs a, R* Z, Cl
   const auto owned = [&](int s) { return g0 + index_t(G.threads) * s < cend; };
   const auto row = [&](int s) { return owned(s) ? (g0 + index_t(G.threads) * s) * kChunk : n; };
   const auto full = [&](int s) { return row(s) + kChunk <= n; };
-  cluster_barrier();  // every CTA of the cluster runs before the first remote store
+  if (G.tx && t == 0) {
+    mbar_init(mb0, 1);
+    mbar_init(mb0 + 8, 1);
+    mbar_init_fence();
+  }
+  cluster_barrier();  // every CTA of the cluster runs (and has its mbarriers) before any store
+  const std::uint32_t bytes = std::uint32_t(G.ntiles) * sizeof(R);
+  std::uint32_t phases = 0;  // bit b: the parity of buffer b's next mbarrier phase
   index_t par = 0;
   R y[KC][kChunk], v[KC][kChunk], qp[KC][kChunk];
   for (index_t j = js; j < j1; ++j) {
@@ -122,9 +126,14 @@ __global__ void __launch_bounds__(kCT) step2_cluster_kernel(WaveArgs a, R* Z, Cl
         const R tp = tree8_all(cs);
         if (owned(s)) {  // the same for the 8 lanes of a tile: lane q8 -> CTAs q8, q8 + 8
           R* const dst = buf + (row(s) >> 6);
-          if (q8 < G.cs) *static_cast<R*>(__cluster_map_shared_rank(dst, unsigned(q8))) = tp;
-          if (q8 + 8 < G.cs)
-            *static_cast<R*>(__cluster_map_shared_rank(dst, unsigned(q8 + 8))) = tp;
+          const auto send = [&](int r) {
+            if (G.tx)
+              st_async(mapa_u32(smem_u32(dst), r), tp, mapa_u32(mb0 + 8 * std::uint32_t(par), r));
+            else
+              *static_cast<R*>(__cluster_map_shared_rank(dst, unsigned(r))) = tp;
+          };
+          if (q8 < G.cs) send(q8);
+          if (q8 + 8 < G.cs) send(q8 + 8);
         }
       }
       if (!nrm) {  // dot k + 1 updates with this v; its own v is loaded now
@@ -141,13 +150,21 @@ __global__ void __launch_bounds__(kCT) step2_cluster_kernel(WaveArgs a, R* Z, Cl
             load_chunk<VEC>(vn, full(s), row(s), n, v[s]);
         }
       }
-      cluster_barrier();
+      if (G.tx) {  // every partial of this dot arrived in this CTA's buffer
+        const std::uint32_t mb = mb0 + 8 * std::uint32_t(par);
+        if (t == 0) mbar_arrive_expect(mb, bytes);
+        mbar_wait(mb, (phases >> par) & 1u);
+        phases ^= 1u << par;
+      } else {
+        cluster_barrier();
+      }
       cprev = cluster_chain(buf, G.ntiles);
       par ^= 1;
     }
     const R nr = sqrt_(cprev);
     if (!(nr >= R(invit::kFallbackNorm))) {  // the same on every CTA of the cluster
       if (rank == 0 && t == 0) a.stop[c] = j;
+      if (G.tx) cluster_barrier();  // no st.async of this CTA still in flight at its exit
       return;
     }
 #pragma unroll
@@ -156,6 +173,7 @@ __global__ void __launch_bounds__(kCT) step2_cluster_kernel(WaveArgs a, R* Z, Cl
       for (int u = 0; u < kChunk; ++u)
         if (row(s) + u < n) yg[row(s) + u] = y[s][u] / nr;
   }
+  if (G.tx) cluster_barrier();
 }
 
 /// The cluster form of step 2 for n rows, or off (dd, EIGSOLVE_GPU_INVIT_CLUSTER=0, n below
@@ -163,6 +181,8 @@ __global__ void __launch_bounds__(kCT) step2_cluster_kernel(WaveArgs a, R* Z, Cl
 /// EIGSOLVE_GPU_INVIT_CLUSTER: unset: clusters of 8 from kClusterMinN rows on; 0: off (the
 /// single-CTA step2_wave_kernel); 1: clusters of 8 for every n; 2, 4, 8, 16: that size, every n.
 /// Unset and more than 4096 rows per CTA of 8 (n > 32768): clusters of 16 (non-portable size).
+/// EIGSOLVE_GPU_INVIT_CLUSTER_TX=1: the partials exchanged by st.async + mbarrier instead of the
+/// cluster barrier (invit_cluster_sync.cuh; opt-in, not yet run on a GPU).
 template <class R>
 struct ClusterStep2 {
   bool on = false;
@@ -223,7 +243,9 @@ ClusterStep2<R> cluster_step2_plan(index_t n) {
     };
     P.kern = P.G.kc == 1 ? pick(std::integral_constant<int, 1>{})
                          : pick(std::integral_constant<int, 2>{});
-    P.smem = 2 * sizeof(R) * std::size_t(P.G.ntp);
+    P.smem = 16 + 2 * sizeof(R) * std::size_t(P.G.ntp);
+    const char* tx = std::getenv("EIGSOLVE_GPU_INVIT_CLUSTER_TX");
+    P.G.tx = tx && tx[0] == '1' ? 1 : 0;
     if (cudaFuncSetAttribute(P.kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(P.smem)) !=
             cudaSuccess ||
         (cs > 8 && cudaFuncSetAttribute(P.kern, cudaFuncAttributeNonPortableClusterSizeAllowed,
@@ -243,8 +265,9 @@ ClusterStep2<R> cluster_step2_plan(index_t n) {
     if (prof && prof[0] == '1')
       std::fprintf(stderr,
                    "  invit phase B step 2: clusters of %d CTAs x %d threads, %d chunk(s) per "
-                   "thread, %lld tiles per CTA, up to %d clusters resident\n",
-                   cs, P.G.threads, P.G.kc, (long long)P.G.tpc, nclu);
+                   "thread, %lld tiles per CTA, up to %d clusters resident, exchange %s\n",
+                   cs, P.G.threads, P.G.kc, (long long)P.G.tpc, nclu,
+                   P.G.tx ? "st.async" : "barrier");
     return P;
   }
 }

@@ -32,6 +32,7 @@ struct ClusterGeom {
   int cs;          // CTAs per cluster
   int threads;     // threads per CTA (a multiple of 32, at most kCT)
   int kc;          // chunks per thread (1 or 2)
+  int tx;          // exchange: 0 cluster barrier, 1 st.async + mbarrier (invit_cluster_sync.cuh)
 };
 
 /// False when n rows do not fit (more than kCT * 2 chunks per CTA) or n < 1. kc = 1 while
@@ -43,6 +44,7 @@ inline bool cluster_geom(index_t n, int cs, ClusterGeom& G) {
   G.ntp = (G.ntiles + 7) / 8 * 8 + 8;
   G.tpc = (G.ntiles + cs - 1) / cs;
   G.cs = cs;
+  G.tx = 0;
   const index_t chunks = G.tpc * (kTile / kChunk);
   for (int kc = 1; kc <= 2; ++kc) {
     const index_t th = ((chunks + kc - 1) / kc + 31) / 32 * 32;
