@@ -1,53 +1,56 @@
 // The canonical back-transformation Z := Q Z on the device (solver/back_transform_cuda.hpp), in
 // the order of solver/back_transform.cpp (docs/canonical-backtransform.md), so the bits are the
-// CPU's. Compiled with -fmad=false: nothing is fused except madd's explicit fmas.
+// CPU's. Compiled with -fmad=false: nothing is fused except madd's explicit fmas. Thread maps
+// and per-thread arithmetic: back_transform_kernels.cuh (host-and-device, emulated on a CPU).
 //
 //   block b (i0 = 32b, k reflectors, L = n-1-i0 rows; row r = matrix row i0+1+r), V(r, c) =
 //   0 (r < c), 1 (r == c), A(i0+1+r, i0+c) (r > c): the zeros and the unit are terms.
+//   pack_kernel: Vp[r * 32 + c] = V(r, c) (0 for c >= k and r >= L), rows to a multiple of 64.
 //
 //   T factors, once for all b (stream order):
-//     step1_kernel<ZisV>  P(t, q, c)  = tile partials of conj(V(:, c)) . V(:, q)
+//     pack_kernel, step1_kernel (Z = V, tile partials P(t, q, c) of conj(V(:, c)) . V(:, q))
 //     sum_kernel          G(c, q)     = P(0) + P(1) + ...  (ascending tiles)
 //     tfactor_kernel      T_b         = the recurrence (one warp, c ascending)
 //
-//   per column panel of Z (mc columns; columns are independent), b = B-1 .. 0:
+//   per column panel of Z (mc columns; columns are independent), b = B-1 .. 0: pack_kernel,
 //
-//        Z rows i0+1.. (L x mc)            grid (column ranges, 64-row tiles t)
-//     +------------------------+
-//     | tile 0 |  step1_kernel | ---> P(t, j, c): 8 chunk chains of 8 rows (thread = (c, cols)),
-//     | tile 1 |               |      the fixed tree; V tile (64 x 32) and Z tile in shared mem
-//     |  ...   |               |
-//     +------------------------+
-//     sum_kernel (warp per column j, lane c): w_cj = P(0,j,c) + P(1,j,c) + ... ascending,
-//                 ny_cj = -(chain_{q=c..k-1} madd(T_cq, w_qj))            -> NY (c-major)
-//     step3_kernel (thread = row r x JT columns; V tile, NY sub-batch in shared memory):
+//        Z rows i0+1.. (L x mc)       step1_kernel: thread block = 64 columns (32 for 16-byte
+//     +------------------------+      types) x 32 reflectors; thread = 4 (2) reflectors x 2
+//     | tile 0 | V, Z rows ->  |      columns, all 8 chunk chains of a 64-row tile and the
+//     | tile 1 | smem, 4 half- |      tree in registers; half tiles (32 rows) through a
+//     |  ...   | tile stages   |      4-stage cp.async pipeline, tiles ascending:
+//     +------------------------+  Sweep (enough column blocks): acc = p_0, acc = acc + p_t in
+//                                      registers, then step 2 in the epilogue       -> NY
+//                                 partial (few columns): tile partials P(t, j, c) of a range
+//                                      of tiles per block; sum_kernel (warp per column, lane c)
+//                                      sums them ascending and does step 2            -> NY
+//     step 2  ny_cj = -(chain_{q=c..k-1} madd(T_cq, w_qj))               (NY c-major)
+//     step3_kernel (thread = 2 rows x 4 columns, block = 128 (64) rows; V rows resident, NY
+//                 sub-batches double buffered in shared memory, the next sub-batch's Z loaded
+//                 into registers during this one; rows counted from matrix row i0 so they align):
 //                 z_rj = madd(v_rc, ny_cj, z_rj) for c = 0 .. k-1 ascending (in place)
 //
 // Every index product is formed in 64 bits (index_t).
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <memory>
-#include <vector>
-#include <chrono>
-#include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 #include <string>
 
 #include "core/canonical.hpp"
-#include "core/context.hpp"
 #include "core/errors.hpp"
 #include "core/precision.hpp"
 #include "solver/back_transform.hpp"
 #include "solver/back_transform_cuda.hpp"
+#include "solver/cuda/back_transform_kernels.cuh"
 
 namespace eigsolve {
 namespace {
 
-constexpr int kB = 32;  ///< reflectors per block (the format's constant)
+using bt::Cfg;
+using bt::kB;
+using bt::kThreads;
 static_assert(kB == kBackTransformBlock, "one warp per block of reflectors");
-constexpr int kThreads = 256;
 
 void ck(cudaError_t st, const char* what) {
   if (st != cudaSuccess) {
@@ -57,88 +60,137 @@ void ck(cudaError_t st, const char* what) {
   }
 }
 
-/// Register tiles per precision: 16-byte scalars (complex double, dd) take fewer columns.
+// cp.async: global -> shared without registers (sm_80+); groups committed and awaited in order.
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+template <int W>
+__device__ __forceinline__ void cp_async(void* dst, const void* src) {
+  if constexpr (W == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(dst)), "l"(src)
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+                 "n"(W)
+                 : "memory");
+}
+/// One element of T, in pieces of its alignment (4 bytes for complex float, 8 for the 16-byte
+/// scalars).
 template <class T>
-struct Cfg {
-  static constexpr bool kWide = sizeof(T) >= 16;
-  static constexpr int kJT1 = kWide ? 1 : 4;  ///< step 1: columns per warp per sub-batch
-  static constexpr int kJC1 = 8 * kJT1;       ///< step 1: columns per sub-batch (8 warps)
-  static constexpr int kJT3 = kWide ? 4 : 8;  ///< step 3: columns per thread
-  static constexpr int kJC3 = 4 * kJT3;       ///< step 3: columns per sub-batch (4 row groups)
-};
-
-/// V(r, c) of the block at reflector i0 (c < k): explicit 0 above the unit, 1, then A.
-template <class T>
-__device__ __forceinline__ T v_elem(const T* A, index_t lda, index_t i0, index_t r, index_t c) {
-  if (r < c) return T(0);
-  if (r == c) return T(1);
-  return A[(i0 + 1 + r) + (i0 + c) * lda];
+__device__ __forceinline__ void cp_async_elem(T* dst, const T* src) {
+  constexpr int W = int(alignof(T));
+#pragma unroll
+  for (int i = 0; i < int(sizeof(T)) / W; ++i)
+    cp_async<W>(reinterpret_cast<char*>(dst) + W * i, reinterpret_cast<const char*>(src) + W * i);
+}
+__device__ __forceinline__ void cp_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void cp_wait() {  // all but the N newest groups complete
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/// Step 1 tile partials. Block (x, y): 64-row tile t = y, sub-batches [x*per, x*per+per) of JC
-/// columns. Thread (lane c, warp w): columns w*JT .. w*JT+JT-1 of a sub-batch, reflector c; for
-/// each of the 8 chunks an fma chain over its (present) rows, then the fixed tree:
-///   P[(t * pld + j) * 32 + c] = tile partial of canonical_dot(conj(V(:, c)), Z(:, j)).
-/// ZisV: Z(:, j) is V(:, j) itself (the G of the T factor; ncols = k).
-template <class T, bool ZisV>
+/// Vp rows [32 x, 32 x + 32) of block i0 (a 32 x 32 transpose through shared memory: A is read
+/// down its columns, Vp written along its rows).
+template <class T>
 __global__ void __launch_bounds__(kThreads)
-    step1_kernel(const T* A, index_t lda, index_t i0, int k, index_t L, const T* Z, index_t ldz,
-                 index_t ncols, int per, index_t pld, T* P) {
-  constexpr int JT = Cfg<T>::kJT1, JC = Cfg<T>::kJC1;
-  __shared__ T vs[kTile][kB + 1];
-  __shared__ T zs[JC][kTile];
-  const int tid = threadIdx.x, c = tid & 31, w = tid >> 5;
-  const index_t t = blockIdx.y;
-  const index_t r0 = t * kTile;
-  const int rows = static_cast<int>(L - r0 < kTile ? L - r0 : kTile);
-  for (int e = tid; e < kTile * kB; e += kThreads) {
-    const int rr = e & 63, cc = e >> 6;
-    vs[rr][cc] = (rr < rows && cc < k) ? v_elem(A, lda, i0, r0 + rr, cc) : T(0);
+    pack_kernel(const T* A, index_t lda, index_t i0, int k, index_t L, T* Vp) {
+  __shared__ T tile[kB][kB + 1];
+  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  const index_t r0 = index_t(blockIdx.x) * kB;
+  for (int c = ty; c < kB; c += kThreads / 32)
+    tile[c][tx] = bt::pack_elem(A, lda, i0, k, L, r0 + tx, c);
+  __syncthreads();
+  for (int r = ty; r < kB; r += kThreads / 32)
+    Vp[(r0 + r) * kB + tx] = tile[tx][r];
+}
+
+/// Step 1. Block (x, y): columns [x * JC, x * JC + JC), tiles [y * tps, y * tps + tps) of 64
+/// rows; Z(r, j) = Z[r * zrs + j * zcs] (zrs = 32, zcs = 1: Z is Vp itself, the T factor's G).
+/// Half tiles stream through kStages1 shared-memory stages (cp.async, one barrier each).
+///   partial: P[(t * pld + j) * 32 + c] = tile partial of conj(V(:, c)) . Z(:, j)
+///   Sweep (y = 0, tps = all tiles): w_cj = p_0 + p_1 + ... ascending, then
+///     NY[c * ldny + j] = -s, s = 0; s = madd(T_cq, w_qj, s) for q = c .. k-1 (c < k).
+template <class T, bool Sweep>
+__global__ void __launch_bounds__(kThreads, Cfg<T>::kWide ? 1 : 2)
+    step1_kernel(const T* Vp, const T* Z, index_t zrs, index_t zcs, index_t L, index_t ncols,
+                 int tps, int k, T* P, index_t pld, const T* Tb, T* NY, index_t ldny) {
+  using C = Cfg<T>;
+  constexpr int R = C::kR1, J = C::kJ1, S = C::kStages1;
+  extern __shared__ __align__(16) unsigned char smem1[];
+  T* sm = reinterpret_cast<T*>(smem1);
+  T* ts = sm + S * C::kStage1;  // ts[q][c] = T_cq, ld 33
+  const int tid = threadIdx.x;
+  int cg, jg;
+  bt::coords1<T>(tid, cg, jg);
+  const index_t nt = (L + kTile - 1) / kTile;
+  const index_t tb = index_t(blockIdx.y) * tps, te = tb + tps < nt ? tb + tps : nt;
+  const index_t j0 = index_t(blockIdx.x) * C::kJC1;
+  const int nh = 2 * static_cast<int>(te - tb);  // half tiles of this block
+  if (Sweep) {
+    for (int e = tid; e < kB * kB; e += kThreads)
+      ts[(e >> 5) * (kB + 1) + (e & 31)] = Tb[e];
   }
-  const index_t jb = index_t(blockIdx.x) * per * JC;
-  for (int sb = 0; sb < per; ++sb) {
-    const index_t j0 = jb + index_t(sb) * JC;
-    if (j0 >= ncols) break;
-    __syncthreads();  // vs written; the previous sub-batch's zs consumed
-    for (int e = tid; e < JC * kTile; e += kThreads) {
-      const int rr = e & 63, jj = e >> 6;
-      const index_t j = j0 + jj;
-      T z = T(0);
-      if (rr < rows && j < ncols) {
-        if constexpr (ZisV)
-          z = v_elem(A, lda, i0, r0 + rr, j);
-        else
-          z = Z[(r0 + rr) + j * ldz];
-      }
-      zs[jj][rr] = z;
-    }
+  auto issue = [&](int h) {  // half tile h into stage h % S (an empty group past the end)
+    if (h < nh)
+      bt::load1<T>(
+          tid, sm + (h % S) * C::kStage1, Vp, Z, zrs, zcs, tb * kTile + index_t(h) * C::kHalf, L,
+          j0, ncols, [](char* d, const char* s) { cp_async<16>(d, s); },
+          [](T* d, const T* s) { cp_async_elem(d, s); });
+    cp_commit();
+  };
+  // wait for half h (S - 2 newer groups may be pending), barrier (every thread's copies landed,
+  // and every thread is done with half h - 1), then refill the stage of half h - 1.
+  auto next = [&](int h) {
+    cp_wait<S - 2>();
     __syncthreads();
-    T ch[JT][kChunk];
+    issue(h + S - 1);
+    return sm + (h % S) * C::kStage1;
+  };
+  for (int h = 0; h < S - 1; ++h)
+    issue(h);
+  T acc[R][J];
+  bt::Tree1<T> tr;
+  for (index_t t = tb; t < te; ++t) {
+    const int h = 2 * static_cast<int>(t - tb);
+    const int rows = static_cast<int>(L - t * kTile < kTile ? L - t * kTile : kTile);
+    const T* st = next(h);
+    if (rows >= C::kHalf)
+      bt::half1<T, 0, true>(st, cg, jg, C::kHalf, tr);
+    else
+      bt::half1<T, 0, false>(st, cg, jg, rows, tr);
+    st = next(h + 1);
+    if (rows == kTile)
+      bt::half1<T, 1, true>(st, cg, jg, C::kHalf, tr);
+    else
+      bt::half1<T, 1, false>(st, cg, jg, rows > C::kHalf ? rows - C::kHalf : 0, tr);
 #pragma unroll
-    for (int q = 0; q < kChunk; ++q) {
-      T s[JT];
+    for (int kr = 0; kr < R; ++kr)
 #pragma unroll
-      for (int jt = 0; jt < JT; ++jt)
-        s[jt] = T(0);
-#pragma unroll
-      for (int i = 0; i < kChunk; ++i) {
-        const int rr = kChunk * q + i;
-        if (rr < rows) {  // rows past L are absent (not zero terms)
-          const T v = vs[rr][c];
-#pragma unroll
-          for (int jt = 0; jt < JT; ++jt)
-            s[jt] = madd_conj(v, zs[w * JT + jt][rr], s[jt]);
+      for (int u = 0; u < J; ++u) {
+        if (Sweep) {
+          acc[kr][u] = t == 0 ? tr.p[kr][u] : acc[kr][u] + tr.p[kr][u];
+        } else {
+          const index_t j = j0 + J * jg + u;
+          if (j < ncols) P[(t * pld + j) * kB + bt::refl1<T>(cg, kr)] = tr.p[kr][u];
         }
       }
+  }
+  if (!Sweep) return;
+  cp_wait<0>();
+  __syncthreads();  // every stage read; ws takes their place
+  T* ws = sm;       // ws[jl][q] = w_qj, ld 33
 #pragma unroll
-      for (int jt = 0; jt < JT; ++jt)
-        ch[jt][q] = s[jt];
-    }
+  for (int kr = 0; kr < R; ++kr)
 #pragma unroll
-    for (int jt = 0; jt < JT; ++jt) {
-      const index_t j = j0 + w * JT + jt;
-      if (j < ncols) P[(t * pld + j) * kB + c] = tile_tree(ch[jt]);
-    }
+    for (int u = 0; u < J; ++u)
+      ws[(J * jg + u) * C::kWS1 + bt::refl1<T>(cg, kr)] = acc[kr][u];
+  __syncthreads();
+  for (int i = 0; i < bt::kPairs2<T>; ++i) {
+    int c, jl;
+    bt::coords2<T>(tid, i, c, jl);
+    if (c < k && j0 + jl < ncols) NY[c * ldny + j0 + jl] = bt::ny2(ts, ws, k, c, jl);
   }
 }
 
@@ -223,53 +275,74 @@ __global__ void tfactor_kernel(int k, const T* G, const T* tau, T* Tb) {
     Tb[l + kB * c] = tm[l][c];
 }
 
-/// Step 3. Block (x, y): rows [64y, 64y+64) of the block's rows, sub-batches [x*per, x*per+per)
-/// of JC columns; thread (row tx, group ty) owns z(tx, ty*JT .. ty*JT+JT-1) of a sub-batch:
-///   z = madd(v_rc, ny_cj, z) for c = 0 .. k-1.  NY[c * ldny + j].
+/// Step 3. Block (x, y): rows s of [RT y, RT y + RT), row s being matrix row i0 + s (V row
+/// s - 1; only 1 <= s <= L are touched), sub-batches [x per, x per + per) of JC3 columns;
+/// Zs = &Z(i0, 0):  z = madd(v_rc, ny_cj, z) for c = 0 .. k-1.  NY[c * ldny + j].
+/// The next sub-batch's NY (cp.async) and Z (registers) load while this one computes.
 template <class T>
-__global__ void __launch_bounds__(kThreads)
-    step3_kernel(const T* A, index_t lda, index_t i0, int k, index_t L, const T* NY, index_t ldny,
-                 T* Z, index_t ldz, index_t ncols, int per) {
-  constexpr int JT = Cfg<T>::kJT3, JC = Cfg<T>::kJC3;
-  __shared__ T vs[kB][kTile];
-  __shared__ T ns[kB][JC];
-  const int tid = threadIdx.x, tx = tid & 63, ty = tid >> 6;
-  const index_t r0 = index_t(blockIdx.y) * kTile;
-  const int rows = static_cast<int>(L - r0 < kTile ? L - r0 : kTile);
-  for (int e = tid; e < kTile * kB; e += kThreads) {
-    const int rr = e & 63, cc = e >> 6;
-    vs[cc][rr] = (rr < rows && cc < k) ? v_elem(A, lda, i0, r0 + rr, cc) : T(0);
+__global__ void __launch_bounds__(kThreads, Cfg<T>::kWide ? 2 : 3)
+    step3_kernel(const T* Vp, index_t L, int k, const T* NY, index_t ldny, T* Zs, index_t ldz,
+                 index_t ncols, int per) {
+  using C = Cfg<T>;
+  constexpr int JJ = C::kJJ3;
+  extern __shared__ __align__(16) unsigned char smem3[];
+  T* vs3 = reinterpret_cast<T*>(smem3);
+  T* ns3 = vs3 + kB * C::kVS3;  // two buffers of kB x JC3
+  const int tid = threadIdx.x;
+  const index_t s0 = index_t(blockIdx.y) * C::kRT3;
+  const index_t jb = index_t(blockIdx.x) * per * C::kJC3;
+  const index_t left = (ncols - jb + C::kJC3 - 1) / C::kJC3;  // >= 1 by the grid
+  const int nb = static_cast<int>(left < per ? left : per);
+  int row, pos, col;
+  bt::coords3<T>(tid, row, pos, col);
+  auto cp = [](T* d, const T* s) { cp_async_elem(d, s); };
+  bt::load_v3<T>(tid, vs3, Vp, s0, L, cp);
+  bt::load_ny3<T>(tid, ns3, NY, ldny, jb, ncols, cp);
+  cp_commit();
+  bool rok[2];
+  T* zr[2];
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const index_t s = s0 + row + 16 * i;
+    rok[i] = s >= 1 && s <= L;
+    zr[i] = Zs + s;
   }
-  const index_t jb = index_t(blockIdx.x) * per * JC;
-  T* zr = Z + (r0 + tx);
-  for (int sb = 0; sb < per; ++sb) {
-    const index_t j0 = jb + index_t(sb) * JC;
-    if (j0 >= ncols) break;
-    __syncthreads();  // vs written; the previous sub-batch's ns consumed
-    for (int e = tid; e < kB * JC; e += kThreads) {
-      const int jj = e % JC, cc = e / JC;
-      const index_t j = j0 + jj;
-      ns[cc][jj] = (j < ncols && cc < k) ? NY[index_t(cc) * ldny + j] : T(0);
+  T zn[2][JJ];  // Z of the next sub-batch
+  auto load_z = [&](index_t j0) {
+#pragma unroll
+    for (int u = 0; u < JJ; ++u) {
+      const index_t j = j0 + col + u;
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+        zn[i][u] = (rok[i] && j < ncols) ? zr[i][j * ldz] : T(0);
     }
-    __syncthreads();
-    if (tx < rows) {
-      T acc[JT];
+  };
+  load_z(jb);
+  for (int sb = 0; sb < nb; ++sb) {
+    const index_t j0 = jb + index_t(sb) * C::kJC3;
+    cp_wait<0>();
+    __syncthreads();  // V and this NY landed; the other NY buffer consumed (sub-batch sb - 1)
+    if (sb + 1 < nb)
+      bt::load_ny3<T>(tid, ns3 + ((sb + 1) & 1) * kB * C::kJC3, NY, ldny, j0 + C::kJC3, ncols, cp);
+    cp_commit();
+    T acc[2][JJ];
 #pragma unroll
-      for (int jt = 0; jt < JT; ++jt) {
-        const index_t j = j0 + ty * JT + jt;
-        acc[jt] = j < ncols ? zr[j * ldz] : T(0);
-      }
-      for (int c = 0; c < k; ++c) {
-        const T v = vs[c][tx];
+    for (int i = 0; i < 2; ++i)
 #pragma unroll
-        for (int jt = 0; jt < JT; ++jt)
-          acc[jt] = madd(v, ns[c][ty * JT + jt], acc[jt]);
-      }
+      for (int u = 0; u < JJ; ++u)
+        acc[i][u] = zn[i][u];
+    if (sb + 1 < nb) load_z(j0 + C::kJC3);
+    const T* ns = ns3 + (sb & 1) * kB * C::kJC3;
+    if (k == kB)
+      bt::apply3<T, true>(vs3, ns, k, pos, col, acc);
+    else
+      bt::apply3<T, false>(vs3, ns, k, pos, col, acc);
 #pragma unroll
-      for (int jt = 0; jt < JT; ++jt) {
-        const index_t j = j0 + ty * JT + jt;
-        if (j < ncols) zr[j * ldz] = acc[jt];
-      }
+    for (int u = 0; u < JJ; ++u) {
+      const index_t j = j0 + col + u;
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+        if (rok[i] && j < ncols) zr[i][j * ldz] = acc[i][u];
     }
   }
 }
@@ -278,7 +351,7 @@ __global__ void __launch_bounds__(kThreads)
 /// depend on it).
 struct Plan {
   index_t nblocks = 0, ntmax = 0, mc = 0, pw = 0;
-  std::size_t off_t = 0, off_g = 0, off_p = 0, off_ny = 0, bytes = 0;
+  std::size_t off_t = 0, off_g = 0, off_p = 0, off_ny = 0, off_v = 0, bytes = 0;
 };
 
 constexpr std::size_t kPartialCap = std::size_t(1) << 30;  ///< tile-partial bytes per panel
@@ -310,19 +383,23 @@ Plan make_plan(index_t n, index_t m) {
   off += align_up(std::size_t(p.ntmax) * std::size_t(p.pw) * kB * sizeof(T));
   p.off_ny = off;
   off += align_up(std::size_t(p.pw) * kB * sizeof(T));
+  p.off_v = off;
+  off += align_up(std::size_t(p.ntmax) * kTile * kB * sizeof(T));
   p.bytes = off;
   return p;
 }
 
-/// Sub-batches per thread block: enough blocks to fill the GPU, and V reused across columns.
-int batches_per_block(index_t nsub, index_t ntiles) {
-  const index_t want = 2048;  // thread blocks in flight worth having
-  const index_t per = (nsub * ntiles) / want;
-  return static_cast<int>(std::max<index_t>(1, std::min<index_t>(8, per)));
-}
-
 index_t ceil_div(index_t a, index_t b) {
   return (a + b - 1) / b;
+}
+
+/// Sweep or partial step 1 for nc columns and nt tiles (the bits do not depend on the choice):
+/// sweep when its column blocks fill 3/4 of the SMs or the tiles are few;
+/// EIGSOLVE_GPU_BT_SWEEP=0/1 forces one (tests).
+bool use_sweep(index_t ngroups, index_t nt, int nsm) {
+  if (const char* e = std::getenv("EIGSOLVE_GPU_BT_SWEEP"); e && (e[0] == '0' || e[0] == '1'))
+    return e[0] == '1';
+  return 4 * ngroups >= 3 * index_t(nsm) || nt <= 4;
 }
 
 }  // namespace
@@ -335,6 +412,7 @@ std::size_t apply_q_device_workspace_bytes(index_t n, index_t m) {
 template <class T>
 void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dtau, index_t m, T* dZ,
                               index_t lddz, void* work, std::size_t work_bytes, void* stream) {
+  using C = Cfg<T>;
   if (n <= 1 || m <= 0) return;
   if (ldda < n || lddz < n) throw DimensionError("apply_q_canonical_device: ldda or lddz < n");
   const Plan p = make_plan<T>(n, m);
@@ -348,17 +426,35 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
   T* G = reinterpret_cast<T*>(wb + p.off_g);
   T* P = reinterpret_cast<T*>(wb + p.off_p);
   T* NY = reinterpret_cast<T*>(wb + p.off_ny);
+  T* Vp = reinterpret_cast<T*>(wb + p.off_v);
   const index_t nrefl = n - 1;
-  constexpr int JC1 = Cfg<T>::kJC1, JC3 = Cfg<T>::kJC3, kWarps = kThreads / 32;
+  constexpr int kWarps = kThreads / 32;
+  constexpr std::size_t smem1 = (C::kStages1 * C::kStage1 + kB * (kB + 1)) * sizeof(T);
+  constexpr std::size_t smem3 = (kB * C::kVS3 + 2 * kB * C::kJC3) * sizeof(T);
+  ck(cudaFuncSetAttribute(step1_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          int(smem1)),
+     "step 1 shared memory");
+  ck(cudaFuncSetAttribute(step1_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          int(smem1)),
+     "step 1 shared memory");
+  ck(cudaFuncSetAttribute(step3_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem3)),
+     "step 3 shared memory");
+  int dev = 0, nsm = 0;
+  ck(cudaGetDevice(&dev), "cudaGetDevice");
+  ck(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev), "SM count");
+  auto pack = [&](index_t i0, int k, index_t L) {
+    const index_t nt = ceil_div(L, kTile);
+    pack_kernel<T><<<unsigned(nt * (kTile / kB)), kThreads, 0, st>>>(dA, ldda, i0, k, L, Vp);
+  };
 
-  // T factors of every block.
+  // T factors of every block: G = V^H V (step 1 partials with Z = Vp), then the recurrence.
   for (index_t b = 0; b < p.nblocks; ++b) {
     const index_t i0 = kB * b, L = n - 1 - i0;
     const int k = static_cast<int>(std::min<index_t>(kB, nrefl - i0));
     const index_t nt = ceil_div(L, kTile);
-    const int per = static_cast<int>(ceil_div(kB, JC1));
-    step1_kernel<T, true>
-        <<<dim3(1, unsigned(nt)), kThreads, 0, st>>>(dA, ldda, i0, k, L, nullptr, 0, k, per, kB, P);
+    pack(i0, k, L);
+    step1_kernel<T, false><<<dim3(1, unsigned(nt)), kThreads, smem1, st>>>(
+        Vp, Vp, kB, 1, L, k, 1, k, P, kB, nullptr, nullptr, 0);
     sum_kernel<T>
         <<<unsigned(ceil_div(k, kWarps)), kThreads, 0, st>>>(nt, k, kB, P, k, nullptr, G, 1, kB);
     tfactor_kernel<T><<<1, kB, 0, st>>>(k, G, dtau + i0, Tall + kB * kB * b);
@@ -369,22 +465,32 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
   for (index_t j0 = 0; j0 < m; j0 += p.mc) {
     const index_t nc = std::min(p.mc, m - j0);
     T* Zp = dZ + j0 * lddz;
+    const index_t ng = ceil_div(nc, C::kJC1);
     for (index_t b = p.nblocks - 1; b >= 0; --b) {
       const index_t i0 = kB * b, L = n - 1 - i0;
       const int k = static_cast<int>(std::min<index_t>(kB, nrefl - i0));
       const index_t nt = ceil_div(L, kTile);
-      T* Zb = Zp + (i0 + 1);
-      const index_t ns1 = ceil_div(nc, JC1);
-      const int per1 = batches_per_block(ns1, nt);
-      step1_kernel<T, false>
-          <<<dim3(unsigned(ceil_div(ns1, per1)), unsigned(nt)), kThreads, 0, st>>>(
-              dA, ldda, i0, k, L, Zb, lddz, nc, per1, p.pw, P);
-      sum_kernel<T><<<unsigned(ceil_div(nc, kWarps)), kThreads, 0, st>>>(
-          nt, nc, p.pw, P, k, Tall + kB * kB * b, NY, p.pw, 1);
-      const index_t ns3 = ceil_div(nc, JC3);
-      const int per3 = batches_per_block(ns3, nt);
-      step3_kernel<T><<<dim3(unsigned(ceil_div(ns3, per3)), unsigned(nt)), kThreads, 0, st>>>(
-          dA, ldda, i0, k, L, NY, p.pw, Zb, lddz, nc, per3);
+      const T* Tb = Tall + kB * kB * b;
+      pack(i0, k, L);
+      if (use_sweep(ng, nt, nsm)) {
+        step1_kernel<T, true><<<dim3(unsigned(ng), 1), kThreads, smem1, st>>>(
+            Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(nt), k, nullptr, 0, Tb, NY, p.pw);
+      } else {
+        // Enough thread blocks for two per SM; each takes tps consecutive tiles.
+        const index_t segs = std::min(nt, std::max<index_t>(1, ceil_div(2 * nsm, ng)));
+        const index_t tps = ceil_div(nt, segs);
+        step1_kernel<T, false>
+            <<<dim3(unsigned(ng), unsigned(ceil_div(nt, tps))), kThreads, smem1, st>>>(
+                Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(tps), k, P, p.pw, nullptr, nullptr, 0);
+        sum_kernel<T><<<unsigned(ceil_div(nc, kWarps)), kThreads, 0, st>>>(nt, nc, p.pw, P, k, Tb,
+                                                                           NY, p.pw, 1);
+      }
+      // Step 3: about 1024 thread blocks, V rows reused over per sub-batches.
+      const index_t ns3 = ceil_div(nc, C::kJC3), nr3 = ceil_div(L + 1, C::kRT3);
+      const int per3 =
+          static_cast<int>(std::max<index_t>(1, std::min<index_t>(16, ns3 * nr3 / 1024)));
+      step3_kernel<T><<<dim3(unsigned(ceil_div(ns3, per3)), unsigned(nr3)), kThreads, smem3, st>>>(
+          Vp, L, k, NY, p.pw, Zp + i0, lddz, nc, per3);
       ck(cudaGetLastError(), "block launch");
     }
   }

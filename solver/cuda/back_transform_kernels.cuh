@@ -1,0 +1,261 @@
+// Thread maps and per-thread arithmetic of the device back-transformation
+// (back_transform_device.cu), host-and-device so that a CPU emulation can run the very index
+// math and operation order of the kernels. Nothing here synchronises or touches CUDA builtins:
+// the kernels pass each function their thread index and a copy functor (cp.async on the
+// device, a plain assignment in an emulation).
+//
+//   step 1 thread (cg, jg) of a 64-row tile, all 8 chunks of it in registers, the tile in two
+//   pipeline stages of 32 rows (half1<H>: chunks 4H .. 4H+3):
+//
+//        reflectors c = refl1(cg, k), k < R       columns j = 2 jg + u, u < 2
+//     vs [32][32] (row-major, V packed)   zs [32][ZS] (row-major copy of the Z rows)
+//        for chunk q = 0..7: s = 0; s = madd_conj(v_rc, z_rj, s) for the 8 rows of q
+//        tree as the chunks complete: ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7))
+//
+//   step 3 thread (rw, rl; cw, cl): rows 32 rw + rl + 16 i (i < 2) of the block's rows,
+//     columns cw * 2 JJ + cl * JJ + u (u < JJ); vs3[c][pos3(row)] puts a thread's 2 rows side
+//     by side, ns3[c][col]:  z = madd(v_rc, ny_cj, z) for c = 0 .. k-1.
+#pragma once
+
+#include "core/canonical.hpp"
+#include "core/hd.hpp"
+#include "core/precision.hpp"
+
+namespace eigsolve {
+namespace bt {
+
+constexpr int kB = 32;         ///< reflectors per block (the format's constant)
+constexpr int kThreads = 256;  ///< threads per thread block, every kernel
+
+/// Register tiles per precision (16-byte scalars, complex double and dd, take smaller ones).
+template <class T>
+struct Cfg {
+  static constexpr bool kWide = sizeof(T) >= 16;
+  static constexpr int kPad = kWide ? 1 : 16 / int(sizeof(T));  ///< keeps rows 16-byte aligned
+  // Step 1: R reflectors x 2 columns per thread; reflectors in adjacent pairs (P = 2) so that
+  // one 16-byte shared load brings two of them. Pipeline stages of half a tile (32 rows).
+  static constexpr int kR1 = kWide ? 2 : 4;
+  static constexpr int kJ1 = 2;
+  static constexpr int kP1 = kWide ? 1 : 2;
+  static constexpr int kG1 = kB / kR1;                       ///< reflector groups (8 / 16)
+  static constexpr int kJC1 = kThreads / kG1 * kJ1;          ///< columns per thread block (64 / 32)
+  static constexpr int kZS1 = kJC1 + kPad;                   ///< row stride of zs
+  static constexpr int kHalf = kTile / 2;                    ///< rows per stage
+  static constexpr int kStage1 = kHalf * kB + kHalf * kZS1;  ///< elements of one stage
+  static constexpr int kStages1 = 4;
+  static constexpr int kWS1 = kB + 1;  ///< row stride of the W tile (epilogue)
+  // Step 3: 2 rows x 4 columns per thread; RW warps down the rows, the rest across.
+  static constexpr int kJJ3 = 4;
+  static constexpr int kRW3 = kWide ? 2 : 4;
+  static constexpr int kRT3 = 32 * kRW3;                        ///< rows per thread block
+  static constexpr int kJC3 = kThreads / 32 / kRW3 * 2 * kJJ3;  ///< columns per sub-batch
+  static constexpr int kVS3 = kRT3 + kPad;                      ///< row stride of vs3
+};
+
+/// V(r, c) of the block at reflector i0 as packed (Vp[r * 32 + c], rows r < Lpad): explicit 0
+/// above the unit, 1, then A(i0+1+r, i0+c); 0 for c >= k and r >= L.
+template <class T>
+ES_HD_INLINE T pack_elem(const T* A, index_t lda, index_t i0, int k, index_t L, index_t r, int c) {
+  if (r >= L || c >= k || r < c) return T(0);
+  if (r == c) return T(1);
+  return A[(i0 + 1 + r) + (i0 + c) * lda];
+}
+
+// ---------------------------------------------------------------- step 1
+
+/// Reflector of register k (k < R) of reflector group cg.
+template <class T>
+ES_HD_INLINE int refl1(int cg, int k) {
+  using C = Cfg<T>;
+  return (k / C::kP1) * (C::kG1 * C::kP1) + C::kP1 * cg + k % C::kP1;
+}
+
+/// Thread tid's reflector group and column group.
+template <class T>
+ES_HD_INLINE void coords1(int tid, int& cg, int& jg) {
+  using C = Cfg<T>;
+  const int lane = tid & 31, warp = tid >> 5;
+  cg = lane % C::kG1;
+  jg = lane / C::kG1 + (32 / C::kG1) * warp;
+}
+
+/// Stage of rows r0 .. r0+31: vs[rr][c] = Vp[(r0 + rr) * 32 + c] (Vp: packed rows of 32, zero
+/// past the block's rows; copy16 copies 16 bytes) and zs[rr][jj] = Z(r0 + rr, j0 + jj) =
+/// Z[(r0 + rr) * zrs + (j0 + jj) * zcs], zero past L rows or ncols columns (copy: one element).
+template <class T, class Copy16, class Copy>
+ES_HD_INLINE void load1(int tid, T* stage, const T* Vp, const T* Z, index_t zrs, index_t zcs,
+                        index_t r0, index_t L, index_t j0, index_t ncols, Copy16&& copy16,
+                        Copy&& copy) {
+  using C = Cfg<T>;
+  constexpr int n16 = C::kHalf * kB * int(sizeof(T)) / 16;
+  const char* src = reinterpret_cast<const char*>(Vp + r0 * kB);
+  char* dst = reinterpret_cast<char*>(stage);
+  for (int e = tid; e < n16; e += kThreads)
+    copy16(dst + 16 * e, src + 16 * e);
+  T* zs = stage + C::kHalf * kB;
+  for (int e = tid; e < C::kHalf * C::kJC1; e += kThreads) {
+    const int rr = e % C::kHalf, jj = e / C::kHalf;
+    T* d = zs + rr * C::kZS1 + jj;
+    if (r0 + rr < L && j0 + jj < ncols)
+      copy(d, Z + (r0 + rr) * zrs + (j0 + jj) * zcs);
+    else
+      *d = T(0);
+  }
+}
+
+/// The running tree of one tile for thread (cg, jg): a = c0 (+ c1) (+ (c2 + c3)), b = c4 (+ c5),
+/// d = c2 / c6, and at the end p = a + (b + (d + c7)) = ((c0 + c1) + (c2 + c3)) + ((c4 + c5) +
+/// (c6 + c7)), the tile partial of conj(V(:, refl1(cg, k))) . Z(:, 2 jg + u).
+template <class T>
+struct Tree1 {
+  T a[Cfg<T>::kR1][Cfg<T>::kJ1], b[Cfg<T>::kR1][Cfg<T>::kJ1], d[Cfg<T>::kR1][Cfg<T>::kJ1];
+  T p[Cfg<T>::kR1][Cfg<T>::kJ1];
+};
+
+/// Half H (chunks 4H .. 4H+3) of a tile from one stage: for each chunk s = 0; s =
+/// madd_conj(v_rc, z_rj, s) over its rows present (rows 0 .. rows-1 of the stage; past them
+/// absent, not zero terms; Full: all 32), then into the tree.
+template <class T, int H, bool Full>
+ES_HD_INLINE void half1(const T* stage, int cg, int jg, int rows, Tree1<T>& tr) {
+  using C = Cfg<T>;
+  constexpr int R = C::kR1, J = C::kJ1;
+  const T* vs = stage;
+  const T* zr = stage + C::kHalf * kB + C::kJ1 * jg;
+  T s[R][J];
+#pragma unroll
+  for (int qq = 0; qq < kChunk / 2; ++qq) {
+    const int q = 4 * H + qq;
+#pragma unroll
+    for (int k = 0; k < R; ++k)
+#pragma unroll
+      for (int u = 0; u < J; ++u)
+        s[k][u] = T(0);
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i) {
+      const int rr = kChunk * qq + i;
+      if (Full || rr < rows) {
+        T v[R], z[J];
+#pragma unroll
+        for (int k = 0; k < R; ++k)
+          v[k] = vs[rr * kB + refl1<T>(cg, k)];
+#pragma unroll
+        for (int u = 0; u < J; ++u)
+          z[u] = zr[rr * C::kZS1 + u];
+#pragma unroll
+        for (int k = 0; k < R; ++k)
+#pragma unroll
+          for (int u = 0; u < J; ++u)
+            s[k][u] = madd_conj(v[k], z[u], s[k][u]);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < R; ++k)
+#pragma unroll
+      for (int u = 0; u < J; ++u) {
+        T& a = tr.a[k][u];
+        T& b = tr.b[k][u];
+        T& d = tr.d[k][u];
+        if (q == 0) a = s[k][u];
+        if (q == 1) a = a + s[k][u];
+        if (q == 2) d = s[k][u];
+        if (q == 3) a = a + (d + s[k][u]);
+        if (q == 4) b = s[k][u];
+        if (q == 5) b = b + s[k][u];
+        if (q == 6) d = s[k][u];
+        if (q == 7) tr.p[k][u] = a + (b + (d + s[k][u]));
+      }
+  }
+}
+
+/// Step 2 of the sweep epilogue, thread tid, its i-th (c, jl): ws[jl][q] = w_qj of the block's
+/// column jl; ts[q][c] = T_cq. Returns ny_cj = -s, s = 0; s = madd(T_cq, w_qj, s), q = c..k-1.
+template <class T>
+ES_HD_INLINE void coords2(int tid, int i, int& c, int& jl) {
+  using C = Cfg<T>;
+  jl = tid % C::kJC1;
+  c = tid / C::kJC1 + (kThreads / C::kJC1) * i;
+}
+template <class T>
+constexpr int kPairs2 = kB* Cfg<T>::kJC1 / kThreads;  ///< (c, jl) per thread in step 2
+template <class T>
+ES_HD_INLINE T ny2(const T* ts, const T* ws, int k, int c, int jl) {
+  T s = T(0);
+  for (int q = c; q < k; ++q)
+    s = madd(ts[q * (kB + 1) + c], ws[jl * Cfg<T>::kWS1 + q], s);
+  return -s;
+}
+
+// ---------------------------------------------------------------- step 3
+
+/// Position of block row rl (0 .. RT-1) in a row of vs3: a thread's two rows side by side.
+ES_HD_INLINE int pos3(int rl) {
+  return 32 * (rl / 32) + 2 * (rl % 16) + (rl % 32) / 16;
+}
+
+/// Thread tid's first row (block row; the second is + 16), its vs3 position and first column.
+template <class T>
+ES_HD_INLINE void coords3(int tid, int& row, int& pos, int& col) {
+  using C = Cfg<T>;
+  const int lane = tid & 31, warp = tid >> 5;
+  const int rw = warp % C::kRW3, cw = warp / C::kRW3;
+  row = 32 * rw + (lane & 15);
+  pos = 32 * rw + 2 * (lane & 15);
+  col = cw * 2 * C::kJJ3 + (lane >> 4) * C::kJJ3;
+}
+
+/// V rows of the thread block into vs3: block row rl is V row s0 + rl - 1 (the row space of
+/// step 3 starts one row above the block, at matrix row i0, so that rows align with i0);
+/// zero outside 0 .. L-1.
+template <class T, class Copy>
+ES_HD_INLINE void load_v3(int tid, T* vs3, const T* Vp, index_t s0, index_t L, Copy&& copy) {
+  using C = Cfg<T>;
+  for (int e = tid; e < C::kRT3 * kB; e += kThreads) {
+    const int c = e % kB, rl = e / kB;
+    const index_t r = s0 + rl - 1;
+    T* d = vs3 + c * C::kVS3 + pos3(rl);
+    if (r >= 0 && r < L)
+      copy(d, Vp + r * kB + c);
+    else
+      *d = T(0);
+  }
+}
+
+/// NY columns j0 .. j0+JC3-1 into ns3[c][jl] (zero past ncols).
+template <class T, class Copy>
+ES_HD_INLINE void load_ny3(int tid, T* ns3, const T* NY, index_t ldny, index_t j0, index_t ncols,
+                           Copy&& copy) {
+  using C = Cfg<T>;
+  for (int e = tid; e < kB * C::kJC3; e += kThreads) {
+    const int jl = e % C::kJC3, c = e / C::kJC3;
+    T* d = ns3 + c * C::kJC3 + jl;
+    if (j0 + jl < ncols)
+      copy(d, NY + c * ldny + j0 + jl);
+    else
+      *d = T(0);
+  }
+}
+
+/// Step 3 for one thread: acc[i][u] = madd(v_rc, ny_cj, acc[i][u]) for c = 0 .. k-1 (Full:
+/// k = 32), rows (pos, pos + 1) of vs3, columns col + u of ns3.
+template <class T, bool Full>
+ES_HD_INLINE void apply3(const T* vs3, const T* ns3, int k, int pos, int col,
+                         T (&acc)[2][Cfg<T>::kJJ3]) {
+  using C = Cfg<T>;
+  const int kk = Full ? kB : k;
+#pragma unroll(Full ? 32 : 4)
+  for (int c = 0; c < kk; ++c) {
+    const T v0 = vs3[c * C::kVS3 + pos], v1 = vs3[c * C::kVS3 + pos + 1];
+    T y[C::kJJ3];
+#pragma unroll
+    for (int u = 0; u < C::kJJ3; ++u)
+      y[u] = ns3[c * C::kJC3 + col + u];
+#pragma unroll
+    for (int u = 0; u < C::kJJ3; ++u) {
+      acc[0][u] = madd(v0, y[u], acc[0][u]);
+      acc[1][u] = madd(v1, y[u], acc[1][u]);
+    }
+  }
+}
+
+}  // namespace bt
+}  // namespace eigsolve
