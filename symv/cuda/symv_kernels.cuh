@@ -181,9 +181,9 @@ struct SymvArgs {
   index_t incy, yoff;
   T alpha, beta;
   bool beta_zero;
+  int shift;         ///< Shift kernels: components between A's column starts and 16-byte lines
   T* P;              ///< partials: P[(R * nt + C) * 64 + i]
   unsigned* ticket;  ///< nt tickets, zero on entry and on exit
-  int shift;         ///< Shift kernels: components between A's column starts and 16-byte lines
 };
 
 /// The diagonal 8x8 block (a, a) of a diagonal tile: the 8 row chains of the expanded Hermitian
@@ -291,21 +291,6 @@ struct GroupSmem {
   T sT[kTile * 9];  ///< rows of panel J (transposed partials)
 };
 
-/// A group's next tile: its coordinates (0, 0 if it does not exist) and thread t's elements of x
-/// for the tile's column panel J and row panel I in shared memory. Returns whether it exists.
-template <class T>
-__device__ __forceinline__ bool tile_begin(const SymvArgs<T>& g, index_t tile, int t,
-                                           GroupSmem<T>& s, index_t& I, index_t& J) {
-  I = 0;
-  J = 0;
-  if (tile >= g.ntiles) return false;
-  tile_coords(tile, g.nt, I, J);
-  const index_t ic = J * kTile + t, ir = I * kTile + t;
-  s.xc[t] = ic < g.n ? g.x[g.xoff + ic * g.incx] : T(0);
-  s.xr[t] = ir < g.n ? g.x[g.xoff + ir * g.incx] : T(0);
-  return true;
-}
-
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 __global__ void __launch_bounds__(64 * TPB) symv_tiles(SymvArgs<T> g) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -316,9 +301,16 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles(SymvArgs<T> g) {
   using R = typename Parts<T>::R;
   for (index_t base = index_t(blockIdx.x) * TPB; base < g.ntiles;
        base += index_t(gridDim.x) * TPB) {
-    index_t I, J;
-    const bool active = tile_begin(g, base + grp, t, s, I, J);
+    const index_t tile = base + grp;
+    const bool active = tile < g.ntiles;
+    index_t I = 0, J = 0;
+    if (active) tile_coords(tile, g.nt, I, J);
     const index_t r0 = I * kTile, c0 = J * kTile;
+    if (active) {
+      const index_t ic = c0 + t, ir = r0 + t;
+      s.xc[t] = ic < g.n ? g.x[g.xoff + ic * g.incx] : T(0);
+      s.xr[t] = ir < g.n ? g.x[g.xoff + ir * g.incx] : T(0);
+    }
     __syncthreads();
     if (active) {
       const bool diag = (I == J);

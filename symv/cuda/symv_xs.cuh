@@ -121,9 +121,15 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_xs(SymvArgs<T> g) {
   xs_load<T, Wide>(g, base + grp, 0, w, lane, comp);
   for (; base < g.ntiles; base += stride) {
     const index_t tile = base + grp;
-    index_t I, J;
-    const bool active = tile_begin(g, tile, t, s, I, J);
-    const index_t r0 = I * kTile;
+    const bool active = tile < g.ntiles;
+    index_t I = 0, J = 0;
+    if (active) tile_coords(tile, g.nt, I, J);
+    const index_t r0 = I * kTile, c0 = J * kTile;
+    if (active) {
+      const index_t ic = c0 + t, ir = r0 + t;
+      s.xc[t] = ic < g.n ? g.x[g.xoff + ic * g.incx] : T(0);
+      s.xr[t] = ir < g.n ? g.x[g.xoff + ir * g.incx] : T(0);
+    }
     __syncthreads();
     const bool diag = (I == J);
     const bool offd = active && (!diag || a > k);
