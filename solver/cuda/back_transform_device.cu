@@ -106,21 +106,21 @@ __global__ void __launch_bounds__(kThreads)
     Vp[(r0 + r) * kB + tx] = tile[tx][r];
 }
 
-/// Step 1. Block (x, y): columns [x * JC, x * JC + JC), tiles [y * tps, y * tps + tps) of 64
-/// rows; Z(r, j) = Z[r * zrs + j * zcs] (zrs = 32, zcs = 1: Z is Vp itself, the T factor's G).
-/// Half tiles stream through kStages1 shared-memory stages (cp.async, one barrier each).
+/// Step 1. Block (x, y) of 128 threads: columns [x JC, x JC + JC), tiles [y tps, y tps + tps)
+/// of 64 rows; Z(r, j) = Z[r * zrs + j * zcs] (zrs = 32, zcs = 1: Z is Vp itself, the T
+/// factor's G). Half tiles stream through kStages1 shared stages (cp.async, one barrier each).
 ///   partial: P[(t * pld + j) * 32 + c] = tile partial of conj(V(:, c)) . Z(:, j)
-///   Sweep (y = 0, tps = all tiles): w_cj = p_0 + p_1 + ... ascending, then
-///     NY[c * ldny + j] = -s, s = 0; s = madd(T_cq, w_qj, s) for q = c .. k-1 (c < k).
+///   Sweep (y = 0, tps = all tiles): w_cj = p_0 + p_1 + ... ascending (accumulators in shared
+///     memory), then NY[c * ldny + j] = -s, s = 0; s = madd(T_cq, w_qj, s), q = c .. k-1.
 template <class T, bool Sweep>
-__global__ void __launch_bounds__(kThreads, Cfg<T>::kWide ? 1 : 2)
+__global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
     step1_kernel(const T* Vp, const T* Z, index_t zrs, index_t zcs, index_t L, index_t ncols,
                  int tps, int k, T* P, index_t pld, const T* Tb, T* NY, index_t ldny) {
   using C = Cfg<T>;
   constexpr int R = C::kR1, J = C::kJ1, S = C::kStages1;
   extern __shared__ __align__(16) unsigned char smem1[];
   T* sm = reinterpret_cast<T*>(smem1);
-  T* ts = sm + S * C::kStage1;  // ts[q][c] = T_cq, ld 33
+  T* accs = sm + S * C::kStage1;  // accumulators of the sweep, acc1() slots
   const int tid = threadIdx.x;
   int cg, jg;
   bt::coords1<T>(tid, cg, jg);
@@ -128,10 +128,6 @@ __global__ void __launch_bounds__(kThreads, Cfg<T>::kWide ? 1 : 2)
   const index_t tb = index_t(blockIdx.y) * tps, te = tb + tps < nt ? tb + tps : nt;
   const index_t j0 = index_t(blockIdx.x) * C::kJC1;
   const int nh = 2 * static_cast<int>(te - tb);  // half tiles of this block
-  if (Sweep) {
-    for (int e = tid; e < kB * kB; e += kThreads)
-      ts[(e >> 5) * (kB + 1) + (e & 31)] = Tb[e];
-  }
   auto issue = [&](int h) {  // half tile h into stage h % S (an empty group past the end)
     if (h < nh)
       bt::load1<T>(
@@ -150,7 +146,6 @@ __global__ void __launch_bounds__(kThreads, Cfg<T>::kWide ? 1 : 2)
   };
   for (int h = 0; h < S - 1; ++h)
     issue(h);
-  T acc[R][J];
   bt::Tree1<T> tr;
   for (index_t t = tb; t < te; ++t) {
     const int h = 2 * static_cast<int>(t - tb);
@@ -170,7 +165,8 @@ __global__ void __launch_bounds__(kThreads, Cfg<T>::kWide ? 1 : 2)
 #pragma unroll
       for (int u = 0; u < J; ++u) {
         if (Sweep) {
-          acc[kr][u] = t == 0 ? tr.p[kr][u] : acc[kr][u] + tr.p[kr][u];
+          T& a = accs[bt::acc1<T>(tid, kr, u)];  // this thread's own slot
+          a = t == 0 ? tr.p[kr][u] : a + tr.p[kr][u];
         } else {
           const index_t j = j0 + J * jg + u;
           if (j < ncols) P[(t * pld + j) * kB + bt::refl1<T>(cg, kr)] = tr.p[kr][u];
@@ -179,13 +175,16 @@ __global__ void __launch_bounds__(kThreads, Cfg<T>::kWide ? 1 : 2)
   }
   if (!Sweep) return;
   cp_wait<0>();
-  __syncthreads();  // every stage read; ws takes their place
-  T* ws = sm;       // ws[jl][q] = w_qj, ld 33
+  __syncthreads();                 // every stage read: ws and ts take their place
+  T* ws = sm;                      // ws[jl][q] = w_qj, ld 33
+  T* ts = sm + C::kJC1 * C::kWS1;  // ts[q][c] = T_cq, ld 33
+  for (int e = tid; e < kB * kB; e += C::kThreads1)
+    ts[(e >> 5) * (kB + 1) + (e & 31)] = Tb[e];
 #pragma unroll
   for (int kr = 0; kr < R; ++kr)
 #pragma unroll
     for (int u = 0; u < J; ++u)
-      ws[(J * jg + u) * C::kWS1 + bt::refl1<T>(cg, kr)] = acc[kr][u];
+      ws[(J * jg + u) * C::kWS1 + bt::refl1<T>(cg, kr)] = accs[bt::acc1<T>(tid, kr, u)];
   __syncthreads();
   for (int i = 0; i < bt::kPairs2<T>; ++i) {
     int c, jl;
@@ -280,11 +279,11 @@ __global__ void tfactor_kernel(int k, const T* G, const T* tau, T* Tb) {
 /// Zs = &Z(i0, 0):  z = madd(v_rc, ny_cj, z) for c = 0 .. k-1.  NY[c * ldny + j].
 /// The next sub-batch's NY (cp.async) and Z (registers) load while this one computes.
 template <class T>
-__global__ void __launch_bounds__(kThreads, Cfg<T>::kWide ? 2 : 3)
+__global__ void __launch_bounds__(kThreads, 2)
     step3_kernel(const T* Vp, index_t L, int k, const T* NY, index_t ldny, T* Zs, index_t ldz,
                  index_t ncols, int per) {
   using C = Cfg<T>;
-  constexpr int JJ = C::kJJ3;
+  constexpr int RR = C::kRR3, JJ = C::kJJ3;
   extern __shared__ __align__(16) unsigned char smem3[];
   T* vs3 = reinterpret_cast<T*>(smem3);
   T* ns3 = vs3 + kB * C::kVS3;  // two buffers of kB x JC3
@@ -299,21 +298,21 @@ __global__ void __launch_bounds__(kThreads, Cfg<T>::kWide ? 2 : 3)
   bt::load_v3<T>(tid, vs3, Vp, s0, L, cp);
   bt::load_ny3<T>(tid, ns3, NY, ldny, jb, ncols, cp);
   cp_commit();
-  bool rok[2];
-  T* zr[2];
+  bool rok[RR];
+  T* zr[RR];
 #pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const index_t s = s0 + row + 16 * i;
+  for (int i = 0; i < RR; ++i) {
+    const index_t s = s0 + row + C::kRL3 * i;
     rok[i] = s >= 1 && s <= L;
     zr[i] = Zs + s;
   }
-  T zn[2][JJ];  // Z of the next sub-batch
+  T zn[RR][JJ];  // Z of the next sub-batch
   auto load_z = [&](index_t j0) {
 #pragma unroll
     for (int u = 0; u < JJ; ++u) {
       const index_t j = j0 + col + u;
 #pragma unroll
-      for (int i = 0; i < 2; ++i)
+      for (int i = 0; i < RR; ++i)
         zn[i][u] = (rok[i] && j < ncols) ? zr[i][j * ldz] : T(0);
     }
   };
@@ -325,9 +324,9 @@ __global__ void __launch_bounds__(kThreads, Cfg<T>::kWide ? 2 : 3)
     if (sb + 1 < nb)
       bt::load_ny3<T>(tid, ns3 + ((sb + 1) & 1) * kB * C::kJC3, NY, ldny, j0 + C::kJC3, ncols, cp);
     cp_commit();
-    T acc[2][JJ];
+    T acc[RR][JJ];
 #pragma unroll
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < RR; ++i)
 #pragma unroll
       for (int u = 0; u < JJ; ++u)
         acc[i][u] = zn[i][u];
@@ -341,7 +340,7 @@ __global__ void __launch_bounds__(kThreads, Cfg<T>::kWide ? 2 : 3)
     for (int u = 0; u < JJ; ++u) {
       const index_t j = j0 + col + u;
 #pragma unroll
-      for (int i = 0; i < 2; ++i)
+      for (int i = 0; i < RR; ++i)
         if (rok[i] && j < ncols) zr[i][j * ldz] = acc[i][u];
     }
   }
@@ -394,12 +393,12 @@ index_t ceil_div(index_t a, index_t b) {
 }
 
 /// Sweep or partial step 1 for nc columns and nt tiles (the bits do not depend on the choice):
-/// sweep when its column blocks fill 3/4 of the SMs or the tiles are few;
+/// sweep when its column blocks (two fit an SM) are at least one per SM, or the tiles are few;
 /// EIGSOLVE_GPU_BT_SWEEP=0/1 forces one (tests).
 bool use_sweep(index_t ngroups, index_t nt, int nsm) {
   if (const char* e = std::getenv("EIGSOLVE_GPU_BT_SWEEP"); e && (e[0] == '0' || e[0] == '1'))
     return e[0] == '1';
-  return 4 * ngroups >= 3 * index_t(nsm) || nt <= 4;
+  return ngroups >= index_t(nsm) || nt <= 4;
 }
 
 }  // namespace
@@ -429,7 +428,8 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
   T* Vp = reinterpret_cast<T*>(wb + p.off_v);
   const index_t nrefl = n - 1;
   constexpr int kWarps = kThreads / 32;
-  constexpr std::size_t smem1 = (C::kStages1 * C::kStage1 + kB * (kB + 1)) * sizeof(T);
+  constexpr std::size_t smem1 = (C::kStages1 * C::kStage1 + C::kAcc1) * sizeof(T);
+  static_assert(C::kJC1 * C::kWS1 + kB * (kB + 1) <= C::kStages1 * C::kStage1, "ws, ts");
   constexpr std::size_t smem3 = (kB * C::kVS3 + 2 * kB * C::kJC3) * sizeof(T);
   ck(cudaFuncSetAttribute(step1_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                           int(smem1)),
@@ -453,7 +453,7 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
     const int k = static_cast<int>(std::min<index_t>(kB, nrefl - i0));
     const index_t nt = ceil_div(L, kTile);
     pack(i0, k, L);
-    step1_kernel<T, false><<<dim3(1, unsigned(nt)), kThreads, smem1, st>>>(
+    step1_kernel<T, false><<<dim3(1, unsigned(nt)), C::kThreads1, smem1, st>>>(
         Vp, Vp, kB, 1, L, k, 1, k, P, kB, nullptr, nullptr, 0);
     sum_kernel<T>
         <<<unsigned(ceil_div(k, kWarps)), kThreads, 0, st>>>(nt, k, kB, P, k, nullptr, G, 1, kB);
@@ -473,14 +473,14 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
       const T* Tb = Tall + kB * kB * b;
       pack(i0, k, L);
       if (use_sweep(ng, nt, nsm)) {
-        step1_kernel<T, true><<<dim3(unsigned(ng), 1), kThreads, smem1, st>>>(
+        step1_kernel<T, true><<<dim3(unsigned(ng), 1), C::kThreads1, smem1, st>>>(
             Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(nt), k, nullptr, 0, Tb, NY, p.pw);
       } else {
-        // Enough thread blocks for two per SM; each takes tps consecutive tiles.
-        const index_t segs = std::min(nt, std::max<index_t>(1, ceil_div(2 * nsm, ng)));
+        // Enough thread blocks for three per SM; each takes tps consecutive tiles.
+        const index_t segs = std::min(nt, std::max<index_t>(1, ceil_div(3 * nsm, ng)));
         const index_t tps = ceil_div(nt, segs);
         step1_kernel<T, false>
-            <<<dim3(unsigned(ng), unsigned(ceil_div(nt, tps))), kThreads, smem1, st>>>(
+            <<<dim3(unsigned(ng), unsigned(ceil_div(nt, tps))), C::kThreads1, smem1, st>>>(
                 Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(tps), k, P, p.pw, nullptr, nullptr, 0);
         sum_kernel<T><<<unsigned(ceil_div(nc, kWarps)), kThreads, 0, st>>>(nt, nc, p.pw, P, k, Tb,
                                                                            NY, p.pw, 1);

@@ -28,28 +28,39 @@ constexpr int kB = 32;         ///< reflectors per block (the format's constant)
 constexpr int kThreads = 256;  ///< threads per thread block, every kernel
 
 /// Register tiles per precision (16-byte scalars, complex double and dd, take smaller ones).
+/// Shared memory returns 128 bytes a clock per SM and FP64 does 64 fmas: a thread must do about
+/// 4 fmas per 8-byte value it loads, hence R x J tiles of 4 x 4 (a row of loads feeds 16
+/// fmas). Lane bit 0 selects the column group and bit 1 the row/reflector group, so that lanes
+/// n, n^1 (or n, n^2) load the same address.
 template <class T>
 struct Cfg {
   static constexpr bool kWide = sizeof(T) >= 16;
   static constexpr int kPad = kWide ? 1 : 16 / int(sizeof(T));  ///< keeps rows 16-byte aligned
-  // Step 1: R reflectors x 2 columns per thread; reflectors in adjacent pairs (P = 2) so that
-  // one 16-byte shared load brings two of them. Pipeline stages of half a tile (32 rows).
+  // Step 1: 128 threads of R reflectors x J columns; reflectors in adjacent pairs (P = 2) so
+  // that one 16-byte shared load brings two of them. Pipeline stages of half a tile (32 rows).
+  static constexpr int kThreads1 = 128;
   static constexpr int kR1 = kWide ? 2 : 4;
-  static constexpr int kJ1 = 2;
+  static constexpr int kJ1 = 4;
   static constexpr int kP1 = kWide ? 1 : 2;
   static constexpr int kG1 = kB / kR1;                       ///< reflector groups (8 / 16)
-  static constexpr int kJC1 = kThreads / kG1 * kJ1;          ///< columns per thread block (64 / 32)
+  static constexpr int kJC1 = kThreads1 / kG1 * kJ1;         ///< columns per block (64 / 32)
   static constexpr int kZS1 = kJC1 + kPad;                   ///< row stride of zs
   static constexpr int kHalf = kTile / 2;                    ///< rows per stage
   static constexpr int kStage1 = kHalf * kB + kHalf * kZS1;  ///< elements of one stage
-  static constexpr int kStages1 = 4;
-  static constexpr int kWS1 = kB + 1;  ///< row stride of the W tile (epilogue)
-  // Step 3: 2 rows x 4 columns per thread; RW warps down the rows, the rest across.
+  static constexpr int kStages1 = kWide ? 2 : 3;
+  static constexpr int kAcc1 = kR1 * kJ1 * kThreads1;  ///< sweep accumulators (shared)
+  static constexpr int kWS1 = kB + 1;                  ///< row stride of the W tile (epilogue)
+  // Step 3: 256 threads of RR rows x JJ columns; CL column lanes per warp, RW warps down the
+  // rows, the rest across.
+  static constexpr int kRR3 = kWide ? 2 : 4;
   static constexpr int kJJ3 = 4;
+  static constexpr int kCL3 = kWide ? 2 : 4;
+  static constexpr int kRL3 = 32 / kCL3;  ///< row lanes; kRL3 * kRR3 = 32 rows per warp
   static constexpr int kRW3 = kWide ? 2 : 4;
-  static constexpr int kRT3 = 32 * kRW3;                        ///< rows per thread block
-  static constexpr int kJC3 = kThreads / 32 / kRW3 * 2 * kJJ3;  ///< columns per sub-batch
-  static constexpr int kVS3 = kRT3 + kPad;                      ///< row stride of vs3
+  static constexpr int kRT3 = 32 * kRW3;                           ///< rows per block
+  static constexpr int kJC3 = kThreads / 32 / kRW3 * kCL3 * kJJ3;  ///< columns per sub-batch
+  static constexpr int kVS3 = kRT3 + kPad;                         ///< row stride of vs3
+  static_assert(kRL3 * kRR3 == 32, "a warp covers 32 rows");
 };
 
 /// V(r, c) of the block at reflector i0 as packed (Vp[r * 32 + c], rows r < Lpad): explicit 0
@@ -70,13 +81,14 @@ ES_HD_INLINE int refl1(int cg, int k) {
   return (k / C::kP1) * (C::kG1 * C::kP1) + C::kP1 * cg + k % C::kP1;
 }
 
-/// Thread tid's reflector group and column group.
+/// Thread tid's reflector group (lane bits 1..) and column group (lane bit 0, the bits above
+/// the reflector group's, then the warp).
 template <class T>
 ES_HD_INLINE void coords1(int tid, int& cg, int& jg) {
   using C = Cfg<T>;
   const int lane = tid & 31, warp = tid >> 5;
-  cg = lane % C::kG1;
-  jg = lane / C::kG1 + (32 / C::kG1) * warp;
+  cg = (lane >> 1) % C::kG1;
+  jg = ((lane & 1) | (((lane >> 1) / C::kG1) << 1)) + (32 / C::kG1) * warp;
 }
 
 /// Stage of rows r0 .. r0+31: vs[rr][c] = Vp[(r0 + rr) * 32 + c] (Vp: packed rows of 32, zero
@@ -90,10 +102,10 @@ ES_HD_INLINE void load1(int tid, T* stage, const T* Vp, const T* Z, index_t zrs,
   constexpr int n16 = C::kHalf * kB * int(sizeof(T)) / 16;
   const char* src = reinterpret_cast<const char*>(Vp + r0 * kB);
   char* dst = reinterpret_cast<char*>(stage);
-  for (int e = tid; e < n16; e += kThreads)
+  for (int e = tid; e < n16; e += C::kThreads1)
     copy16(dst + 16 * e, src + 16 * e);
   T* zs = stage + C::kHalf * kB;
-  for (int e = tid; e < C::kHalf * C::kJC1; e += kThreads) {
+  for (int e = tid; e < C::kHalf * C::kJC1; e += C::kThreads1) {
     const int rr = e % C::kHalf, jj = e / C::kHalf;
     T* d = zs + rr * C::kZS1 + jj;
     if (r0 + rr < L && j0 + jj < ncols)
@@ -105,7 +117,7 @@ ES_HD_INLINE void load1(int tid, T* stage, const T* Vp, const T* Z, index_t zrs,
 
 /// The running tree of one tile for thread (cg, jg): a = c0 (+ c1) (+ (c2 + c3)), b = c4 (+ c5),
 /// d = c2 / c6, and at the end p = a + (b + (d + c7)) = ((c0 + c1) + (c2 + c3)) + ((c4 + c5) +
-/// (c6 + c7)), the tile partial of conj(V(:, refl1(cg, k))) . Z(:, 2 jg + u).
+/// (c6 + c7)), the tile partial of conj(V(:, refl1(cg, k))) . Z(:, J jg + u).
 template <class T>
 struct Tree1 {
   T a[Cfg<T>::kR1][Cfg<T>::kJ1], b[Cfg<T>::kR1][Cfg<T>::kJ1], d[Cfg<T>::kR1][Cfg<T>::kJ1];
@@ -173,10 +185,18 @@ template <class T>
 ES_HD_INLINE void coords2(int tid, int i, int& c, int& jl) {
   using C = Cfg<T>;
   jl = tid % C::kJC1;
-  c = tid / C::kJC1 + (kThreads / C::kJC1) * i;
+  c = tid / C::kJC1 + (C::kThreads1 / C::kJC1) * i;
 }
+/// (c, jl) per thread in step 2.
 template <class T>
-constexpr int kPairs2 = kB* Cfg<T>::kJC1 / kThreads;  ///< (c, jl) per thread in step 2
+constexpr int kPairs2 = kB* Cfg<T>::kJC1 / Cfg<T>::kThreads1;
+
+/// Shared slot of thread tid's sweep accumulator (k, u).
+template <class T>
+ES_HD_INLINE int acc1(int tid, int k, int u) {
+  return (k * Cfg<T>::kJ1 + u) * Cfg<T>::kThreads1 + tid;
+}
+
 template <class T>
 ES_HD_INLINE T ny2(const T* ts, const T* ws, int k, int c, int jl) {
   T s = T(0);
@@ -187,20 +207,25 @@ ES_HD_INLINE T ny2(const T* ts, const T* ws, int k, int c, int jl) {
 
 // ---------------------------------------------------------------- step 3
 
-/// Position of block row rl (0 .. RT-1) in a row of vs3: a thread's two rows side by side.
+/// Position of block row rl (0 .. RT-1) in a row of vs3: a thread's RR rows side by side.
+template <class T>
 ES_HD_INLINE int pos3(int rl) {
-  return 32 * (rl / 32) + 2 * (rl % 16) + (rl % 32) / 16;
+  using C = Cfg<T>;
+  const int w = rl % 32;
+  return 32 * (rl / 32) + C::kRR3 * (w % C::kRL3) + w / C::kRL3;
 }
 
-/// Thread tid's first row (block row; the second is + 16), its vs3 position and first column.
+/// Thread tid's first row (block row; the others + RL, + 2 RL, ...), its vs3 position and its
+/// first column. Row lane = lane bits 1.., column lane = lane bit 0 and the bits above.
 template <class T>
 ES_HD_INLINE void coords3(int tid, int& row, int& pos, int& col) {
   using C = Cfg<T>;
   const int lane = tid & 31, warp = tid >> 5;
   const int rw = warp % C::kRW3, cw = warp / C::kRW3;
-  row = 32 * rw + (lane & 15);
-  pos = 32 * rw + 2 * (lane & 15);
-  col = cw * 2 * C::kJJ3 + (lane >> 4) * C::kJJ3;
+  const int rl = (lane >> 1) % C::kRL3, cl = (lane & 1) | (((lane >> 1) / C::kRL3) << 1);
+  row = 32 * rw + rl;
+  pos = 32 * rw + C::kRR3 * rl;
+  col = cw * C::kCL3 * C::kJJ3 + cl * C::kJJ3;
 }
 
 /// V rows of the thread block into vs3: block row rl is V row s0 + rl - 1 (the row space of
@@ -212,7 +237,7 @@ ES_HD_INLINE void load_v3(int tid, T* vs3, const T* Vp, index_t s0, index_t L, C
   for (int e = tid; e < C::kRT3 * kB; e += kThreads) {
     const int c = e % kB, rl = e / kB;
     const index_t r = s0 + rl - 1;
-    T* d = vs3 + c * C::kVS3 + pos3(rl);
+    T* d = vs3 + c * C::kVS3 + pos3<T>(rl);
     if (r >= 0 && r < L)
       copy(d, Vp + r * kB + c);
     else
@@ -236,24 +261,26 @@ ES_HD_INLINE void load_ny3(int tid, T* ns3, const T* NY, index_t ldny, index_t j
 }
 
 /// Step 3 for one thread: acc[i][u] = madd(v_rc, ny_cj, acc[i][u]) for c = 0 .. k-1 (Full:
-/// k = 32), rows (pos, pos + 1) of vs3, columns col + u of ns3.
+/// k = 32), rows pos + i of vs3 (i < RR), columns col + u of ns3 (u < JJ).
 template <class T, bool Full>
 ES_HD_INLINE void apply3(const T* vs3, const T* ns3, int k, int pos, int col,
-                         T (&acc)[2][Cfg<T>::kJJ3]) {
+                         T (&acc)[Cfg<T>::kRR3][Cfg<T>::kJJ3]) {
   using C = Cfg<T>;
   const int kk = Full ? kB : k;
 #pragma unroll(Full ? 32 : 4)
   for (int c = 0; c < kk; ++c) {
-    const T v0 = vs3[c * C::kVS3 + pos], v1 = vs3[c * C::kVS3 + pos + 1];
-    T y[C::kJJ3];
+    T v[C::kRR3], y[C::kJJ3];
+#pragma unroll
+    for (int i = 0; i < C::kRR3; ++i)
+      v[i] = vs3[c * C::kVS3 + pos + i];
 #pragma unroll
     for (int u = 0; u < C::kJJ3; ++u)
       y[u] = ns3[c * C::kJC3 + col + u];
 #pragma unroll
-    for (int u = 0; u < C::kJJ3; ++u) {
-      acc[0][u] = madd(v0, y[u], acc[0][u]);
-      acc[1][u] = madd(v1, y[u], acc[1][u]);
-    }
+    for (int i = 0; i < C::kRR3; ++i)
+#pragma unroll
+      for (int u = 0; u < C::kJJ3; ++u)
+        acc[i][u] = madd(v[i], y[u], acc[i][u]);
   }
 }
 
