@@ -109,13 +109,14 @@ __global__ void __launch_bounds__(kThreads)
 /// Step 1. Block (x, y) of 128 threads: columns [x JC, x JC + JC), tiles [y tps, y tps + tps)
 /// of 64 rows; Z(r, j) = Z[r * zrs + j * zcs] (zrs = 32, zcs = 1: Z is Vp itself, the T
 /// factor's G). Half tiles stream through kStages1 shared stages (cp.async, one barrier each).
-///   partial: P[(t * pld + j) * 32 + c] = tile partial of conj(V(:, c)) . Z(:, j)
+///   partial: P[(t * pld + j) * 32 + c] = tile partial of conj(V(:, c)) . Z(:, j); with chain0
+///     the blocks y = 0 chain their tiles p_0 + p_1 + ... instead and leave that in P(0).
 ///   Sweep (y = 0, tps = all tiles): w_cj = p_0 + p_1 + ... ascending (accumulators in shared
 ///     memory), then NY[c * ldny + j] = -s, s = 0; s = madd(T_cq, w_qj, s), q = c .. k-1.
 template <class T, bool Sweep>
 __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
     step1_kernel(const T* Vp, const T* Z, index_t zrs, index_t zcs, index_t L, index_t ncols,
-                 int tps, int k, T* P, index_t pld, const T* Tb, T* NY, index_t ldny) {
+                 int tps, int chain0, int k, T* P, index_t pld, const T* Tb, T* NY, index_t ldny) {
   using C = Cfg<T>;
   constexpr int R = C::kR1, J = C::kJ1, S = C::kStages1;
   extern __shared__ __align__(16) unsigned char smem1[];
@@ -127,7 +128,8 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
   const index_t nt = (L + kTile - 1) / kTile;
   const index_t tb = index_t(blockIdx.y) * tps, te = tb + tps < nt ? tb + tps : nt;
   const index_t j0 = index_t(blockIdx.x) * C::kJC1;
-  const int nh = 2 * static_cast<int>(te - tb);  // half tiles of this block
+  const int nh = 2 * static_cast<int>(te - tb);                  // half tiles of this block
+  const bool chain = Sweep || (chain0 != 0 && blockIdx.y == 0);  // uniform
   auto issue = [&](int h) {  // half tile h into stage h % S (an empty group past the end)
     if (h < nh)
       bt::load1<T>(
@@ -164,7 +166,7 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
     for (int kr = 0; kr < R; ++kr)
 #pragma unroll
       for (int u = 0; u < J; ++u) {
-        if (Sweep) {
+        if (chain) {
           T& a = accs[bt::acc1<T>(tid, kr, u)];  // this thread's own slot
           a = t == 0 ? tr.p[kr][u] : a + tr.p[kr][u];
         } else {
@@ -173,7 +175,18 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
         }
       }
   }
-  if (!Sweep) return;
+  if (!Sweep) {
+    if (chain) {
+#pragma unroll
+      for (int kr = 0; kr < R; ++kr)
+#pragma unroll
+        for (int u = 0; u < J; ++u) {
+          const index_t j = j0 + J * jg + u;
+          if (j < ncols) P[j * kB + bt::refl1<T>(cg, kr)] = accs[bt::acc1<T>(tid, kr, u)];
+        }
+    }
+    return;
+  }
   cp_wait<0>();
   __syncthreads();                 // every stage read: ws and ts take their place
   T* ws = sm;                      // ws[jl][q] = w_qj, ld 33
@@ -194,13 +207,14 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
 }
 
 /// Ordered tile sum and step 2. Warp w of block x: column j = 8x + w; lane c:
-///   w_cj = P(0, j, c) + P(1, j, c) + ... + P(nt-1, j, c)   (ascending, a chain of adds)
+///   w_cj = P(0, j, c) + P(t1, j, c) + ... + P(nt-1, j, c)   (ascending, a chain of adds; P(0)
+///   holds the chain of tiles 0 .. t1-1 already)
 /// Tb == nullptr: out[c * ocs + j * ojs] = w_cj (the G of the T factor).
 /// Otherwise (c < k): out[c * ocs + j * ojs] = -s, s = 0; s = madd(T_cq, w_qj, s), q = c..k-1.
 template <class T>
 __global__ void __launch_bounds__(kThreads)
-    sum_kernel(index_t nt, index_t ncols, index_t pld, const T* P, int k, const T* Tb, T* out,
-               index_t ocs, index_t ojs) {
+    sum_kernel(index_t nt, index_t t1, index_t ncols, index_t pld, const T* P, int k, const T* Tb,
+               T* out, index_t ocs, index_t ojs) {
   __shared__ T ts[kB][kB + 1];  // ts[q][c] = T_cq
   __shared__ T ws[kThreads / 32][kB];
   const int tid = threadIdx.x, c = tid & 31, w = tid >> 5;
@@ -214,7 +228,7 @@ __global__ void __launch_bounds__(kThreads)
   const T* p = P + j * kB + c;
   const index_t step = pld * kB;
   T acc = p[0];
-  index_t t = 1;
+  index_t t = t1;
   constexpr int kBatch = 8;  // loads in flight; the adds stay one ascending chain
   for (; t + kBatch <= nt; t += kBatch) {
     T v[kBatch];
@@ -392,13 +406,17 @@ index_t ceil_div(index_t a, index_t b) {
   return (a + b - 1) / b;
 }
 
-/// Sweep or partial step 1 for nc columns and nt tiles (the bits do not depend on the choice):
-/// sweep when its column blocks (two fit an SM) are at least one per SM, or the tiles are few;
-/// EIGSOLVE_GPU_BT_SWEEP=0/1 forces one (tests).
-bool use_sweep(index_t ngroups, index_t nt, int nsm) {
-  if (const char* e = std::getenv("EIGSOLVE_GPU_BT_SWEEP"); e && (e[0] == '0' || e[0] == '1'))
-    return e[0] == '1';
-  return ngroups >= index_t(nsm) || nt <= 4;
+/// Step 1's split of nt tiles for ng column blocks (the bits do not depend on it): segments of
+/// tps tiles, as many as one wave of two blocks per SM holds; one segment (or <= 4 tiles): the
+/// sweep. EIGSOLVE_GPU_BT_SWEEP=0/1 forces partial (at least 2 segments where nt > 1) / sweep.
+index_t step1_tiles_per_block(index_t ng, index_t nt, int nsm, bool& sweep) {
+  index_t segs = std::min(nt, std::max<index_t>(1, 2 * index_t(nsm) / ng));
+  const char* e = std::getenv("EIGSOLVE_GPU_BT_SWEEP");
+  const int force = (e && (e[0] == '0' || e[0] == '1')) ? e[0] - '0' : -1;
+  sweep = force == 1 || (force == -1 && (segs == 1 || nt <= 4));
+  if (sweep) return nt;
+  segs = std::max<index_t>(segs, std::min<index_t>(nt, 2));
+  return ceil_div(nt, segs);
 }
 
 }  // namespace
@@ -454,9 +472,9 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
     const index_t nt = ceil_div(L, kTile);
     pack(i0, k, L);
     step1_kernel<T, false><<<dim3(1, unsigned(nt)), C::kThreads1, smem1, st>>>(
-        Vp, Vp, kB, 1, L, k, 1, k, P, kB, nullptr, nullptr, 0);
+        Vp, Vp, kB, 1, L, k, 1, 0, k, P, kB, nullptr, nullptr, 0);
     sum_kernel<T>
-        <<<unsigned(ceil_div(k, kWarps)), kThreads, 0, st>>>(nt, k, kB, P, k, nullptr, G, 1, kB);
+        <<<unsigned(ceil_div(k, kWarps)), kThreads, 0, st>>>(nt, 1, k, kB, P, k, nullptr, G, 1, kB);
     tfactor_kernel<T><<<1, kB, 0, st>>>(k, G, dtau + i0, Tall + kB * kB * b);
     ck(cudaGetLastError(), "T factor launch");
   }
@@ -472,18 +490,18 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
       const index_t nt = ceil_div(L, kTile);
       const T* Tb = Tall + kB * kB * b;
       pack(i0, k, L);
-      if (use_sweep(ng, nt, nsm)) {
+      bool sweep = false;
+      const index_t tps = step1_tiles_per_block(ng, nt, nsm, sweep);
+      if (sweep) {
         step1_kernel<T, true><<<dim3(unsigned(ng), 1), C::kThreads1, smem1, st>>>(
-            Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(nt), k, nullptr, 0, Tb, NY, p.pw);
+            Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(nt), 0, k, nullptr, 0, Tb, NY, p.pw);
       } else {
-        // Enough thread blocks for three per SM; each takes tps consecutive tiles.
-        const index_t segs = std::min(nt, std::max<index_t>(1, ceil_div(3 * nsm, ng)));
-        const index_t tps = ceil_div(nt, segs);
+        // Segment 0 chains its tiles into P(0); the others leave tile partials.
         step1_kernel<T, false>
             <<<dim3(unsigned(ng), unsigned(ceil_div(nt, tps))), C::kThreads1, smem1, st>>>(
-                Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(tps), k, P, p.pw, nullptr, nullptr, 0);
-        sum_kernel<T><<<unsigned(ceil_div(nc, kWarps)), kThreads, 0, st>>>(nt, nc, p.pw, P, k, Tb,
-                                                                           NY, p.pw, 1);
+                Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(tps), 1, k, P, p.pw, nullptr, nullptr, 0);
+        sum_kernel<T><<<unsigned(ceil_div(nc, kWarps)), kThreads, 0, st>>>(nt, tps, nc, p.pw, P, k,
+                                                                           Tb, NY, p.pw, 1);
       }
       // Step 3: about 1024 thread blocks, V rows reused over per sub-batches.
       const index_t ns3 = ceil_div(nc, C::kJC3), nr3 = ceil_div(L + 1, C::kRT3);
