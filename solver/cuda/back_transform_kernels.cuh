@@ -1,8 +1,9 @@
 // Thread maps and per-thread arithmetic of the device back-transformation
 // (back_transform_device.cu), host-and-device so that a CPU emulation can run the very index
-// math and operation order of the kernels. Nothing here synchronises or touches CUDA builtins:
+// math and operation order of the kernels: they neither synchronise nor touch CUDA builtins;
 // the kernels pass each function their thread index and a copy functor (cp.async on the
-// device, a plain assignment in an emulation).
+// device, a plain assignment in an emulation). The section at the end (nvcc only) holds the
+// cp.async wrappers and the small kernels (pack, ordered tile sum + step 2, T factor).
 //
 //   step 1 thread (cg, jg) of a 64-row tile, all 8 chunks of it in registers, the tile in two
 //   pipeline stages of 32 rows (half1<H>: chunks 4H .. 4H+3):
@@ -283,6 +284,138 @@ ES_HD_INLINE void apply3(const T* vs3, const T* ns3, int k, int pos, int col,
         acc[i][u] = madd(v[i], y[u], acc[i][u]);
   }
 }
+
+// ---------------------------------------------------------------- device only
+
+#if defined(__CUDACC__)
+// cp.async: global -> shared without registers (sm_80+); groups committed and awaited in order.
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+template <int W>
+__device__ __forceinline__ void cp_async(void* dst, const void* src) {
+  if constexpr (W == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(dst)), "l"(src)
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+                 "n"(W)
+                 : "memory");
+}
+/// One element of T, in pieces of its alignment (4 bytes for complex float, 8 for the 16-byte
+/// scalars).
+template <class T>
+__device__ __forceinline__ void cp_async_elem(T* dst, const T* src) {
+  constexpr int W = int(alignof(T));
+#pragma unroll
+  for (int i = 0; i < int(sizeof(T)) / W; ++i)
+    cp_async<W>(reinterpret_cast<char*>(dst) + W * i, reinterpret_cast<const char*>(src) + W * i);
+}
+__device__ __forceinline__ void cp_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void cp_wait() {  // all but the N newest groups complete
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/// Vp rows [32 x, 32 x + 32) of block i0 (a 32 x 32 transpose through shared memory: A is read
+/// down its columns, Vp written along its rows).
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    pack_kernel(const T* A, index_t lda, index_t i0, int k, index_t L, T* Vp) {
+  __shared__ T tile[kB][kB + 1];
+  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  const index_t r0 = index_t(blockIdx.x) * kB;
+  for (int c = ty; c < kB; c += kThreads / 32)
+    tile[c][tx] = bt::pack_elem(A, lda, i0, k, L, r0 + tx, c);
+  __syncthreads();
+  for (int r = ty; r < kB; r += kThreads / 32)
+    Vp[(r0 + r) * kB + tx] = tile[tx][r];
+}
+
+/// Ordered tile sum and step 2. Warp w of block x: column j = 8x + w; lane c:
+///   w_cj = P(0, j, c) + P(t1, j, c) + ... + P(nt-1, j, c)   (ascending, a chain of adds; P(0)
+///   holds the chain of tiles 0 .. t1-1 already)
+/// Tb == nullptr: out[c * ocs + j * ojs] = w_cj (the G of the T factor).
+/// Otherwise (c < k): out[c * ocs + j * ojs] = -s, s = 0; s = madd(T_cq, w_qj, s), q = c..k-1.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    sum_kernel(index_t nt, index_t t1, index_t ncols, index_t pld, const T* P, int k, const T* Tb,
+               T* out, index_t ocs, index_t ojs) {
+  __shared__ T ts[kB][kB + 1];  // ts[q][c] = T_cq
+  __shared__ T ws[kThreads / 32][kB];
+  const int tid = threadIdx.x, c = tid & 31, w = tid >> 5;
+  if (Tb != nullptr) {
+    for (int e = tid; e < kB * kB; e += kThreads)
+      ts[e >> 5][e & 31] = Tb[e];
+  }
+  __syncthreads();
+  const index_t j = index_t(blockIdx.x) * (kThreads / 32) + w;
+  if (j >= ncols) return;
+  const T* p = P + j * kB + c;
+  const index_t step = pld * kB;
+  T acc = p[0];
+  index_t t = t1;
+  constexpr int kBatch = 8;  // loads in flight; the adds stay one ascending chain
+  for (; t + kBatch <= nt; t += kBatch) {
+    T v[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      v[u] = p[(t + u) * step];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      acc = acc + v[u];
+  }
+  for (; t < nt; ++t)
+    acc = acc + p[t * step];
+  if (Tb == nullptr) {
+    out[index_t(c) * ocs + j * ojs] = acc;
+    return;
+  }
+  ws[w][c] = acc;
+  __syncwarp();
+  if (c < k) {
+    T s = T(0);
+    for (int q = c; q < k; ++q)
+      s = madd(ts[q][c], ws[w][q], s);
+    out[index_t(c) * ocs + j * ojs] = -s;
+  }
+}
+
+/// The T factor of one block (k x k upper, ld 32, zero elsewhere) from G (G[q + 32 c] =
+/// g_qc, q < c) and tau, one warp, lane = row:
+///   T_cc = tau_c; tau_c == 0: T_rc = 0 (r < c); else x_q = (-tau_c) * g_qc,
+///   T_rc = s, s = 0; s = madd(T_rq, x_q, s) for q = r .. c-1.
+template <class T>
+__global__ void tfactor_kernel(int k, const T* G, const T* tau, T* Tb) {
+  __shared__ T tm[kB][kB + 1];  // tm[r][c]
+  __shared__ T x[kB];
+  const int l = threadIdx.x;
+  for (int c = 0; c < kB; ++c)
+    tm[l][c] = T(0);
+  __syncwarp();
+  for (int c = 0; c < k; ++c) {
+    const T tc = tau[c];
+    if (l == 0) tm[c][c] = tc;
+    __syncwarp();
+    if (tc == T(0)) continue;  // uniform; T_rc stays 0
+    const T nt = -tc;
+    if (l < c) x[l] = nt * G[l + kB * c];
+    __syncwarp();
+    if (l < c) {
+      T s = T(0);
+      for (int q = l; q < c; ++q)
+        s = madd(tm[l][q], x[q], s);
+      tm[l][c] = s;
+    }
+    __syncwarp();
+  }
+  __syncwarp();
+  for (int c = 0; c < kB; ++c)
+    Tb[l + kB * c] = tm[l][c];
+}
+#endif  // __CUDACC__
 
 }  // namespace bt
 }  // namespace eigsolve
