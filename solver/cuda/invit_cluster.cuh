@@ -178,9 +178,9 @@ __global__ void __launch_bounds__(kCT, 1) step2_cluster_kernel(WaveArgs a, R* Z,
 
 /// The cluster form of step 2 for n rows, or off (dd, EIGSOLVE_GPU_INVIT_CLUSTER=0, n below
 /// kClusterMinN unless forced, n too large, no cluster of that size fits on the device).
-/// EIGSOLVE_GPU_INVIT_CLUSTER: unset: clusters of 8 from kClusterMinN rows on; 0: off (the
-/// single-CTA step2_wave_kernel); 1: clusters of 8 for every n; 2, 4, 8, 16: that size, every n.
-/// Unset and more than 4096 rows per CTA of 8 (n > 32768): clusters of 16 (non-portable size).
+/// EIGSOLVE_GPU_INVIT_CLUSTER: unset: clusters of 16 (else 8) from kClusterMinN rows on; 0: off
+/// (the single-CTA step2_wave_kernel); 1: clusters of 8 for every n; 2, 4, 8, 16: that size,
+/// every n.
 /// EIGSOLVE_GPU_INVIT_CLUSTER_TX=1: the partials exchanged by st.async + mbarrier instead of the
 /// cluster barrier (invit_cluster_sync.cuh; opt-in, not yet run on a GPU).
 template <class R>
@@ -213,62 +213,62 @@ struct ClusterStep2 {
   }
 };
 
+/// The plan for clusters of cs CTAs, or off (P.on false) if they cannot run here.
+template <class R>
+ClusterStep2<R> cluster_step2_try(index_t n, int cs) {
+  ClusterStep2<R> P;
+  if (!cluster_geom(n, cs, P.G)) return P;
+  const bool vec = (std::size_t(n) * sizeof(R)) % 16 == 0;
+  const auto pick = [&](auto kc) {
+    constexpr int KC = decltype(kc)::value;
+    return vec ? &step2_cluster_kernel<R, KC, true> : &step2_cluster_kernel<R, KC, false>;
+  };
+  P.kern =
+      P.G.kc == 1 ? pick(std::integral_constant<int, 1>{}) : pick(std::integral_constant<int, 2>{});
+  P.smem = 16 + 2 * sizeof(R) * std::size_t(P.G.ntp);
+  const char* tx = std::getenv("EIGSOLVE_GPU_INVIT_CLUSTER_TX");
+  P.G.tx = tx && tx[0] == '1' ? 1 : 0;
+  if (cudaFuncSetAttribute(P.kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(P.smem)) !=
+          cudaSuccess ||
+      (cs > 8 && cudaFuncSetAttribute(P.kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+                     cudaSuccess)) {
+    cudaGetLastError();
+    return P;
+  }
+  cudaLaunchAttribute at[1];
+  const cudaLaunchConfig_t cfg = P.config(1, at);
+  int nclu = 0;
+  if (cudaOccupancyMaxActiveClusters(&nclu, P.kern, &cfg) != cudaSuccess || nclu < 1) {
+    cudaGetLastError();
+    return P;
+  }
+  P.on = true;
+  const char* prof = std::getenv("EIGSOLVE_GPU_PROFILE");
+  if (prof && prof[0] == '1')
+    std::fprintf(stderr,
+                 "  invit phase B step 2: clusters of %d CTAs x %d threads, %d chunk(s) per "
+                 "thread, %lld tiles per CTA, up to %d clusters resident, exchange %s\n",
+                 cs, P.G.threads, P.G.kc, (long long)P.G.tpc, nclu,
+                 P.G.tx ? "st.async" : "barrier");
+  return P;
+}
+
+/// Default: clusters of 16 (non-portable size; H200, d n = m = 16384: phases A+B 0.92 s against
+/// 0.98 s with 8 and 2.23 s with the single-CTA kernel), else of 8, from kClusterMinN rows on.
 template <class R>
 ClusterStep2<R> cluster_step2_plan(index_t n) {
-  ClusterStep2<R> P;
   if constexpr (!std::is_same<R, float>::value && !std::is_same<R, double>::value) {
-    return P;
+    return ClusterStep2<R>{};
   } else {
     const char* env = std::getenv("EIGSOLVE_GPU_INVIT_CLUSTER");
-    int cs = 8;
     if (env && env[0]) {
       const int v = std::atoi(env);
-      if (v == 0) return P;
-      if (v == 2 || v == 4 || v == 16) cs = v;
-    } else if (n < kClusterMinN) {
-      return P;
+      if (v == 0) return ClusterStep2<R>{};
+      return cluster_step2_try<R>(n, (v == 2 || v == 4 || v == 16) ? v : 8);
     }
-    bool ok = cluster_geom(n, cs, P.G);
-    ClusterGeom g16;
-    if (!(env && env[0]) && (!ok || P.G.kc > 1) && cluster_geom(n, 16, g16)) {
-      P.G = g16;
-      cs = 16;
-      ok = true;
-    }
-    if (!ok) return P;
-    const bool vec = (std::size_t(n) * sizeof(R)) % 16 == 0;
-    const auto pick = [&](auto kc) {
-      constexpr int KC = decltype(kc)::value;
-      return vec ? &step2_cluster_kernel<R, KC, true> : &step2_cluster_kernel<R, KC, false>;
-    };
-    P.kern = P.G.kc == 1 ? pick(std::integral_constant<int, 1>{})
-                         : pick(std::integral_constant<int, 2>{});
-    P.smem = 16 + 2 * sizeof(R) * std::size_t(P.G.ntp);
-    const char* tx = std::getenv("EIGSOLVE_GPU_INVIT_CLUSTER_TX");
-    P.G.tx = tx && tx[0] == '1' ? 1 : 0;
-    if (cudaFuncSetAttribute(P.kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(P.smem)) !=
-            cudaSuccess ||
-        (cs > 8 && cudaFuncSetAttribute(P.kern, cudaFuncAttributeNonPortableClusterSizeAllowed,
-                                        1) != cudaSuccess)) {
-      cudaGetLastError();
-      return P;
-    }
-    cudaLaunchAttribute at[1];
-    const cudaLaunchConfig_t cfg = P.config(1, at);
-    int nclu = 0;
-    if (cudaOccupancyMaxActiveClusters(&nclu, P.kern, &cfg) != cudaSuccess || nclu < 1) {
-      cudaGetLastError();
-      return P;
-    }
-    P.on = true;
-    const char* prof = std::getenv("EIGSOLVE_GPU_PROFILE");
-    if (prof && prof[0] == '1')
-      std::fprintf(stderr,
-                   "  invit phase B step 2: clusters of %d CTAs x %d threads, %d chunk(s) per "
-                   "thread, %lld tiles per CTA, up to %d clusters resident, exchange %s\n",
-                   cs, P.G.threads, P.G.kc, (long long)P.G.tpc, nclu,
-                   P.G.tx ? "st.async" : "barrier");
-    return P;
+    if (n < kClusterMinN) return ClusterStep2<R>{};
+    ClusterStep2<R> P = cluster_step2_try<R>(n, 16);
+    return P.on ? P : cluster_step2_try<R>(n, 8);
   }
 }
 
