@@ -8,13 +8,14 @@
 //   step 1 thread (cg, jg) of a 64-row tile, all 8 chunks of it in registers, the tile in two
 //   pipeline stages of 32 rows (half1<H>: chunks 4H .. 4H+3):
 //
-//        reflectors c = refl1(cg, k), k < R       columns j = 2 jg + u, u < 2
-//     vs [32][32] (row-major, V packed)   zs [32][ZS] (row-major copy of the Z rows)
+//        reflectors c = refl1(cg, k), k < R       columns j = J jg + u, u < J   (R x J = 4 x 4;
+//     vs [32][32] (row-major, V packed)   zs [32][ZS] (row-major copy       2 x 4 for 16-byte
+//        of the Z rows)                                                      types)
 //        for chunk q = 0..7: s = 0; s = madd_conj(v_rc, z_rj, s) for the 8 rows of q
 //        tree as the chunks complete: ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7))
 //
-//   step 3 thread (rw, rl; cw, cl): rows 32 rw + rl + 16 i (i < 2) of the block's rows,
-//     columns cw * 2 JJ + cl * JJ + u (u < JJ); vs3[c][pos3(row)] puts a thread's 2 rows side
+//   step 3 thread (rw, rl; cw, cl): rows 32 rw + rl + RL i (i < RR) of the block's rows,
+//     columns cw * CL JJ + cl * JJ + u (u < JJ); vs3[c][pos3(row)] puts a thread's RR rows side
 //     by side, ns3[c][col]:  z = madd(v_rc, ny_cj, z) for c = 0 .. k-1.
 #pragma once
 
