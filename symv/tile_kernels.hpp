@@ -97,11 +97,22 @@ using ::eigsolve::contiguous_dot;  // core/canonical.hpp
 /// columns with one vector (the t1 = W^H v, t2 = V^H v of the panel). float/double and complex
 /// float/double: groups of vector-width columns in lanes (symv_detail::col_dots_group, the same
 /// chains; complex: one (re, im) lane pair per column); dd and the columns left over: one dot at
-/// a time.
+/// a time. Float on AVX-512: groups of up to 8 columns, none left over (col_dots_f512).
 template <class T>
 void col_dots(index_t m, index_t nq, const T* M, index_t ldm, const T* v, T* out) {
   index_t q = 0;
 #if defined(EIGSOLVE_SYMV_AVX2)
+#if defined(EIGSOLVE_SYMV_AVX512)
+  if constexpr (std::is_same<T, float>::value) {
+    // AVX-512: groups of 8 columns in 16-row blocks, a last group of fewer columns too.
+    if (has_avx512f()) {
+      for (; q < nq; q += 8)
+        col_dots_f512(m, static_cast<int>(std::min<index_t>(8, nq - q)), M + ldm * q, ldm, v,
+                      out + q);
+      return;
+    }
+  }
+#endif
   if constexpr (std::is_same<T, double>::value || std::is_same<T, float>::value) {
     constexpr index_t L = simd::Avx2<T>::kLanes;
     if (m > 0)

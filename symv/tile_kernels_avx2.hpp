@@ -385,5 +385,6 @@ inline void tile_fused_rows(int rows, const R* S, index_t lds, const R* xr, cons
 #include "symv/tile_kernels_avx512.hpp"
 #include "symv/tile_kernels_avx512_c.hpp"
 #include "symv/tile_kernels_avx512_f.hpp"
+#include "symv/col_dots_avx512_f.hpp"
 #include "symv/tile_dispatch.hpp"
 #endif  // EIGSOLVE_SYMV_AVX2

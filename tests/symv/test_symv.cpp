@@ -212,7 +212,7 @@ TYPED_TEST(SymvTest, ColDotsMatchTheCanonicalConjDotBitwise) {
   std::mt19937_64 g(77);
   for (index_t m : {0, 1, 7, 8, 9, 63, 64, 65, 129, 200}) {
     const index_t ldm = m + 3;
-    for (index_t nq : {1, 2, 3, 4, 5, 8, 9}) {
+    for (index_t nq : {1, 2, 3, 4, 5, 7, 8, 9, 16, 17}) {
       std::vector<T> M(static_cast<size_t>(ldm * nq)), v(static_cast<size_t>(m));
       for (auto& a : M)
         a = random_scalar<T>(g);

@@ -1,0 +1,95 @@
+// Internal AVX-512 variant of the float col_dots_group of symv/col_dots_avx2.hpp (the panel's
+// t1 = W^H v, t2 = V^H v), compiled for the avx512f target and chosen at run time
+// (has_avx512f(); EIGSOLVE_NO_AVX512=1 keeps the AVX2 one). Up to 8 columns in lanes, the
+// transposed chains of the float SYMV block (symv/tile_kernels_avx512_f.hpp) only:
+//
+//   one zmm = rows i0 .. i0+15 of column q (row chunks A = rows 0..7, B = rows 8..15)
+//   two 8 x 8 transposes at once  ->  u[i] = (M(i, 0..3), M(i+8, 0..3), M(i, 4..7), M(i+8, 4..7))
+//   t = fma(u[i], (v_i x4, v_i+8 x4, v_i x4, v_i+8 x4), t), i ascending: the chunk chains of
+//   the 8 columns over chunk A and over chunk B, interleaved by 4 lanes; per 64-row tile the
+//   fixed tree ((c0+c1)+(c2+c3))+((c4+c5)+(c6+c7)) (tree_cols64_f512), tiles summed ascending.
+//
+// The chains, trees and tile sums of contiguous_dot<true> per column: the same bits. Columns
+// past nq are zero registers (never read) and their lanes are dropped; rows past m are read
+// through a zero-padded copy with v padded with zeros (madd(0, 0, s) = s: chains never hold
+// -0). Per 128 elements 8 loads, 24 shuffles and 8 fmas, where the AVX2 group takes 16 loads,
+// 48 shuffles and 16 fmas (and the columns past a multiple of 8 ran one scalar dot each).
+#pragma once
+
+#if defined(EIGSOLVE_SYMV_AVX512)
+#include <immintrin.h>
+
+namespace eigsolve {
+namespace symv_detail {
+
+/// The transposed chains of a 16-row block of nq <= 8 columns (column q at b + ldm q, rows
+/// 0..15 readable for q < nq); xp as pair_rows_x; the lanes as block16_fused_f512's tout.
+__attribute__((target("avx512f"))) inline __m512 block16_cols_f512(const float* b, index_t ldm,
+                                                                   int nq, const __m512* xp) {
+  __m512 r[kChunk];
+  for (int q = 0; q < kChunk; ++q) {
+    r[q] = q < nq ? _mm512_loadu_ps(b + ldm * q) : _mm512_setzero_ps();
+    in_register(r[q]);
+  }
+  const __m512 a0 = unpacklo512(r[0], r[1]), a1 = unpackhi512(r[0], r[1]);
+  const __m512 a2 = unpacklo512(r[2], r[3]), a3 = unpackhi512(r[2], r[3]);
+  const __m512 a4 = unpacklo512(r[4], r[5]), a5 = unpackhi512(r[4], r[5]);
+  const __m512 a6 = unpacklo512(r[6], r[7]), a7 = unpackhi512(r[6], r[7]);
+  const __m512 b0 = shufps512<0x44>(a0, a2), b1 = shufps512<0xEE>(a0, a2);
+  const __m512 b2 = shufps512<0x44>(a1, a3), b3 = shufps512<0xEE>(a1, a3);
+  const __m512 b4 = shufps512<0x44>(a4, a6), b5 = shufps512<0xEE>(a4, a6);
+  const __m512 b6 = shufps512<0x44>(a5, a7), b7 = shufps512<0xEE>(a5, a7);
+  const __m512 u[kChunk] = {shuf128x4<0x88>(b0, b4), shuf128x4<0x88>(b1, b5),
+                            shuf128x4<0x88>(b2, b6), shuf128x4<0x88>(b3, b7),
+                            shuf128x4<0xDD>(b0, b4), shuf128x4<0xDD>(b1, b5),
+                            shuf128x4<0xDD>(b2, b6), shuf128x4<0xDD>(b3, b7)};
+  __m512 t = _mm512_setzero_ps();
+  for (int i = 0; i < kChunk; ++i)
+    t = _mm512_fmadd_ps(u[i], xp[i], t);
+  return t;
+}
+
+/// out[q] = contiguous_dot<true>(m, M + ldm q, v) for q < nq <= 8 (float; tiles of 64 rows
+/// from row 0, chunks of 8, fixed tree, tiles ascending).
+__attribute__((target("avx512f"))) inline void col_dots_f512(index_t m, int nq, const float* M,
+                                                             index_t ldm, const float* v,
+                                                             float* out) {
+  alignas(64) float pad[16 * kChunk];  // a last partial 16-row block, zero-padded
+  alignas(64) float vpad[16];
+  __m512 xp[kChunk];
+  __m512 acc = _mm512_setzero_ps();
+  for (index_t t0 = 0; t0 < m; t0 += kTile) {
+    __m512 s[4];  // s[rp]: chunk pair rp of the tile, (c 2rp + c 2rp+1) in lanes 0-3 / 8-11
+    for (int rp = 0; rp < 4; ++rp) {
+      const index_t i0 = t0 + 16 * rp;
+      __m512 t = _mm512_setzero_ps();
+      if (i0 + 16 <= m) {
+        pair_rows_x(16, v + i0, xp);
+        t = block16_cols_f512(M + i0, ldm, nq, xp);
+      } else if (i0 < m) {
+        const int nr = static_cast<int>(m - i0);
+        for (int q = 0; q < kChunk; ++q)
+          for (int r = 0; r < 16; ++r)
+            pad[r + 16 * q] = q < nq && r < nr ? M[i0 + r + ldm * q] : 0.0f;
+        for (int r = 0; r < 16; ++r)
+          vpad[r] = r < nr ? v[i0 + r] : 0.0f;
+        pair_rows_x(16, vpad, xp);
+        t = block16_cols_f512(pad, index_t(16), kChunk, xp);
+      }
+      s[rp] = _mm512_add_ps(t, shuf128x4<0xB1>(t, t));
+    }
+    // ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7)); columns 0..3 in 128-bit lane 0,
+    // 4..7 in lane 2 -> lanes 0..7 (tree_cols64_f512 for one column chunk).
+    const __m512 a = _mm512_add_ps(_mm512_add_ps(s[0], s[1]), _mm512_add_ps(s[2], s[3]));
+    const __m512 pt = shuf128x4<0x08>(a, a);
+    acc = t0 == 0 ? pt : _mm512_add_ps(acc, pt);
+  }
+  alignas(64) float res[16];
+  _mm512_store_ps(res, acc);
+  for (int q = 0; q < nq; ++q)
+    out[q] = res[q];
+}
+
+}  // namespace symv_detail
+}  // namespace eigsolve
+#endif  // EIGSOLVE_SYMV_AVX512
