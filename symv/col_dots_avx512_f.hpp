@@ -1,6 +1,7 @@
-// Internal AVX-512 variant of the float col_dots_group of symv/col_dots_avx2.hpp (the panel's
-// t1 = W^H v, t2 = V^H v), compiled for the avx512f target and chosen at run time
-// (has_avx512f(); EIGSOLVE_NO_AVX512=1 keeps the AVX2 one). Up to 8 columns in lanes, the
+// Internal AVX-512 variants of the float panel dots, compiled for the avx512f target and chosen
+// at run time (has_avx512f(); EIGSOLVE_NO_AVX512=1 keeps the AVX2 ones): row_dots_f512 (the w
+// update's V t1 and W t2, rows in lanes, below) and col_dots_f512, the col_dots_group of
+// symv/col_dots_avx2.hpp (t1 = W^H v, t2 = V^H v). Up to 8 columns in lanes, the
 // transposed chains of the float SYMV block (symv/tile_kernels_avx512_f.hpp) only:
 //
 //   one zmm = rows i0 .. i0+15 of column q (row chunks A = rows 0..7, B = rows 8..15)
@@ -18,6 +19,8 @@
 
 #if defined(EIGSOLVE_SYMV_AVX512)
 #include <immintrin.h>
+
+#include <algorithm>
 
 namespace eigsolve {
 namespace symv_detail {
@@ -88,6 +91,44 @@ __attribute__((target("avx512f"))) inline void col_dots_f512(index_t m, int nq, 
   _mm512_store_ps(res, acc);
   for (int q = 0; q < nq; ++q)
     out[q] = res[q];
+}
+
+/// row_dots<float> for kc <= 64 on AVX-512: out[r] = the canonical partial of the single tile
+/// of k (chunks of 8 from k = 0, each chain over its columns ascending, fixed tree; chunks past
+/// kc are +0) of M(r, 0..kc) and t, for r < rows; rows in lanes (tile_direct's chains, 16 rows
+/// a register, four registers of a 64-row block in flight); a last partial block through masked
+/// loads and stores (the rows past `rows` are neither read nor written).
+__attribute__((target("avx512f"))) inline void row_dots_f512(index_t rows, index_t kc,
+                                                             const float* M, index_t ldm,
+                                                             const float* t, float* out) {
+  for (index_t r0 = 0; r0 < rows; r0 += kTile) {
+    const int nr = static_cast<int>(std::min<index_t>(kTile, rows - r0));
+    __mmask16 mk[4];
+    for (int q = 0; q < 4; ++q) {
+      const int left = std::max(0, std::min(16, nr - 16 * q));
+      mk[q] = __mmask16((1u << left) - 1u);
+    }
+    __m512 c[kChunk][4];
+    for (int k = 0; k < kChunk; ++k) {
+      const index_t jb = index_t(k) * kChunk, je = std::min<index_t>(kc, jb + kChunk);
+      __m512 a[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                     _mm512_setzero_ps()};
+      for (index_t j = jb; j < je; ++j) {
+        const float* col = M + r0 + ldm * j;
+        const __m512 x = _mm512_set1_ps(t[j]);
+        for (int q = 0; q < 4; ++q)
+          a[q] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk[q], col + 16 * q), x, a[q]);
+      }
+      for (int q = 0; q < 4; ++q)
+        c[k][q] = a[q];
+    }
+    for (int q = 0; q < 4; ++q) {
+      const __m512 p = _mm512_add_ps(
+          _mm512_add_ps(_mm512_add_ps(c[0][q], c[1][q]), _mm512_add_ps(c[2][q], c[3][q])),
+          _mm512_add_ps(_mm512_add_ps(c[4][q], c[5][q]), _mm512_add_ps(c[6][q], c[7][q])));
+      _mm512_mask_storeu_ps(out + r0 + 16 * q, mk[q], p);
+    }
+  }
 }
 
 }  // namespace symv_detail

@@ -72,6 +72,14 @@ void tile_partials(int rows, int cols, const T* B, index_t ldb, const T* x, T* p
 /// (tiles of k start at 0): a "gemv N" in the canonical shape, vectorized over rows.
 template <class T>
 void row_dots(index_t rows, index_t kc, const T* M, index_t ldm, const T* t, T* out) {
+#if defined(EIGSOLVE_SYMV_AVX512)
+  if constexpr (std::is_same<T, float>::value) {
+    if (kc > 0 && kc <= kTile && has_avx512f()) {  // the panel's case (kc < nb)
+      row_dots_f512(rows, kc, M, ldm, t, out);
+      return;
+    }
+  }
+#endif
   T p[kTile];
   for (index_t r0 = 0; r0 < rows; r0 += kTile) {
     const int nr = static_cast<int>(std::min<index_t>(kTile, rows - r0));
