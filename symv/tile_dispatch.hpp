@@ -34,15 +34,16 @@ inline void strip_fused_d64(int k, const double* S, index_t lds, const double* x
   strip_fused<double, kStrip>(k, S, lds, xr, xc, pd, pd_stride, pt);
 }
 /// tile_diag64 / tile_fused_rows, the AVX-512 variants where the CPU has them (tile_diag64:
-/// double only; tile_fused_rows: double and float).
+/// float with the diagonal blocks mirrored in registers, tile_diag64_f512).
 template <class R>
 inline void tile_diag64_any(const R* D, index_t ldd, const R* x, R* p) {
 #if defined(EIGSOLVE_SYMV_AVX512)
-  if constexpr (std::is_same<R, double>::value) {
-    if (has_avx512f()) {
+  if (has_avx512f()) {
+    if constexpr (std::is_same<R, double>::value)
       tile_diag64_512(D, ldd, x, p);
-      return;
-    }
+    else
+      tile_diag64_f512(D, ldd, x, p);
+    return;
   }
 #endif
   tile_diag64(D, ldd, x, p);

@@ -192,6 +192,52 @@ __attribute__((target("avx512f"))) inline void tile_fused_rows_f512(int rows, co
   tree_cols64_f512(ct, pt);
 }
 
+/// tile_diag64<float> (a full diagonal tile, lower triangle stored) with the 8 diagonal 8 x 8
+/// blocks mirrored in registers instead of through a scalar copy: column j of a diagonal block
+/// is its stored rows i >= j (vmaskmovps: the strict upper triangle is not read) and, for
+/// i < j, row j of the block (an 8 x 8 transpose of those columns). Then the same direct chains
+/// over the block's 8 columns, and the AVX2 block8_fused below the diagonal: the same bits.
+__attribute__((target("avx512f"))) inline void tile_diag64_f512(const float* D, index_t ldd,
+                                                                const float* x, float* p) {
+  alignas(64) float c[kChunk][kTile];  // c[k][i]: chunk k of row i
+  __m256 xb[kTile];
+  broadcast_x(kTile, x, xb);
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256 upper[kChunk];   // lanes i < j
+  __m256i lower[kChunk];  // lanes i >= j
+  for (int j = 0; j < kChunk; ++j) {
+    upper[j] = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(j), iota));
+    lower[j] = _mm256_cmpgt_epi32(iota, _mm256_set1_epi32(j - 1));
+  }
+  for (int cc = 0; cc < kChunk; ++cc) {
+    const int j0 = cc * kChunk;
+    const float* c0 = D + ldd * j0;
+    __m256 r[kChunk];
+    for (int j = 0; j < kChunk; ++j)
+      r[j] = _mm256_maskload_ps(c0 + j0 + ldd * j, lower[j]);
+    const __m256 a0 = _mm256_unpacklo_ps(r[0], r[1]), a1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 a2 = _mm256_unpacklo_ps(r[2], r[3]), a3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 a4 = _mm256_unpacklo_ps(r[4], r[5]), a5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 a6 = _mm256_unpacklo_ps(r[6], r[7]), a7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 b0 = _mm256_shuffle_ps(a0, a2, 0x44), b1 = _mm256_shuffle_ps(a0, a2, 0xEE);
+    const __m256 b2 = _mm256_shuffle_ps(a1, a3, 0x44), b3 = _mm256_shuffle_ps(a1, a3, 0xEE);
+    const __m256 b4 = _mm256_shuffle_ps(a4, a6, 0x44), b5 = _mm256_shuffle_ps(a4, a6, 0xEE);
+    const __m256 b6 = _mm256_shuffle_ps(a5, a7, 0x44), b7 = _mm256_shuffle_ps(a5, a7, 0xEE);
+    const __m256 u[kChunk] = {
+        _mm256_permute2f128_ps(b0, b4, 0x20), _mm256_permute2f128_ps(b1, b5, 0x20),
+        _mm256_permute2f128_ps(b2, b6, 0x20), _mm256_permute2f128_ps(b3, b7, 0x20),
+        _mm256_permute2f128_ps(b0, b4, 0x31), _mm256_permute2f128_ps(b1, b5, 0x31),
+        _mm256_permute2f128_ps(b2, b6, 0x31), _mm256_permute2f128_ps(b3, b7, 0x31)};
+    __m256 a = _mm256_setzero_ps();
+    for (int j = 0; j < kChunk; ++j)
+      a = _mm256_fmadd_ps(_mm256_blendv_ps(r[j], u[j], upper[j]), xb[j0 + j], a);
+    _mm256_store_ps(&c[cc][j0], a);
+    for (int i0 = j0 + kChunk; i0 < kTile; i0 += kChunk)
+      block8_fused(c0 + i0, ldd, xb + i0, xb + j0, &c[cc][i0], &c[i0 / kChunk][j0]);
+  }
+  tree_rows64(c, p);
+}
+
 }  // namespace symv_detail
 }  // namespace eigsolve
 #endif  // EIGSOLVE_SYMV_AVX512
