@@ -59,13 +59,15 @@ __attribute__((target("avx512f"))) inline void pair_rows_x(int rows, const float
 /// dout[i] (16) = chain over j of s(i, j) xc[j]; tout (16) = the transposed chains of the 8
 /// columns over rows 0..7 and over rows 8..15, interleaved as in the sketch above.
 /// dout, tout 64-byte aligned.
+/// mk: the rows read (a partial block: the others are +0, never read).
 __attribute__((target("avx512f"))) inline void block16_fused_f512(const float* s, index_t lds,
                                                                   const float* xc, const __m512* xp,
-                                                                  float* dout, float* tout) {
+                                                                  float* dout, float* tout,
+                                                                  __mmask16 mk = 0xFFFF) {
   __m512 r[kChunk];
   __m512 d = _mm512_setzero_ps();
   for (int q = 0; q < kChunk; ++q) {
-    r[q] = _mm512_loadu_ps(s + lds * q);
+    r[q] = mk == 0xFFFF ? _mm512_loadu_ps(s + lds * q) : _mm512_maskz_loadu_ps(mk, s + lds * q);
     in_register(r[q]);
     d = _mm512_fmadd_ps(r[q], _mm512_set1_ps(xc[q]), d);
   }
@@ -157,15 +159,14 @@ __attribute__((target("avx512f"))) inline void strip_fused_f512(int k, const flo
 
 /// tile_fused_rows<float> (rows < 64 rows of a stored tile below the diagonal, xr zero from
 /// rows on) on 16 x 8 blocks: the 16-row blocks that exist in place, a last partial one through
-/// a zero-padded copy (padded terms are madd(0, 0, s) = s: chains never hold -0), the missing
-/// ones +0. pd[0, rows) and pt are the canonical partials.
+/// masked loads (its missing rows +0, not read: padded terms are madd(0, 0, s) = s, chains never
+/// hold -0), the missing blocks +0. pd[0, rows) and pt are the canonical partials.
 __attribute__((target("avx512f"))) inline void tile_fused_rows_f512(int rows, const float* S,
                                                                     index_t lds, const float* xr,
                                                                     const float* xc, float* pd,
                                                                     float* pt) {
   alignas(64) float cd[kChunk][kTile];
   alignas(64) float ct[4][kChunk][16];
-  alignas(64) float pad[16 * kChunk];
   alignas(64) __m512 xp[kTile / 2];
   pair_rows_x(kTile, xr, xp);
   const int full = rows - rows % 16;
@@ -176,11 +177,8 @@ __attribute__((target("avx512f"))) inline void tile_fused_rows_f512(int rows, co
       block16_fused_f512(c0 + i0, lds, xc + j0, xp + i0 / 2, &cd[cc][i0], ct[i0 / 16][cc]);
     int i0 = full;
     if (full < rows) {
-      for (int q = 0; q < kChunk; ++q)
-        for (int r = 0; r < 16; ++r)
-          pad[r + 16 * q] = full + r < rows ? c0[full + r + lds * q] : 0.0f;
-      block16_fused_f512(pad, index_t(16), xc + j0, xp + full / 2, &cd[cc][full],
-                         ct[full / 16][cc]);
+      block16_fused_f512(c0 + full, lds, xc + j0, xp + full / 2, &cd[cc][full], ct[full / 16][cc],
+                         __mmask16((1u << (rows - full)) - 1u));
       i0 += 16;
     }
     for (; i0 < kTile; i0 += 16) {
