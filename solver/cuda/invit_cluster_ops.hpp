@@ -1,7 +1,8 @@
 // Host/device pieces of the thread-block-cluster form of phase B step 2
 // (solver/cuda/invit_cluster.cuh): the row geometry, one owned chunk of the fused sweep and the
 // ascending chain of the tile partials. Plain C++ on the host, so a CPU emulation of the kernel
-// (bench/notes-s6-invit.md) runs exactly this code against the host's phase B.
+// (bench/NOTES.md, "Device phase B on thread block clusters") runs exactly this code against
+// the host's phase B.
 //
 //   cluster of cs CTAs, CTA r owns the tiles [r * tpc, min(ntiles, (r + 1) * tpc)):
 //
