@@ -158,14 +158,14 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (r > 0) secs.push_back(s);  // the first run is the warm-up
       if (r == runs)  // where the time of the last run went (stderr: the table stays as it was)
-        std::fprintf(stderr,
-                     "eigsolve %s n = %lld%s: %.3f s = tridiagonalize %.3f + eigenvalues%s of T "
-                     "%.3f + back-transform %.3f + other %.3f\n",
-                     ScalarTraits<T>::name, (long long)n, vectors ? " vectors" : "", s,
-                     res.times.tridiagonalize, vectors ? " and vectors" : "",
-                     res.times.tridiag_eigen, res.times.back_transform,
-                     s - res.times.tridiagonalize - res.times.tridiag_eigen -
-                         res.times.back_transform);
+        std::fprintf(
+            stderr,
+            "eigsolve %s n = %lld%s: %.3f s = tridiagonalize %.3f + eigenvalues%s of T "
+            "%.3f + back-transform %.3f + other %.3f\n",
+            ScalarTraits<T>::name, (long long)n, vectors ? " vectors" : "", s,
+            res.times.tridiagonalize, vectors ? " and vectors" : "", res.times.tridiag_eigen,
+            res.times.back_transform,
+            s - res.times.tridiagonalize - res.times.tridiag_eigen - res.times.back_transform);
       ws.push_back(std::move(res.w));
     }
     cudaFree(dA);
