@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda/staged_copy.cuh"
 #include "core/errors.hpp"
 #include "householder/tridiag_cuda.hpp"
 #include "symv/symv_gpu.hpp"
@@ -468,6 +469,19 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   }
   void copy_down(index_t r0, index_t c0, index_t rows, index_t cols, T* A, index_t lda) {
     if (rows <= 0 || cols <= 0) return;
+    // EIGSOLVE_GPU_STAGED_FETCH=1 (opt-in until measured): blocks of 1 MiB or more through pinned
+    // chunks and host threads (core/cuda/staged_copy.cuh). A host buffer that was never touched
+    // (the reflectors of eigensolve_device with vectors: 2 GB at d 16384) then takes its page
+    // faults on 16 threads instead of inside the driver's single-threaded pageable copy.
+    const char* sf = std::getenv("EIGSOLVE_GPU_STAGED_FETCH");
+    if (sf && sf[0] == '1' && sf[1] == '\0' &&
+        std::size_t(rows) * std::size_t(cols) * sizeof(T) >= (std::size_t(1) << 20)) {
+      ck(cudaStreamSynchronize(st_), "fetch columns");
+      staged::Stager sg;
+      sg.d2h(A + r0 + lda * c0, std::size_t(lda) * sizeof(T), dA_ + r0 + ldd_ * c0,
+             std::size_t(ldd_) * sizeof(T), std::size_t(rows) * sizeof(T), std::size_t(cols));
+      return;
+    }
     ck(cudaMemcpy2DAsync(A + r0 + lda * c0, lda * sizeof(T), dA_ + r0 + ldd_ * c0, ldd_ * sizeof(T),
                          rows * sizeof(T), cols, cudaMemcpyDeviceToHost, st_),
        "fetch columns");

@@ -16,7 +16,7 @@
 #include "core/context.hpp"
 #include "core/errors.hpp"
 #include "solver/back_transform_cuda.hpp"
-#include "solver/cuda/staged_copy.cuh"
+#include "core/cuda/staged_copy.cuh"
 
 namespace eigsolve {
 namespace {

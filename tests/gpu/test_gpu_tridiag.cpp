@@ -218,6 +218,22 @@ TEST(GpuPipeline, HadamardSpectraAndSubsets) {
   }
 }
 
+/// EIGSOLVE_GPU_STAGED_FETCH=1: the reflectors come home through pinned chunks (64 KiB here, so
+/// a 2-4 MiB matrix takes many of them and both buffers); vectors from the host and from device
+/// input equal the CPU's.
+TEST(GpuPipeline, StagedFetchOfTheReflectors) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  setenv("EIGSOLVE_GPU_STAGED_FETCH", "1", 1);
+  setenv("EIGSOLVE_GPU_STAGED_CHUNK", "65536", 1);
+  std::vector<double> lambda;
+  pipeline_equal(hadamard_matrix<double>(512, lambda), "staged fetch hadamard 512 d", true);
+  pipeline_equal(hadamard_matrix<float>(1024, lambda), "staged fetch hadamard 1024 s", true);
+  pipeline_equal(hadamard_matrix<Complex<double>>(256, lambda), "staged fetch hadamard 256 z",
+                 true);
+  unsetenv("EIGSOLVE_GPU_STAGED_FETCH");
+  unsetenv("EIGSOLVE_GPU_STAGED_CHUNK");
+}
+
 /// Matrices scaled by the pipeline's exact power of two (entries near overflow / underflow):
 /// the device's maximum decides the same exponent as the host's.
 TEST(GpuPipeline, PreScaledMatricesFromDevice) {
