@@ -106,6 +106,8 @@ for s in "$@"; do
     eig-all16k) step eig-all16k 300 "$es" bench eig -p s,d,c,z --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-all16k.json" ;;
     cpu-s3) # issue 9: float tridiagonalization and solve against LAPACKE on 2 host cores, 3 rounds
       step cpu-s3 200 bash -c "for r in 1 2 3; do echo round \$r; taskset -c 0,1 '$bin/bench_tridiag' --threads 2 --reps 3 --sizes '' --dd-sizes '' --sz-sizes 2048,4096 --sz-prec s; done; taskset -c 0,1 '$bin/bench_eig' values s 2 3 2048 4096" ;;
+    fetch-ab) # bench eig --vectors with the reflectors fetched plainly / through pinned chunks (EIGSOLVE_GPU_STAGED_FETCH)
+      step fetch-ab 300 bash -c "for v in 0 1; do echo EIGSOLVE_GPU_STAGED_FETCH=\$v; EIGSOLVE_GPU_STAGED_FETCH=\$v '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0; done" ;;
     cpu-s2) step cpu-s2 200 bash -c "for r in 1 2 3; do for a in 0 1; do echo round \$r EIGSOLVE_NO_AVX512=\$a; EIGSOLVE_NO_AVX512=\$a taskset -c 0,1 '$bin/bench_tridiag' --threads 2 --reps 3 --sizes '' --dd-sizes '' --sz-sizes 2048,4096 --sz-prec s; done; done; taskset -c 0,1 '$bin/bench_eig' values s 2 3 4096" ;;
     tune) step tune 400 "$es" tune symv --runs 3 --sizes 1024,1536,2048,3072,4096,6144,8192,12288,16384,24576,32768 -o "$out/sm_90.json" ;;
     symv) step symv 300 "$es" bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
