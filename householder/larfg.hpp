@@ -14,7 +14,7 @@
 #include "core/precision.hpp"
 
 #if defined(__AVX2__)
-#include <immintrin.h>
+#include "symv/simd_avx2.hpp"
 #endif
 
 namespace eigsolve {
@@ -65,33 +65,19 @@ struct Scale2 {
 /// The running maxima of |x| over the first i = n - n % 32 (float) / n - n % 16 (double)
 /// elements in AVX2 lanes, m = max(|x|, m): vmaxps/pd return the second operand unless the
 /// first is greater, so a NaN never wins, as in max_abs1's comparisons. Returns their maximum.
-inline float max_abs_avx2(index_t n, const float* x, index_t& i) {
-  const __m256 sign = _mm256_set1_ps(-0.0f);
-  __m256 a[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
-                 _mm256_setzero_ps()};
-  for (; i + 32 <= n; i += 32)
+template <class R>
+inline R max_abs_avx2(index_t n, const R* x, index_t& i) {
+  using S = simd::Avx2<R>;
+  constexpr int L = S::kLanes, B = 4 * L;
+  typename S::V a[4] = {S::zero(), S::zero(), S::zero(), S::zero()};
+  for (; i + B <= n; i += B)
     for (int q = 0; q < 4; ++q)
-      a[q] = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x + i + 8 * q)), a[q]);
-  alignas(32) float l[32];
+      a[q] = S::max(S::abs(S::load(x + i + L * q)), a[q]);
+  alignas(32) R l[B];
   for (int q = 0; q < 4; ++q)
-    _mm256_store_ps(l + 8 * q, a[q]);
-  float r = 0.0f;
-  for (float v : l)
-    if (v > r) r = v;
-  return r;
-}
-inline double max_abs_avx2(index_t n, const double* x, index_t& i) {
-  const __m256d sign = _mm256_set1_pd(-0.0);
-  __m256d a[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(),
-                  _mm256_setzero_pd()};
-  for (; i + 16 <= n; i += 16)
-    for (int q = 0; q < 4; ++q)
-      a[q] = _mm256_max_pd(_mm256_andnot_pd(sign, _mm256_loadu_pd(x + i + 4 * q)), a[q]);
-  alignas(32) double l[16];
-  for (int q = 0; q < 4; ++q)
-    _mm256_store_pd(l + 4 * q, a[q]);
-  double r = 0.0;
-  for (double v : l)
+    S::store_aligned(l + L * q, a[q]);
+  R r = R(0);
+  for (R v : l)
     if (v > r) r = v;
   return r;
 }

@@ -29,22 +29,10 @@ inline __m256 block_col_chain(const float* b, index_t ldm, const __m256* vb, __m
   __m256 r[kChunk];
   for (int q = 0; q < kChunk; ++q)
     r[q] = _mm256_loadu_ps(b + ldm * q);
-  const __m256 a0 = _mm256_unpacklo_ps(r[0], r[1]), a1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 a2 = _mm256_unpacklo_ps(r[2], r[3]), a3 = _mm256_unpackhi_ps(r[2], r[3]);
-  const __m256 a4 = _mm256_unpacklo_ps(r[4], r[5]), a5 = _mm256_unpackhi_ps(r[4], r[5]);
-  const __m256 a6 = _mm256_unpacklo_ps(r[6], r[7]), a7 = _mm256_unpackhi_ps(r[6], r[7]);
-  const __m256 b0 = _mm256_shuffle_ps(a0, a2, 0x44), b1 = _mm256_shuffle_ps(a0, a2, 0xEE);
-  const __m256 b2 = _mm256_shuffle_ps(a1, a3, 0x44), b3 = _mm256_shuffle_ps(a1, a3, 0xEE);
-  const __m256 b4 = _mm256_shuffle_ps(a4, a6, 0x44), b5 = _mm256_shuffle_ps(a4, a6, 0xEE);
-  const __m256 b6 = _mm256_shuffle_ps(a5, a7, 0x44), b7 = _mm256_shuffle_ps(a5, a7, 0xEE);
-  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b0, b4, 0x20), vb[0], c);
-  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b1, b5, 0x20), vb[1], c);
-  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b2, b6, 0x20), vb[2], c);
-  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b3, b7, 0x20), vb[3], c);
-  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b0, b4, 0x31), vb[4], c);
-  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b1, b5, 0x31), vb[5], c);
-  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b2, b6, 0x31), vb[6], c);
-  c = _mm256_fmadd_ps(_mm256_permute2f128_ps(b3, b7, 0x31), vb[7], c);
+  __m256 u[kChunk];
+  simd::transpose8_ps(r, u);
+  for (int q = 0; q < kChunk; ++q)
+    c = _mm256_fmadd_ps(u[q], vb[q], c);
   return c;
 }
 inline __m256d block_col_chain(const double* b, index_t ldm, const __m256d* vb, __m256d c) {

@@ -34,18 +34,8 @@ __attribute__((target("avx512f"))) inline __m512 block16_cols_f512(const float* 
     r[q] = q < nq ? _mm512_loadu_ps(b + ldm * q) : _mm512_setzero_ps();
     in_register(r[q]);
   }
-  const __m512 a0 = unpacklo512(r[0], r[1]), a1 = unpackhi512(r[0], r[1]);
-  const __m512 a2 = unpacklo512(r[2], r[3]), a3 = unpackhi512(r[2], r[3]);
-  const __m512 a4 = unpacklo512(r[4], r[5]), a5 = unpackhi512(r[4], r[5]);
-  const __m512 a6 = unpacklo512(r[6], r[7]), a7 = unpackhi512(r[6], r[7]);
-  const __m512 b0 = shufps512<0x44>(a0, a2), b1 = shufps512<0xEE>(a0, a2);
-  const __m512 b2 = shufps512<0x44>(a1, a3), b3 = shufps512<0xEE>(a1, a3);
-  const __m512 b4 = shufps512<0x44>(a4, a6), b5 = shufps512<0xEE>(a4, a6);
-  const __m512 b6 = shufps512<0x44>(a5, a7), b7 = shufps512<0xEE>(a5, a7);
-  const __m512 u[kChunk] = {shuf128x4<0x88>(b0, b4), shuf128x4<0x88>(b1, b5),
-                            shuf128x4<0x88>(b2, b6), shuf128x4<0x88>(b3, b7),
-                            shuf128x4<0xDD>(b0, b4), shuf128x4<0xDD>(b1, b5),
-                            shuf128x4<0xDD>(b2, b6), shuf128x4<0xDD>(b3, b7)};
+  __m512 u[kChunk];
+  transpose16x8_f512(r, u);
   __m512 t = _mm512_setzero_ps();
   for (int i = 0; i < kChunk; ++i)
     t = _mm512_fmadd_ps(u[i], xp[i], t);

@@ -216,23 +216,8 @@ inline void block8_fused(const float* s, index_t lds, const __m256* xbr, const _
   }
   _mm256_store_ps(dout, d);
   // r[q] = column q (rows 0..7) -> rows of the block: u[i] = (s(i, 0), ..., s(i, 7)).
-  const __m256 a0 = _mm256_unpacklo_ps(r[0], r[1]), a1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 a2 = _mm256_unpacklo_ps(r[2], r[3]), a3 = _mm256_unpackhi_ps(r[2], r[3]);
-  const __m256 a4 = _mm256_unpacklo_ps(r[4], r[5]), a5 = _mm256_unpackhi_ps(r[4], r[5]);
-  const __m256 a6 = _mm256_unpacklo_ps(r[6], r[7]), a7 = _mm256_unpackhi_ps(r[6], r[7]);
-  const __m256 b0 = _mm256_shuffle_ps(a0, a2, 0x44), b1 = _mm256_shuffle_ps(a0, a2, 0xEE);
-  const __m256 b2 = _mm256_shuffle_ps(a1, a3, 0x44), b3 = _mm256_shuffle_ps(a1, a3, 0xEE);
-  const __m256 b4 = _mm256_shuffle_ps(a4, a6, 0x44), b5 = _mm256_shuffle_ps(a4, a6, 0xEE);
-  const __m256 b6 = _mm256_shuffle_ps(a5, a7, 0x44), b7 = _mm256_shuffle_ps(a5, a7, 0xEE);
   __m256 u[kChunk];
-  u[0] = _mm256_permute2f128_ps(b0, b4, 0x20);
-  u[1] = _mm256_permute2f128_ps(b1, b5, 0x20);
-  u[2] = _mm256_permute2f128_ps(b2, b6, 0x20);
-  u[3] = _mm256_permute2f128_ps(b3, b7, 0x20);
-  u[4] = _mm256_permute2f128_ps(b0, b4, 0x31);
-  u[5] = _mm256_permute2f128_ps(b1, b5, 0x31);
-  u[6] = _mm256_permute2f128_ps(b2, b6, 0x31);
-  u[7] = _mm256_permute2f128_ps(b3, b7, 0x31);
+  simd::transpose8_ps(r, u);
   __m256 t = _mm256_setzero_ps();
   for (int q = 0; q < kChunk; ++q)
     t = _mm256_fmadd_ps(u[q], xbr[q], t);

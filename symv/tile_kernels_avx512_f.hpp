@@ -46,6 +46,31 @@ __attribute__((target("avx512f"))) inline __m512 shuf128x4(__m512 a, __m512 b) {
   return _mm512_mask_shuffle_f32x4(a, __mmask16(0xFFFF), a, b, Imm);
 }
 
+/// The transposed operands of a 16 x 8 float block: r[q] = column q (rows 0..15) -> u[i], whose
+/// lanes hold rows i and i + 8 (128-bit lanes 0, 2) and rows i + 4, i + 12 (lanes 1, 3), columns
+/// 0..3 / 4..7 in each lane's halves; the lanes of block16_fused_f512's tout.
+__attribute__((target("avx512f"))) inline void transpose16x8_f512(const __m512* r, __m512* u) {
+  // In every 128-bit lane L (rows 4L .. 4L+3): b[k] = row 4L + k, columns 0..3 (k < 4) and
+  // row 4L + k - 4, columns 4..7 (k >= 4), as the AVX2 float block.
+  const __m512 a0 = unpacklo512(r[0], r[1]), a1 = unpackhi512(r[0], r[1]);
+  const __m512 a2 = unpacklo512(r[2], r[3]), a3 = unpackhi512(r[2], r[3]);
+  const __m512 a4 = unpacklo512(r[4], r[5]), a5 = unpackhi512(r[4], r[5]);
+  const __m512 a6 = unpacklo512(r[6], r[7]), a7 = unpackhi512(r[6], r[7]);
+  const __m512 b0 = shufps512<0x44>(a0, a2), b1 = shufps512<0xEE>(a0, a2);
+  const __m512 b2 = shufps512<0x44>(a1, a3), b3 = shufps512<0xEE>(a1, a3);
+  const __m512 b4 = shufps512<0x44>(a4, a6), b5 = shufps512<0xEE>(a4, a6);
+  const __m512 b6 = shufps512<0x44>(a5, a7), b7 = shufps512<0xEE>(a5, a7);
+  // Lanes (0, 2) of (b[k], b[k+4]) hold rows k and k + 8, lanes (1, 3) rows k + 4 and k + 12.
+  u[0] = shuf128x4<0x88>(b0, b4);
+  u[1] = shuf128x4<0x88>(b1, b5);
+  u[2] = shuf128x4<0x88>(b2, b6);
+  u[3] = shuf128x4<0x88>(b3, b7);
+  u[4] = shuf128x4<0xDD>(b0, b4);
+  u[5] = shuf128x4<0xDD>(b1, b5);
+  u[6] = shuf128x4<0xDD>(b2, b6);
+  u[7] = shuf128x4<0xDD>(b3, b7);
+}
+
 /// xp[8 b + i] = (xr[16 b + i] x4, xr[16 b + 8 + i] x4, the same again): the row operands of
 /// the transposed chains of 16-row block b, for rows / 16 blocks.
 __attribute__((target("avx512f"))) inline void pair_rows_x(int rows, const float* xr, __m512* xp) {
@@ -72,26 +97,8 @@ __attribute__((target("avx512f"))) inline void block16_fused_f512(const float* s
     d = _mm512_fmadd_ps(r[q], _mm512_set1_ps(xc[q]), d);
   }
   _mm512_store_ps(dout, d);
-  // In every 128-bit lane L (rows 4L .. 4L+3): b[k] = row 4L + k, columns 0..3 (k < 4) and
-  // row 4L + k - 4, columns 4..7 (k >= 4), as the AVX2 float block.
-  const __m512 a0 = unpacklo512(r[0], r[1]), a1 = unpackhi512(r[0], r[1]);
-  const __m512 a2 = unpacklo512(r[2], r[3]), a3 = unpackhi512(r[2], r[3]);
-  const __m512 a4 = unpacklo512(r[4], r[5]), a5 = unpackhi512(r[4], r[5]);
-  const __m512 a6 = unpacklo512(r[6], r[7]), a7 = unpackhi512(r[6], r[7]);
-  const __m512 b0 = shufps512<0x44>(a0, a2), b1 = shufps512<0xEE>(a0, a2);
-  const __m512 b2 = shufps512<0x44>(a1, a3), b3 = shufps512<0xEE>(a1, a3);
-  const __m512 b4 = shufps512<0x44>(a4, a6), b5 = shufps512<0xEE>(a4, a6);
-  const __m512 b6 = shufps512<0x44>(a5, a7), b7 = shufps512<0xEE>(a5, a7);
-  // Lanes (0, 2) of (b[k], b[k+4]) hold rows k and k + 8, lanes (1, 3) rows k + 4 and k + 12.
   __m512 u[kChunk];
-  u[0] = shuf128x4<0x88>(b0, b4);
-  u[1] = shuf128x4<0x88>(b1, b5);
-  u[2] = shuf128x4<0x88>(b2, b6);
-  u[3] = shuf128x4<0x88>(b3, b7);
-  u[4] = shuf128x4<0xDD>(b0, b4);
-  u[5] = shuf128x4<0xDD>(b1, b5);
-  u[6] = shuf128x4<0xDD>(b2, b6);
-  u[7] = shuf128x4<0xDD>(b3, b7);
+  transpose16x8_f512(r, u);
   __m512 t = _mm512_setzero_ps();
   for (int i = 0; i < kChunk; ++i)
     t = _mm512_fmadd_ps(u[i], xp[i], t);
@@ -213,19 +220,8 @@ __attribute__((target("avx512f"))) inline void tile_diag64_f512(const float* D, 
     __m256 r[kChunk];
     for (int j = 0; j < kChunk; ++j)
       r[j] = _mm256_maskload_ps(c0 + j0 + ldd * j, lower[j]);
-    const __m256 a0 = _mm256_unpacklo_ps(r[0], r[1]), a1 = _mm256_unpackhi_ps(r[0], r[1]);
-    const __m256 a2 = _mm256_unpacklo_ps(r[2], r[3]), a3 = _mm256_unpackhi_ps(r[2], r[3]);
-    const __m256 a4 = _mm256_unpacklo_ps(r[4], r[5]), a5 = _mm256_unpackhi_ps(r[4], r[5]);
-    const __m256 a6 = _mm256_unpacklo_ps(r[6], r[7]), a7 = _mm256_unpackhi_ps(r[6], r[7]);
-    const __m256 b0 = _mm256_shuffle_ps(a0, a2, 0x44), b1 = _mm256_shuffle_ps(a0, a2, 0xEE);
-    const __m256 b2 = _mm256_shuffle_ps(a1, a3, 0x44), b3 = _mm256_shuffle_ps(a1, a3, 0xEE);
-    const __m256 b4 = _mm256_shuffle_ps(a4, a6, 0x44), b5 = _mm256_shuffle_ps(a4, a6, 0xEE);
-    const __m256 b6 = _mm256_shuffle_ps(a5, a7, 0x44), b7 = _mm256_shuffle_ps(a5, a7, 0xEE);
-    const __m256 u[kChunk] = {
-        _mm256_permute2f128_ps(b0, b4, 0x20), _mm256_permute2f128_ps(b1, b5, 0x20),
-        _mm256_permute2f128_ps(b2, b6, 0x20), _mm256_permute2f128_ps(b3, b7, 0x20),
-        _mm256_permute2f128_ps(b0, b4, 0x31), _mm256_permute2f128_ps(b1, b5, 0x31),
-        _mm256_permute2f128_ps(b2, b6, 0x31), _mm256_permute2f128_ps(b3, b7, 0x31)};
+    __m256 u[kChunk];
+    simd::transpose8_ps(r, u);
     __m256 a = _mm256_setzero_ps();
     for (int j = 0; j < kChunk; ++j)
       a = _mm256_fmadd_ps(_mm256_blendv_ps(r[j], u[j], upper[j]), xb[j0 + j], a);
