@@ -110,6 +110,10 @@ for s in "$@"; do
       step fetch-ab 300 bash -c "for v in 0 1; do echo EIGSOLVE_GPU_STAGED_FETCH=\$v; EIGSOLVE_GPU_STAGED_FETCH=\$v '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0; done" ;;
     cpu-s2) step cpu-s2 200 bash -c "for r in 1 2 3; do for a in 0 1; do echo round \$r EIGSOLVE_NO_AVX512=\$a; EIGSOLVE_NO_AVX512=\$a taskset -c 0,1 '$bin/bench_tridiag' --threads 2 --reps 3 --sizes '' --dd-sizes '' --sz-sizes 2048,4096 --sz-prec s; done; done; taskset -c 0,1 '$bin/bench_eig' values s 2 3 4096" ;;
     tune) step tune 400 "$es" tune symv --runs 3 --sizes 1024,1536,2048,3072,4096,6144,8192,12288,16384,24576,32768 -o "$out/sm_90.json" ;;
+    ncu-z) # hardware counters of the SYMV kernels at n = 16384: z (xs load path) against d
+      step ncu-z 300 bash -c "S='--clock-control none --set full --print-summary none'; for p in z d; do echo \"== \$p\"; ncu \$S -k regex:'symv_tiles|symv_rowsums' -c 4 '$es' bench symv -p \$p --sizes 16384 --runs 1; done" ;;
+    invit-f) # why the float cases of test_gpu_invit are slow: per-call stage times of LargeRandom, float then double
+      step invit-f 240 bash -c "for f in 0 1; do EIGSOLVE_GPU_PROFILE=1 EIGSOLVE_REQUIRE_GPU=1 timeout 150 '$bin/tests/test_gpu_invit' --gtest_filter=GpuInvit/\$f.LargeRandom; done" ;;
     symv) step symv 300 "$es" bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
     *) echo "unknown step $s" | tee -a "$out/steps.txt" ;;
   esac
