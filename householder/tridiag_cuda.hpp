@@ -42,6 +42,11 @@ class CudaTridiagDevice : public TridiagDevice<T> {
   virtual double lower_absmax() = 0;
   /// a := scale2(a, k) over the lower triangle (exact; the host's scale_lower).
   virtual void scale_lower(int k) = 0;
+  /// After tridiagonalize(): the device's matrix completed to hold every reflector (?sytrd('L')
+  /// storage in its strict lower triangle) by uploading what only the host has, host A's
+  /// unblocked tail (with host panels: all of A). Returns the device pointer; *ldd its leading
+  /// dimension. Valid while this object lives.
+  virtual const T* device_reflectors(const T* A, index_t lda, index_t* ldd) = 0;
 };
 
 /// Uploads the lower triangle of A (host, order n, lda) to the current CUDA device and returns

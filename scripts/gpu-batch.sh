@@ -114,6 +114,8 @@ for s in "$@"; do
       step ncu-z 300 bash -c "S='--clock-control none --set full --print-summary none'; for p in z d; do echo \"== \$p\"; ncu \$S -k regex:'symv_tiles|symv_rowsums' -c 4 '$es' bench symv -p \$p --sizes 16384 --runs 1; done" ;;
     invit-f) # why the float cases of test_gpu_invit are slow: per-call stage times of LargeRandom, float then double
       step invit-f 240 bash -c "for f in 0 1; do EIGSOLVE_GPU_PROFILE=1 EIGSOLVE_REQUIRE_GPU=1 timeout 150 '$bin/tests/test_gpu_invit' --gtest_filter=GpuInvit/\$f.LargeRandom; done" ;;
+    resident-ab) # vectors resident on the device (default) against the host route (EIGSOLVE_GPU_RESIDENT=0): bench eig d 16384, then CLI stage times and the vectors files compared (d 8192, z 4096)
+      step resident-ab 400 bash -c "for v in 1 0; do echo EIGSOLVE_GPU_RESIDENT=\$v; EIGSOLVE_GPU_RESIDENT=\$v '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-v16k-res\$v.json; done; '$es' generate random --n 8192 -o /tmp/r8192.npy >/dev/null; '$es' generate random --n 4096 --complex -o /tmp/z4096.npy >/dev/null; for f in r8192 z4096; do p=d; [ \$f = z4096 ] && p=z; for v in 1 0; do echo \"== \$f EIGSOLVE_GPU_RESIDENT=\$v\"; EIGSOLVE_GPU_RESIDENT=\$v EIGSOLVE_GPU_PROFILE=1 '$es' /tmp/\$f.npy --precision \$p --device cuda --vectors -o /tmp/w.txt --vectors-output /tmp/v-\$f-\$v.npy 2>&1 | grep -v 'gpu profile'; done; cmp /tmp/v-\$f-1.npy /tmp/v-\$f-0.npy && echo \"\$f: resident == host route (vectors file)\"; done" ;;
     symv) step symv 300 "$es" bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
     *) echo "unknown step $s" | tee -a "$out/steps.txt" ;;
   esac

@@ -32,6 +32,7 @@
 #include "solver/bisection_cuda.hpp"
 #include "solver/inverse_iteration.hpp"
 #include "solver/lapack.hpp"
+#include "solver/vectors_cuda.hpp"
 
 namespace eigsolve {
 
@@ -104,7 +105,7 @@ void select_slice(const Subset& s, index_t n, const R* w, index_t& b, index_t& e
 template <class T>
 void tridiag_stage(const Context& ctx, const SolveOptions& opt, index_t n,
                    std::vector<real_t<T>>& d, std::vector<real_t<T>>& e, std::vector<real_t<T>>& w,
-                   std::vector<real_t<T>>& zt) {
+                   std::vector<real_t<T>>& zt, index_t* k0 = nullptr) {
   using R = real_t<T>;
   const Subset& s = opt.subset;
   if (opt.solver == TridiagSolver::bisection) {
@@ -116,6 +117,7 @@ void tridiag_stage(const Context& ctx, const SolveOptions& opt, index_t n,
       bisection_index_range(n, d.data(), e.data(), R(s.vl), R(s.vu), il, iu);
     }
     const index_t m = iu - il + 1;
+    if (k0) *k0 = il;
     w.assign(static_cast<std::size_t>(m), R(0));
     if (ctx.backend == Backend::cuda)  // the same canonical bisection, one thread per value
       bisection_eigenvalues_cuda(n, d.data(), e.data(), il, iu, w.data());
@@ -261,16 +263,51 @@ void copy_gpu_times(const TridiagDeviceTimes& dt, StageTimes& t) {
   t.gpu_panels = dt.panels;
 }
 
-/// Steps 2 and 3 of the pipeline on (d, e) and the reflectors in A (order n, ld n).
+/// Whether a --device cuda solve with vectors keeps them on the device from the inverse iteration
+/// to the end of the back-transformation (solver/vectors_cuda.hpp): bisection and the canonical
+/// back-transformation (the bits of the host route); EIGSOLVE_GPU_RESIDENT=0 takes the host route
+/// (Z of T and the reflectors through host memory), for A/B runs.
+bool resident_vectors(const Context& ctx, const SolveOptions& opt) {
+  if (ctx.backend != Backend::cuda || !opt.vectors || opt.solver != TridiagSolver::bisection ||
+      opt.back_transform != BackTransformMethod::canonical)
+    return false;
+  const char* r = std::getenv("EIGSOLVE_GPU_RESIDENT");
+  return !(r && r[0] == '0' && r[1] == '\0');
+}
+
+/// Steps 2 and 3 of the pipeline on (d, e) and the reflectors in A (order n, ld n); with `dev`
+/// (resident_vectors) the reflectors are the device's, A holding only the host's tail.
 template <class T>
 void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOptions& sopt, int sk,
                   index_t n, T* A, std::vector<real_t<T>>& d, std::vector<real_t<T>>& e,
-                  std::vector<T>& tau, SolveResult<T>& res) {
+                  std::vector<T>& tau, SolveResult<T>& res, CudaTridiagDevice<T>* dev = nullptr) {
   using R = real_t<T>;
   // 2. Eigenvalues (and vectors) of T.
   auto t0 = Clock::now();
   std::vector<R> zt;
-  tridiag_stage<T>(ctx, sopt, n, d, e, res.w, zt);
+  double resident_bt = -1;  // seconds of the device back-transformation and download, if resident
+  if (dev) {
+    SolveOptions vopt = sopt;
+    vopt.vectors = false;
+    index_t k0 = 0;
+    tridiag_stage<T>(ctx, vopt, n, d, e, res.w, zt, &k0);
+    index_t ldd = 0;
+    const T* dA = dev->device_reflectors(A, n, &ldd);
+    VectorsDeviceTimes vt;
+    eigenvectors_cuda<T>(ctx, n, d.data(), e.data(), static_cast<index_t>(res.w.size()),
+                         res.w.data(), k0, dA, ldd, tau.data(), res.z, &vt);
+    report(opt, "eigenvectors", 1.0);
+    resident_bt = vt.back_transform + vt.download;
+    if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); pf && pf[0] == '1')
+      std::fprintf(stderr,
+                   "eigsolve vectors on the device (n = %lld, m = %lld): inverse iteration %.3f s "
+                   "(%s), back-transformation %.3f s, download %.3f s\n",
+                   static_cast<long long>(n), static_cast<long long>(res.w.size()),
+                   vt.inverse_iteration, vt.invit_on_device ? "device" : "host, uploaded",
+                   vt.back_transform, vt.download);
+  } else {
+    tridiag_stage<T>(ctx, sopt, n, d, e, res.w, zt);
+  }
   res.m = static_cast<index_t>(res.w.size());
   for (R& x : res.w) {
     if (sk != 0) x = scale2(x, -sk);
@@ -280,9 +317,21 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
           std::string(ScalarTraits<T>::name));
   }
   res.times.tridiag_eigen = seconds_since(t0);
+  if (resident_bt >= 0) res.times.tridiag_eigen -= resident_bt;
 
   // 3. Back-transformation and sign normalization.
-  if (opt.vectors) {
+  if (opt.vectors && dev) {  // already back-transformed on the device
+    t0 = Clock::now();
+    normalize_signs(ctx, n, res.m, res.z.data(), n);
+    std::atomic<bool> finite{true};
+    parallel_for(res.m, ctx.num_threads(), 16, [&](index_t jb, index_t je) {
+      for (index_t k = jb * n; k < je * n && finite.load(std::memory_order_relaxed); ++k)
+        if (!is_finite(res.z[k])) finite = false;
+    });
+    if (!finite) throw NumericalError("eigenvectors are not finite (internal failure)");
+    res.times.back_transform = resident_bt + seconds_since(t0);
+    report(opt, "back-transform", 1.0);
+  } else if (opt.vectors) {
     t0 = Clock::now();
     const index_t m = res.m;
     if constexpr (std::is_same_v<T, R>) {
@@ -355,23 +404,26 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
   auto t0 = Clock::now();
   std::vector<R> d(static_cast<std::size_t>(n)), e(static_cast<std::size_t>(n), R(0));
   std::vector<T> tau(static_cast<std::size_t>(n), T(0));
-  const TridiagOptions topt = tridiag_options<T>(opt);
+  TridiagOptions topt = tridiag_options<T>(opt);
+  const bool resident = resident_vectors(ctx, opt);
+  if (resident) topt.reflectors = false;  // they stay on the device
+  std::unique_ptr<CudaTridiagDevice<T>> dev;
+  TridiagDeviceTimes dt;
   if (ctx.backend == Backend::cuda) {
     // The panels on the GPU in the canonical order, the unblocked tail on the host: same bits.
-    TridiagDeviceTimes dt;
-    {
-      auto dev = make_cuda_tridiag<T>(n, A.ptr(), n, opt.nb, &dt);
-      set_scale(scale_exponent_of_max<T>(dev->lower_absmax()));
-      if (sk != 0) dev->scale_lower(sk);
-      tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt, dev.get());
-    }
-    copy_gpu_times(dt, res.times);
+    dev = make_cuda_tridiag<T>(n, A.ptr(), n, opt.nb, &dt);
+    set_scale(scale_exponent_of_max<T>(dev->lower_absmax()));
+    if (sk != 0) dev->scale_lower(sk);
+    tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt, dev.get());
+    if (!resident) dev.reset();
   } else {
     tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt);
   }
   res.times.tridiagonalize = seconds_since(t0);
   report(opt, "tridiagonalize", 1.0);
-  finish_solve<T>(ctx, opt, sopt, sk, n, A.ptr(), d, e, tau, res);
+  finish_solve<T>(ctx, opt, sopt, sk, n, A.ptr(), d, e, tau, res, dev.get());
+  dev.reset();
+  if (ctx.backend == Backend::cuda) copy_gpu_times(dt, res.times);
   return res;
 }
 
@@ -397,23 +449,25 @@ SolveResult<T> eigensolve_device(const Context& ctx, index_t n, const T* dA, ind
   if (!A) throw OutOfMemory("eigensolve_device host matrix", std::uint64_t(sizeof(T)) * n * n);
   int sk = 0;
   SolveOptions sopt = opt;
-  {
-    auto dev = make_cuda_tridiag_device<T>(n, dA, ldda, opt.nb, &dt);
-    // 0. The same exact pre-scaling as eigensolve, decided from the device's maximum.
-    sk = scale_exponent_of_max<T>(dev->lower_absmax());
-    if (sk != 0) {
-      dev->scale_lower(sk);
-      sopt.subset.vl = std::scalbn(opt.subset.vl, sk);
-      sopt.subset.vu = std::scalbn(opt.subset.vu, sk);
-    }
-    t0 = Clock::now();
-    tridiagonalize(dctx, n, A.get(), n, d.data(), e.data(), tau.data(), tridiag_options<T>(opt),
-                   dev.get());
+  const bool resident = resident_vectors(dctx, opt);
+  TridiagOptions topt = tridiag_options<T>(opt);
+  if (resident) topt.reflectors = false;  // they stay on the device
+  auto dev = make_cuda_tridiag_device<T>(n, dA, ldda, opt.nb, &dt);
+  // 0. The same exact pre-scaling as eigensolve, decided from the device's maximum.
+  sk = scale_exponent_of_max<T>(dev->lower_absmax());
+  if (sk != 0) {
+    dev->scale_lower(sk);
+    sopt.subset.vl = std::scalbn(opt.subset.vl, sk);
+    sopt.subset.vu = std::scalbn(opt.subset.vu, sk);
   }
-  copy_gpu_times(dt, res.times);
+  t0 = Clock::now();
+  tridiagonalize(dctx, n, A.get(), n, d.data(), e.data(), tau.data(), topt, dev.get());
+  if (!resident) dev.reset();
   res.times.tridiagonalize = seconds_since(t0);
   report(opt, "tridiagonalize", 1.0);
-  finish_solve<T>(dctx, opt, sopt, sk, n, A.get(), d, e, tau, res);
+  finish_solve<T>(dctx, opt, sopt, sk, n, A.get(), d, e, tau, res, dev.get());
+  dev.reset();
+  copy_gpu_times(dt, res.times);
   return res;
 }
 

@@ -135,13 +135,19 @@ int phase_b_block(const Problem<R>& pr, R* z, index_t ldz, index_t p0, index_t j
   return fallbacks;
 }
 
-}  // namespace
-
+/// The whole inverse iteration. dz (device mode, cuda context): phases A and B into the device's
+/// dz (n x m, ld n), z unused; *on_device = false, nothing computed, when that path is not taken
+/// (T = 0, n = 1, EIGSOLVE_GPU_INVIT_B=0, or Z's working set does not fit on the device).
 template <class R>
-index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, const R* e_in,
-                                  index_t m, const R* w_in, index_t k0, R* z, index_t ldz) {
-  if (m == 0 || n == 0) return 0;
-  if (ldz < n) throw DimensionError("inverse_iteration: ldz < n");
+index_t invit_impl(const Context& ctx, index_t n, const R* d_in, const R* e_in, index_t m,
+                   const R* w_in, index_t k0, R* z, index_t ldz, R* dz, bool* on_device) {
+  if (dz) *on_device = false;
+  if (m == 0 || n == 0) {
+    if (dz) *on_device = true;
+    return 0;
+  }
+  if (dz && (ctx.backend != Backend::cuda || n == 1)) return 0;
+  if (!dz && ldz < n) throw DimensionError("inverse_iteration: ldz < n");
   if (n == 1) {
     for (index_t j = 0; j < m; ++j)
       z[j * ldz] = R(1);
@@ -156,6 +162,7 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
     onenrm = rmax(onenrm, r);
   }
   if (onenrm == R(0)) {  // T = 0: the unit vectors
+    if (dz) return 0;    // on the host
     for (index_t j = 0; j < m; ++j)
       for (index_t i = 0; i < n; ++i)
         z[i + j * ldz] = R((k0 + j) == i ? 1 : 0);
@@ -213,7 +220,9 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
     const char* gb = std::getenv("EIGSOLVE_GPU_INVIT_B");
     if (!(gb && gb[0] == '0' && gb[1] == '\0'))
       device_b = invit_cuda(n, pr.d, pr.e, m, x.data(), lo.data(), cb.data(), nclusters, P, k0, z,
-                            ldz, &device_fallbacks);
+                            ldz, &device_fallbacks, dz);
+    if (dz && !device_b) return 0;  // the caller runs the host form
+    if (dz) *on_device = true;
     if (!device_b) invit_phase_a_cuda(n, pr.d, pr.e, m, x.data(), P, k0, z, ldz);
   } else {
     constexpr int kLanes = 8;
@@ -288,17 +297,36 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d_in, 
   return fallbacks.load();
 }
 
+}  // namespace
+
+template <class R>
+index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d, const R* e, index_t m,
+                                  const R* w, index_t k0, R* z, index_t ldz) {
+  return invit_impl(ctx, n, d, e, m, w, k0, z, ldz, static_cast<R*>(nullptr), nullptr);
+}
+
 template <class R>
 void inverse_iteration(const Context& ctx, index_t n, const R* d, const R* e, index_t m, const R* w,
                        index_t k0, R* z, index_t ldz) {
   inverse_iteration_counted(ctx, n, d, e, m, w, k0, z, ldz);
 }
 
-#define EIGSOLVE_INSTANTIATE_INVIT(R)                                                        \
-  template void inverse_iteration<R>(const Context&, index_t, const R*, const R*, index_t,   \
-                                     const R*, index_t, R*, index_t);                        \
-  template index_t inverse_iteration_counted<R>(const Context&, index_t, const R*, const R*, \
-                                                index_t, const R*, index_t, R*, index_t);
+template <class R>
+bool inverse_iteration_device(const Context& ctx, index_t n, const R* d, const R* e, index_t m,
+                              const R* w, index_t k0, R* dz, index_t* fallbacks) {
+  bool on = false;
+  const index_t f = invit_impl(ctx, n, d, e, m, w, k0, static_cast<R*>(nullptr), n, dz, &on);
+  if (fallbacks) *fallbacks = f;
+  return on;
+}
+
+#define EIGSOLVE_INSTANTIATE_INVIT(R)                                                             \
+  template void inverse_iteration<R>(const Context&, index_t, const R*, const R*, index_t,        \
+                                     const R*, index_t, R*, index_t);                             \
+  template index_t inverse_iteration_counted<R>(const Context&, index_t, const R*, const R*,      \
+                                                index_t, const R*, index_t, R*, index_t);         \
+  template bool inverse_iteration_device<R>(const Context&, index_t, const R*, const R*, index_t, \
+                                            const R*, index_t, R*, index_t*);
 EIGSOLVE_FOR_EACH_REAL(EIGSOLVE_INSTANTIATE_INVIT)
 #undef EIGSOLVE_INSTANTIATE_INVIT
 

@@ -34,4 +34,13 @@ template <class R>
 index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d, const R* e, index_t m,
                                   const R* w, index_t k0, R* z, index_t ldz);
 
+/// inverse_iteration with Z left on the CUDA device (ctx.backend must be cuda): the same bits into
+/// dz (device memory, n x m, ld n). Returns false, having computed nothing, when this path is not
+/// taken (T = 0, n = 1, EIGSOLVE_GPU_INVIT_B=0, or phase B's working set does not fit in the free
+/// device memory): the caller then runs inverse_iteration into host memory. *fallbacks (may be
+/// null) receives the number of phase B fallbacks.
+template <class R>
+bool inverse_iteration_device(const Context& ctx, index_t n, const R* d, const R* e, index_t m,
+                              const R* w, index_t k0, R* dz, index_t* fallbacks);
+
 }  // namespace eigsolve

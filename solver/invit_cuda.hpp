@@ -27,9 +27,11 @@ void invit_phase_a_cuda(index_t n, const R* d, const R* e, index_t m, const R* x
 /// put back). lo, cb (nclusters + 1 boundaries) as the host's Phase 0 computes them. Returns false,
 /// doing nothing, when Z does not fit in the free device memory (the caller then runs phase A with
 /// invit_phase_a_cuda and phase B on the host); *fallbacks receives the number of fallbacks.
+/// dz_out (device, n x m, ld n): Z is computed there and stays on the device (z, ldz unused);
+/// nullptr: Z is allocated here and downloaded into the host's z.
 template <class R>
 bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const index_t* lo,
                 const index_t* cb, index_t nclusters, const invit::Params<R>& P, index_t k0, R* z,
-                index_t ldz, index_t* fallbacks);
+                index_t ldz, index_t* fallbacks, R* dz_out = nullptr);
 
 }  // namespace eigsolve

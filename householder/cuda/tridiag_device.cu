@@ -264,7 +264,21 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   }
 
   void fetch_tail(index_t j0, T* A, index_t lda) override {
+    tail_j0_ = j0;
     copy_down(j0, j0, n_ - j0, n_ - j0, A, lda);
+  }
+
+  const T* device_reflectors(const T* A, index_t lda, index_t* ldd) override {
+    // Device panels: columns [0, tail_j0_) are the device's own; host panels: none is.
+    const index_t j0 = device_panels_ ? std::min(tail_j0_, n_) : 0;
+    if (n_ - j0 > 0)
+      ck(cudaMemcpy2DAsync(dA_ + j0 + ldd_ * j0, ldd_ * sizeof(T), A + j0 + lda * j0,
+                           lda * sizeof(T), (n_ - j0) * sizeof(T), n_ - j0, cudaMemcpyHostToDevice,
+                           st_),
+         "upload the tail's reflectors");
+    ck(cudaStreamSynchronize(st_), "upload the tail's reflectors");
+    *ldd = ldd_;
+    return dA_;
   }
 
   bool device_panels() const override { return device_panels_; }
@@ -469,12 +483,13 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   }
   void copy_down(index_t r0, index_t c0, index_t rows, index_t cols, T* A, index_t lda) {
     if (rows <= 0 || cols <= 0) return;
-    // EIGSOLVE_GPU_STAGED_FETCH=1 (opt-in until measured): blocks of 1 MiB or more through pinned
-    // chunks and host threads (core/cuda/staged_copy.cuh). A host buffer that was never touched
-    // (the reflectors of eigensolve_device with vectors: 2 GB at d 16384) then takes its page
-    // faults on 16 threads instead of inside the driver's single-threaded pageable copy.
+    // Blocks of 1 MiB or more go through pinned chunks and host threads (core/cuda/
+    // staged_copy.cuh; EIGSOLVE_GPU_STAGED_FETCH=0: the plain copy). A host buffer that was never
+    // touched (the reflectors of eigensolve_device with vectors on the host route: 2 GB at d
+    // 16384) then takes its page faults on 16 threads instead of inside the driver's
+    // single-threaded pageable copy: bench eig --vectors d 16384 6.45 -> 5.03 s (H200, session 7).
     const char* sf = std::getenv("EIGSOLVE_GPU_STAGED_FETCH");
-    if (sf && sf[0] == '1' && sf[1] == '\0' &&
+    if (!(sf && sf[0] == '0' && sf[1] == '\0') &&
         std::size_t(rows) * std::size_t(cols) * sizeof(T) >= (std::size_t(1) << 20)) {
       ck(cudaStreamSynchronize(st_), "fetch columns");
       staged::Stager sg;
@@ -571,6 +586,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   index_t n_;
   int nb_;
   index_t ldd_;
+  index_t tail_j0_ = 0;  ///< where the host's unblocked tail began (fetch_tail)
   TridiagDeviceTimes* times_;
   cudaStream_t st_ = nullptr;
   cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;

@@ -92,13 +92,15 @@ void invit_phase_a_cuda(index_t n, const R* d, const R* e, index_t m, const R* x
 template <class R>
 bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const index_t* lo,
                 const index_t* cb, index_t nclusters, const invit::Params<R>& P, index_t k0, R* z,
-                index_t ldz, index_t* fallbacks) {
+                index_t ldz, index_t* fallbacks, R* dz_out) {
   if (m <= 0 || n <= 0) return true;
-  if (ldz < n) throw DimensionError("invit_cuda: ldz < n");
+  if (!dz_out && ldz < n) throw DimensionError("invit_cuda: ldz < n");
   const std::size_t per = std::size_t(n) * (5 * sizeof(R) + 1);  // phase A work per vector
   const std::size_t bz = std::size_t(n) * std::size_t(m) * sizeof(R);
-  // Z and the CGS coefficients of phase B (32 per column) stay resident.
-  const std::size_t bres = bz + std::size_t(invit::kBlock) * std::size_t(m) * sizeof(R);
+  // Z (unless the caller's dz_out holds it) and the CGS coefficients of phase B (32 per column)
+  // stay resident.
+  const std::size_t bres =
+      (dz_out ? 0 : bz) + std::size_t(invit::kBlock) * std::size_t(m) * sizeof(R);
   std::size_t free_b = 0, total_b = 0;
   ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
   if (bres + 64 * per + (std::size_t(64) << 20) > free_b / 10 * 9) return false;
@@ -113,7 +115,7 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     cudaFree(de);
     cudaFree(dx);
     cudaFree(work);
-    cudaFree(dz);
+    if (!dz_out) cudaFree(dz);
     cudaFree(sw);
     cudaFree(dlo);
     cudaFree(dj);
@@ -124,7 +126,10 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     ck(cudaMalloc(&dd, sizeof(R) * std::size_t(n)), "cudaMalloc");
     ck(cudaMalloc(&de, sizeof(R) * std::size_t(n)), "cudaMalloc");
     ck(cudaMalloc(&dx, sizeof(R) * std::size_t(m)), "cudaMalloc");
-    ck(cudaMalloc(&dz, bz), "cudaMalloc Z");
+    if (dz_out)
+      dz = dz_out;
+    else
+      ck(cudaMalloc(&dz, bz), "cudaMalloc Z");
     ck(cudaMalloc(&work, 5 * sizeof(R) * std::size_t(n) * std::size_t(batch)), "cudaMalloc");
     ck(cudaMalloc(&sw, std::size_t(n) * std::size_t(batch)), "cudaMalloc");
     ck(cudaMalloc(&dlo, sizeof(index_t) * std::size_t(m)), "cudaMalloc");
@@ -292,9 +297,12 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
       }
       todo.swap(next);
     }
-    ck(cudaMemcpy2D(z, sizeof(R) * std::size_t(ldz), dz, sizeof(R) * std::size_t(n),
-                    sizeof(R) * std::size_t(n), std::size_t(m), cudaMemcpyDeviceToHost),
-       "Z");
+    if (!dz_out)
+      ck(cudaMemcpy2D(z, sizeof(R) * std::size_t(ldz), dz, sizeof(R) * std::size_t(n),
+                      sizeof(R) * std::size_t(n), std::size_t(m), cudaMemcpyDeviceToHost),
+         "Z");
+    else
+      ck(cudaDeviceSynchronize(), "phase B");
   } catch (...) {
     release();
     throw;
@@ -309,7 +317,7 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
                                       const invit::Params<R>&, index_t, R*, index_t);         \
   template bool invit_cuda<R>(index_t, const R*, const R*, index_t, const R*, const index_t*, \
                               const index_t*, index_t, const invit::Params<R>&, index_t, R*,  \
-                              index_t, index_t*);
+                              index_t, index_t*, R*);
 EIGSOLVE_FOR_EACH_REAL(EIGSOLVE_INSTANTIATE_INVIT_CUDA)
 #undef EIGSOLVE_INSTANTIATE_INVIT_CUDA
 

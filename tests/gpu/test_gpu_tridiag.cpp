@@ -130,9 +130,8 @@ SolveResult<T> solve_from_device(const HostMatrix<T>& A, const SolveOptions& opt
 /// --device cuda through the whole pipeline: eigenvalues (all, and a subset) bitwise equal;
 /// also from a matrix already on the device (eigensolve_device).
 template <class T>
-void pipeline_equal(HostMatrix<T> A, const std::string& what, bool vectors) {
-  SolveOptions opt;
-  opt.vectors = vectors;
+void pipeline_equal(HostMatrix<T> A, const std::string& what, SolveOptions opt) {
+  const bool vectors = opt.vectors;
   HostMatrix<T> B = A;
   {
     const auto r3 = solve_from_device(A, opt);
@@ -152,7 +151,15 @@ void pipeline_equal(HostMatrix<T> A, const std::string& what, bool vectors) {
   EXPECT_TRUE(same_bytes(r1.w, r2.w)) << what << ": eigenvalues differ between cpu and cuda";
   if (vectors) {
     EXPECT_TRUE(same_bytes(r1.z, r2.z)) << what << ": eigenvectors differ";
+    EXPECT_EQ(r1.z.size(), std::size_t(r1.n) * std::size_t(r1.m)) << what;
   }
+}
+
+template <class T>
+void pipeline_equal(HostMatrix<T> A, const std::string& what, bool vectors) {
+  SolveOptions opt;
+  opt.vectors = vectors;
+  pipeline_equal(std::move(A), what, opt);
 }
 
 TEST(GpuPipeline, RealMatricesAllPrecisions) {
@@ -218,20 +225,69 @@ TEST(GpuPipeline, HadamardSpectraAndSubsets) {
   }
 }
 
-/// EIGSOLVE_GPU_STAGED_FETCH=1: the reflectors come home through pinned chunks (64 KiB here, so
-/// a 2-4 MiB matrix takes many of them and both buffers); vectors from the host and from device
-/// input equal the CPU's.
+/// The host route of the vectors (EIGSOLVE_GPU_RESIDENT=0): the reflectors come home through
+/// pinned chunks (the default; 64 KiB here, so a 2-4 MiB matrix takes many of them and both
+/// buffers); vectors from the host and from device input equal the CPU's.
 TEST(GpuPipeline, StagedFetchOfTheReflectors) {
   EIGSOLVE_REQUIRE_DEVICE();
-  setenv("EIGSOLVE_GPU_STAGED_FETCH", "1", 1);
+  setenv("EIGSOLVE_GPU_RESIDENT", "0", 1);
   setenv("EIGSOLVE_GPU_STAGED_CHUNK", "65536", 1);
   std::vector<double> lambda;
   pipeline_equal(hadamard_matrix<double>(512, lambda), "staged fetch hadamard 512 d", true);
   pipeline_equal(hadamard_matrix<float>(1024, lambda), "staged fetch hadamard 1024 s", true);
   pipeline_equal(hadamard_matrix<Complex<double>>(256, lambda), "staged fetch hadamard 256 z",
                  true);
-  unsetenv("EIGSOLVE_GPU_STAGED_FETCH");
+  unsetenv("EIGSOLVE_GPU_RESIDENT");
   unsetenv("EIGSOLVE_GPU_STAGED_CHUNK");
+}
+
+/// The vectors resident on the device (the default route: inverse iteration into device memory,
+/// the back-transformation on the tridiagonalization's own matrix with the host's tail put back,
+/// one download): bitwise the CPU's in every precision, for subsets, with the inverse iteration
+/// on the host and uploaded (EIGSOLVE_GPU_INVIT_B=0), T = 0 (unit vectors from the host), tiny
+/// orders, the plain download (EIGSOLVE_GPU_STAGED=0) and small pinned chunks.
+TEST(GpuPipeline, ResidentVectorsAllPrecisions) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  std::vector<double> lambda;
+  for (const char* mode : {"default", "invit-b-host", "plain", "chunks"}) {
+    const std::string m(mode);
+    if (m == "invit-b-host") setenv("EIGSOLVE_GPU_INVIT_B", "0", 1);
+    if (m == "plain") setenv("EIGSOLVE_GPU_STAGED", "0", 1);
+    if (m == "chunks") setenv("EIGSOLVE_GPU_STAGED_CHUNK", "65536", 1);
+    pipeline_equal(hadamard_matrix<double>(300, lambda), "resident 300 d " + m, true);
+    pipeline_equal(hadamard_matrix<float>(257, lambda), "resident 257 s " + m, true);
+    pipeline_equal(hadamard_matrix<Complex<float>>(200, lambda), "resident 200 c " + m, true);
+    pipeline_equal(hadamard_matrix<Complex<double>>(129, lambda), "resident 129 z " + m, true);
+    pipeline_equal(hadamard_matrix<dd_real>(100, lambda), "resident 100 dd " + m, true);
+    unsetenv("EIGSOLVE_GPU_INVIT_B");
+    unsetenv("EIGSOLVE_GPU_STAGED");
+    unsetenv("EIGSOLVE_GPU_STAGED_CHUNK");
+    if (::testing::Test::HasFailure()) return;
+  }
+  const std::string dir = std::string(EIGSOLVE_TEST_DATA) + "/matrices/";
+  pipeline_equal(read_matrix<Complex<double>>(dir + "mhd1280b.mtx"), "mhd1280b z vectors", true);
+  pipeline_equal(read_matrix<float>(dir + "bcsstk13.mtx"), "bcsstk13 s vectors", true);
+  for (int kind = 0; kind < 2; ++kind) {  // subsets: the vectors of an index / value range
+    SolveOptions opt;
+    opt.vectors = true;
+    if (kind == 0) {
+      opt.subset.kind = Subset::Kind::index;
+      opt.subset.il = 10;
+      opt.subset.iu = 99;
+    } else {
+      opt.subset.kind = Subset::Kind::value;
+      opt.subset.vl = -2.5;
+      opt.subset.vu = 1.5;
+    }
+    pipeline_equal(hadamard_matrix<double>(256, lambda), "resident subset d", opt);
+    pipeline_equal(hadamard_matrix<Complex<double>>(128, lambda), "resident subset z", opt);
+  }
+  for (index_t n : {1, 2, 3, 33}) {
+    HostMatrix<double> Z(n);  // T = 0: the unit vectors
+    pipeline_equal(Z, "zero matrix d n = " + std::to_string(n), true);
+    pipeline_equal(hadamard_matrix<double>(n == 33 ? 32 : n, lambda),
+                   "tiny d n = " + std::to_string(n), true);
+  }
 }
 
 /// Matrices scaled by the pipeline's exact power of two (entries near overflow / underflow):
