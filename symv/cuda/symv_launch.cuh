@@ -66,6 +66,25 @@ void launch_xs(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   kern<<<blocks, 64 * TPB, smem, st>>>(g);
 }
 
+/// EIGSOLVE_GPU_SYMV_ZXS=1, 2 or 3: the xs configurations of complex double run
+/// symv_tiles_zxs in that mode (same bits); 0: symv_tiles_xs. Read at every call, so that a
+/// test can switch it.
+inline int zxs_mode() {
+  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ZXS");
+  return e && e[0] >= '1' && e[0] <= '3' && e[1] == 0 ? e[0] - '0' : 0;
+}
+
+template <int TPB, bool Wide, bool Ticket, int Mode>
+void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st) {
+  auto kern = symv_tiles_zxs<TPB, Wide, Ticket, Mode>;
+  const std::size_t smem = sizeof(ZxsSmem) * TPB;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+  });
+  kern<<<blocks, 64 * TPB, smem, st>>>(g);
+}
+
 /// Groups per block of the staged kernel: the configuration's, or fewer where a block would
 /// exceed the 227 KB of shared memory of a block.
 template <class T>
@@ -79,6 +98,25 @@ constexpr int staged_groups(int tpb) {
 template <class T, int TPB, bool Wide, int L>
 void launch_variant(bool ticket, const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   if constexpr (L == 4) {
+    if constexpr (std::is_same_v<T, Complex<double>>) {
+      const int mode = zxs_mode();
+      if (mode != 0) {
+        auto go = [&](auto mc) {
+          constexpr int M = decltype(mc)::value;
+          if (ticket)
+            launch_zxs<TPB, Wide, true, M>(g, blocks, st);
+          else
+            launch_zxs<TPB, Wide, false, M>(g, blocks, st);
+        };
+        if (mode == 1)
+          go(std::integral_constant<int, 1>{});
+        else if (mode == 2)
+          go(std::integral_constant<int, 2>{});
+        else
+          go(std::integral_constant<int, 3>{});
+        return;
+      }
+    }
     if (ticket)
       launch_xs<T, TPB, Wide, true>(g, blocks, st);
     else
@@ -196,9 +234,15 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   // Wide: 16-byte loads of the direct path need A and every column 16-byte aligned; the staged
   // path copies whole elements and needs A aligned to the element size only.
   const bool staged = cfg.load == SymvLoad::staged;
-  const bool wide = cfg.wide && (staged ? reinterpret_cast<std::uintptr_t>(A) % sizeof(T) == 0
-                                        : (reinterpret_cast<std::uintptr_t>(A) % 16 == 0) &&
-                                              ((std::size_t(lda) * sizeof(T)) % 16 == 0));
+  bool wide = cfg.wide && (staged ? reinterpret_cast<std::uintptr_t>(A) % sizeof(T) == 0
+                                  : (reinterpret_cast<std::uintptr_t>(A) % 16 == 0) &&
+                                        ((std::size_t(lda) * sizeof(T)) % 16 == 0));
+  // zxs (EIGSOLVE_GPU_SYMV_ZXS=1..3) takes 16-byte loads wherever A is 16-byte aligned, w and n
+  // alike (every column then is: lda * 16 % 16 == 0); symv_tiles_xs loads complex double by
+  // components for both.
+  if constexpr (std::is_same_v<T, Complex<double>>)
+    if (cfg.load == SymvLoad::xs && zxs_mode() != 0)
+      wide = reinterpret_cast<std::uintptr_t>(A) % 16 == 0;
   // Shifted wide loads (symv_tiles' Shift): columns 16-byte apart but not on 16-byte lines, as
   // every other column step of the tridiagonalization in d and c (3 of 4 in s) with an even lda.
   using Rc = typename Parts<T>::R;

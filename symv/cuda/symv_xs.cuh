@@ -177,5 +177,192 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_xs(SymvArgs<T> g) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// zxs: the xs kernel for complex double (EIGSOLVE_GPU_SYMV_ZXS=1; the same chains, trees and
+// partials, so the same bits). Complex<double> is only 8-byte aligned, so symv_tiles_xs moves
+// every element as two 8-byte halves: each warp load uses 16 of a sector's 32 bytes (the other
+// half comes from L1 on the second load), and the 8-byte shared accesses of 16-byte-strided
+// elements are 6-7-way bank conflicts; with 168 registers and 59.4 KB of shared memory a block
+// of 128 threads fits 3 times per SM (12 warps, each with one 4 KB step in flight). Here:
+//
+//   * every element moves as one double2: ld.global.cs.v2 (when A is 16-byte aligned: then
+//     every element is, lda * 16 being a multiple of 16), ld/st.shared.v2 everywhere;
+//   * shared memory is swizzled instead of padded (16-byte accesses run in quarter-warp
+//     phases of 8 lanes; each phase below touches 8 distinct 16-byte bank groups):
+//       buffer, x of panel I :  element i of a 64-element column at  8 (i/8) + ((i%8) ^ (i/8))
+//                                (a store phase = 8 rows of one row block; a load phase = lanes
+//                                 a = 0..7 reading row 8a + r: groups r ^ a)
+//       chunk sums             :  (row, chunk) at  8 row + (chunk ^ (row%8) ^ (row/8))
+//                                (direct stores: rows 8a+r, chunk k -> k^r^a; transposed: rows
+//                                 8k+c, chunk a -> a^c^k; tree reads: lane t, chunk j -> j^t%8^t/8)
+//     so a group needs 26 KB instead of 29.7 KB;
+//   * __launch_bounds__(64 TPB, 8 / TPB): at most 128 registers (modes 1 and 2 below).
+//   => 4 blocks of 128 threads per SM (16 warps, 64 KB of loads in flight instead of 48 KB).
+// ---------------------------------------------------------------------------------------------
+
+using Zd = Complex<double>;
+
+/// 64-element column, swizzled within its row blocks of 8.
+__device__ __forceinline__ int zxs_sw(int i) {
+  return (i & ~7) | ((i ^ (i >> 3)) & 7);
+}
+/// chunk sum (row, chunk) of a 64 x 8 array.
+__device__ __forceinline__ int zxs_cs(int row, int chunk) {
+  return row * 8 + ((chunk ^ row ^ (row >> 3)) & 7);
+}
+__device__ __forceinline__ Zd zxs_get(const double2& v) {
+  return Zd(v.x, v.y);
+}
+__device__ __forceinline__ double2 zxs_put(const Zd& v) {
+  return make_double2(v.re, v.im);
+}
+
+struct ZxsSmem {
+  double2 xc[kTile];          ///< x of the tile column's panel J
+  double2 xr[kTile];          ///< x of the tile row's panel I, zxs_sw
+  double2 sD[kTile * 8];      ///< chunk sums of the rows of panel I, zxs_cs
+  double2 sT[kTile * 8];      ///< rows of panel J (transposed partials), zxs_cs
+  double2 buf[2][4 * kTile];  ///< one per warp: 4 columns of 64 rows, zxs_sw
+};
+
+/// The loads of step c of tile `tile` (warp w's columns 8(4w + q/2) + c, rows 32 (q%2) + lane)
+/// into v[q], zeros where the element is not stored or past n, or the tile does not exist.
+template <bool Wide>
+__device__ __forceinline__ void zxs_load(const SymvArgs<Zd>& g, index_t tile, int c, int w,
+                                         int lane, double2* v) {
+  if (tile >= g.ntiles) {
+#pragma unroll
+    for (int q = 0; q < 8; ++q)
+      v[q] = make_double2(0.0, 0.0);
+    return;
+  }
+  index_t I, J;
+  tile_coords(tile, g.nt, I, J);
+  const index_t r0 = I * kTile, c0 = J * kTile;
+  const bool diag = I == J;
+#pragma unroll
+  for (int q = 0; q < 8; ++q) {
+    const int row = (q & 1) * 32 + lane, col = 8 * (4 * w + (q >> 1)) + c;
+    const Zd* p = g.A + (r0 + row) + g.lda * (c0 + col);
+    const bool ok = (r0 + row < g.n) && (!diag || row >= col);
+    if constexpr (Wide) {
+      v[q] = ok ? __ldcs(reinterpret_cast<const double2*>(p)) : make_double2(0.0, 0.0);
+    } else {
+      const double* h = reinterpret_cast<const double*>(p);
+      v[q] = ok ? make_double2(__ldcs(h), __ldcs(h + 1)) : make_double2(0.0, 0.0);
+    }
+  }
+}
+
+/// One partial to the workspace: one 16-byte store where the workspace is 16-byte aligned.
+__device__ __forceinline__ void zxs_store_p(Zd* p, const Zd& v, bool p16) {
+  if (p16)
+    *reinterpret_cast<double2*>(p) = zxs_put(v);
+  else
+    *p = v;
+}
+
+/// Mode (the value of EIGSOLVE_GPU_SYMV_ZXS): 1: x of panel I read from shared memory at every
+/// use, at most 128 registers (no spills); 2: x of panel I in registers, at most 128 registers
+/// (a few spilled); 3: x of panel I in registers, at most 170 registers (3 blocks of 128
+/// threads per SM, as symv_tiles_xs: isolates the gain of the 16-byte accesses).
+template <int TPB, bool Wide, bool Ticket, int Mode>
+__global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB) : 8 / TPB)
+    symv_tiles_zxs(SymvArgs<Zd> g) {
+  constexpr bool XrReg = Mode != 1;
+  using T = Zd;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  ZxsSmem* sm = reinterpret_cast<ZxsSmem*>(smem_raw);
+  __shared__ int flag[TPB][2];
+  const int grp = threadIdx.x >> 6, t = threadIdx.x & 63, a = t & 7, k = t >> 3;
+  const int w = t >> 5, lane = t & 31, kk = lane >> 3;
+  ZxsSmem& s = sm[grp];
+  double2* buf = s.buf[w];
+  const bool p16 = (reinterpret_cast<std::uintptr_t>(g.P) & 15) == 0;
+  double2 v[8];
+  const index_t stride = index_t(gridDim.x) * TPB;
+  index_t base = index_t(blockIdx.x) * TPB;
+  zxs_load<Wide>(g, base + grp, 0, w, lane, v);
+  for (; base < g.ntiles; base += stride) {
+    const index_t tile = base + grp;
+    const bool active = tile < g.ntiles;
+    index_t I = 0, J = 0;
+    if (active) tile_coords(tile, g.nt, I, J);
+    const index_t r0 = I * kTile, c0 = J * kTile;
+    if (active) {
+      const index_t ic = c0 + t, ir = r0 + t;
+      s.xc[t] = zxs_put(ic < g.n ? g.x[g.xoff + ic * g.incx] : T(0));
+      s.xr[zxs_sw(t)] = zxs_put(ir < g.n ? g.x[g.xoff + ir * g.incx] : T(0));
+    }
+    __syncthreads();
+    const bool diag = (I == J);
+    const bool offd = active && (!diag || a > k);
+    double2* dT = diag ? s.sD : s.sT;
+    T xr[8], d[8];
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+      if constexpr (XrReg) xr[r] = zxs_get(s.xr[8 * a + (r ^ a)]);
+      d[r] = T(0);
+    }
+#pragma unroll 1
+    for (int c = 0; c < 8; ++c) {
+      __syncwarp();
+#pragma unroll
+      for (int q = 0; q < 8; ++q)
+        buf[(q >> 1) * kTile + zxs_sw((q & 1) * 32 + lane)] = v[q];
+      __syncwarp();
+      // The next step's loads fly while this step is reduced.
+      if (c < 7)
+        zxs_load<Wide>(g, tile, c + 1, w, lane, v);
+      else
+        zxs_load<Wide>(g, tile + stride, 0, w, lane, v);
+      if (offd) {
+        const T xc = zxs_get(s.xc[8 * k + c]);
+        const double2* col = buf + kk * kTile + 8 * a;
+        const double2* xs = s.xr + 8 * a;
+        T tc = T(0);
+#pragma unroll
+        for (int r = 0; r < 8; ++r) {
+          const T e = zxs_get(col[r ^ a]);
+          d[r] = madd(e, xc, d[r]);
+          tc = madd_conj(e, XrReg ? xr[r] : zxs_get(xs[r ^ a]), tc);
+        }
+        dT[zxs_cs(8 * k + c, a)] = zxs_put(tc);
+      }
+    }
+    if (diag) __syncwarp();  // the buffer becomes diag_block's scratch (diag: uniform per group)
+    if (offd) {
+#pragma unroll
+      for (int r = 0; r < 8; ++r)
+        s.sD[zxs_cs(8 * a + r, k)] = zxs_put(d[r]);
+    } else if (active && a == k) {
+      // diag_block writes its 8 row chains 9 apart: to this warp's buffer, then to sD.
+      const index_t left = g.n - (r0 + 8 * a);
+      const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
+      T* tmp = reinterpret_cast<T*>(buf) + (a & 3);
+      diag_block<T, 0>(g.A, g.lda, r0 + 8 * a, m, reinterpret_cast<const T*>(s.xc) + 8 * a, tmp);
+#pragma unroll
+      for (int r = 0; r < 8; ++r)
+        s.sD[zxs_cs(8 * a + r, a)] = zxs_put(tmp[9 * r]);
+    }
+    __syncthreads();
+    if (active) {
+      T ch[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        ch[j] = zxs_get(s.sD[zxs_cs(t, j)]);
+      zxs_store_p(g.P + (I * g.nt + J) * kTile + t, tile_tree(ch), p16);
+      if (I != J) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          ch[j] = zxs_get(s.sT[zxs_cs(t, j)]);
+        zxs_store_p(g.P + (J * g.nt + I) * kTile + t, tile_tree(ch), p16);
+      }
+    }
+    if constexpr (Ticket) draw_tickets(g, active, I, J, t, flag[grp]);
+    __syncthreads();  // shared memory is reused by the next tiles
+  }
+}
+
 }  // namespace symv_cuda
 }  // namespace eigsolve
