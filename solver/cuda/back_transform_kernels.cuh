@@ -63,6 +63,16 @@ struct Cfg {
   static constexpr int kJC3 = kThreads / 32 / kRW3 * kCL3 * kJJ3;  ///< columns per sub-batch
   static constexpr int kVS3 = kRT3 + kPad;                         ///< row stride of vs3
   static_assert(kRL3 * kRR3 == 32, "a warp covers 32 rows");
+  // Fused step 3 of block b + step 1 of block b-1 (EIGSOLVE_GPU_BT_FUSE=1): step 1's block and
+  // stages, two of them; per half tile a thread applies step 3 to RF rows x JF columns of the
+  // stage's Z rows. Resident: NY_b of the block's columns (ny3[c][jj], ld JC1) and the V_b rows
+  // of the half tile (vt3[c][rr], ld 32; single buffer).
+  static constexpr int kStagesF = 2;
+  static constexpr int kRF = kWide ? 2 : 4;
+  static constexpr int kJF = 4;
+  static constexpr int kRGF = kHalf / kRF;  ///< row groups (8 / 16)
+  static_assert(kRGF * (kJC1 / kJF) == kThreads1, "one RF x JF piece per thread");
+  static constexpr int kSmemF = kStagesF * kStage1 + kAcc1 + kB * kJC1 + kB * kHalf;
 };
 
 /// V(r, c) of the block at reflector i0 as packed (Vp[r * 32 + c], rows r < Lpad): explicit 0
@@ -286,6 +296,103 @@ ES_HD_INLINE void apply3(const T* vs3, const T* ns3, int k, int pos, int col,
   }
 }
 
+// ---------------------------------------------------------------- fused step 3 + step 1
+
+/// Thread tid's row group rg (rows RF rg .. of a half tile) and column group jg (columns JF jg ..)
+/// in the fused step 3; lane bit 0 selects the column group, bits 1.. the row group.
+template <class T>
+ES_HD_INLINE void coordsf(int tid, int& rg, int& jg) {
+  using C = Cfg<T>;
+  const int lane = tid & 31, warp = tid >> 5;
+  rg = (lane >> 1) % C::kRGF;
+  jg = ((lane & 1) | (((lane >> 1) / C::kRGF) << 1)) + (32 / C::kRGF) * warp;
+}
+
+/// NY_b of columns j0 .. j0+JC1-1 into ny3[c][jj] (c < k; zero past ncols and for c >= k).
+template <class T, class Copy>
+ES_HD_INLINE void load_nyf(int tid, T* ny3, const T* NY, index_t ldny, int k, index_t j0,
+                           index_t ncols, Copy&& copy) {
+  using C = Cfg<T>;
+  for (int e = tid; e < kB * C::kJC1; e += C::kThreads1) {
+    const int jj = e % C::kJC1, c = e / C::kJC1;
+    T* d = ny3 + c * C::kJC1 + jj;
+    if (c < k && j0 + jj < ncols)
+      copy(d, NY + c * ldny + j0 + jj);
+    else
+      *d = T(0);
+  }
+}
+
+/// V_b rows of one half tile, already c-major in Vt (packt_kernel: Vt[(r / 32) * 1024 + c * 32 +
+/// r % 32] = V(r, c)), into vt3[c][rr]: 16-byte copies of the contiguous 32 x 32 piece.
+template <class T, class Copy16>
+ES_HD_INLINE void load_vtf(int tid, T* vt3, const T* Vt_half, Copy16&& copy16) {
+  using C = Cfg<T>;
+  constexpr int n16 = C::kHalf * kB * int(sizeof(T)) / 16;
+  const char* src = reinterpret_cast<const char*>(Vt_half);
+  char* dst = reinterpret_cast<char*>(vt3);
+  for (int e = tid; e < n16; e += C::kThreads1)
+    copy16(dst + 16 * e, src + 16 * e);
+}
+
+/// Step 3 of block b on the Z rows of a stage, in place, thread (rg, jg): z = madd(v_rc, ny_cj, z)
+/// for c = 0 .. k-1 ascending (Full: k = 32), rows RF rg + i of zs (ld ZS1) = rows RF rg + i of
+/// vt3, columns JF jg + u of zs and ny3.
+template <class T, bool Full>
+ES_HD_INLINE void apply3f(const T* vt3, const T* ny3, T* zs, int k, int rg, int jg) {
+  using C = Cfg<T>;
+  constexpr int RF = C::kRF, JF = C::kJF;
+  T acc[RF][JF];
+#pragma unroll
+  for (int i = 0; i < RF; ++i)
+#pragma unroll
+    for (int u = 0; u < JF; ++u)
+      acc[i][u] = zs[(RF * rg + i) * C::kZS1 + JF * jg + u];
+  const int kk = Full ? kB : k;
+#pragma unroll(Full ? 32 : 4)
+  for (int c = 0; c < kk; ++c) {
+    T v[RF], y[JF];
+#pragma unroll
+    for (int i = 0; i < RF; ++i)
+      v[i] = vt3[c * C::kHalf + RF * rg + i];
+#pragma unroll
+    for (int u = 0; u < JF; ++u)
+      y[u] = ny3[c * C::kJC1 + JF * jg + u];
+#pragma unroll
+    for (int i = 0; i < RF; ++i)
+#pragma unroll
+      for (int u = 0; u < JF; ++u)
+        acc[i][u] = madd(v[i], y[u], acc[i][u]);
+  }
+#pragma unroll
+  for (int i = 0; i < RF; ++i)
+#pragma unroll
+    for (int u = 0; u < JF; ++u)
+      zs[(RF * rg + i) * C::kZS1 + JF * jg + u] = acc[i][u];
+}
+
+/// The updated Z rows r0 .. r0+31 of a stage back to Z (rows < L, columns < ncols), row index
+/// fastest across threads (a column's rows are contiguous in Z).
+template <class T>
+ES_HD_INLINE void store_zf(int tid, const T* zs, T* Z, index_t zrs, index_t zcs, index_t r0,
+                           index_t L, index_t j0, index_t ncols) {
+  using C = Cfg<T>;
+  for (int e = tid; e < C::kHalf * C::kJC1; e += C::kThreads1) {
+    const int rr = e % C::kHalf, jj = e / C::kHalf;
+    if (r0 + rr < L && j0 + jj < ncols)
+      Z[(r0 + rr) * zrs + (j0 + jj) * zcs] = zs[rr * C::kZS1 + jj];
+  }
+}
+
+/// Arguments of the fused kernel's step 3 (block b); unused (zero) without fusion.
+template <class T>
+struct FuseArgs {
+  const T* Vt = nullptr;  ///< V_b, c-major per half tile (packt_kernel)
+  const T* NY = nullptr;  ///< NY_b, NY[c * ldny + j] (ldny: the kernel's)
+  T* Z = nullptr;         ///< the kernel's Z (rows of block b-1), written
+  int k = 0;              ///< reflectors of block b
+};
+
 // ---------------------------------------------------------------- device only
 
 #if defined(__CUDACC__)
@@ -333,6 +440,17 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   for (int r = ty; r < kB; r += kThreads / 32)
     Vp[(r0 + r) * kB + tx] = tile[tx][r];
+}
+
+/// Vt rows [32 x, 32 x + 32) of block i0, c-major per 32 rows: Vt[32 r0 + 32 c + rr] = V(r0 +
+/// rr, c) (r0 = 32 x; what step 3 of the fused kernel reads, 16 bytes at a time).
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    packt_kernel(const T* A, index_t lda, index_t i0, int k, index_t L, T* Vt) {
+  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  const index_t r0 = index_t(blockIdx.x) * kB;
+  for (int c = ty; c < kB; c += kThreads / 32)
+    Vt[r0 * kB + c * kB + tx] = bt::pack_elem(A, lda, i0, k, L, r0 + tx, c);
 }
 
 /// Ordered tile sum and step 2. Warp w of block x: column j = 8x + w; lane c:
