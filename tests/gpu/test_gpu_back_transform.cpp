@@ -3,15 +3,19 @@
 // edge sizes around the block (32) and tile (64) widths, m = 1, m < n, m = n, padded leading
 // dimensions; the device-pointer entry point on its own stream with padded ldda/lddz and a
 // dirty workspace; reflectors with tau = 0 and Z with signed zeros; sizes where the kernels
-// take several column sub-batches per thread block.
+// take several column sub-batches per thread block. The fused mode (EIGSOLVE_GPU_BT_FUSE=1:
+// step 3 of block b inside step 1 of block b-1) in each step-1 mode (EIGSOLVE_GPU_BT_SWEEP
+// automatic / 0 / 1) over the same kinds of cases.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/context.hpp"
@@ -27,6 +31,46 @@ using namespace eigsolve;
 using eigsolve::test_util::random_scalar;
 
 namespace {
+
+/// Sets environment variables for a scope (nullptr: unset) and restores what was there.
+class EnvScope {
+ public:
+  EnvScope(std::initializer_list<std::pair<const char*, const char*>> vars) {
+    for (const auto& [name, value] : vars) {
+      const char* old = std::getenv(name);
+      saved_.push_back({name, old != nullptr, old != nullptr ? old : ""});
+      if (value != nullptr)
+        setenv(name, value, 1);
+      else
+        unsetenv(name);
+    }
+  }
+  ~EnvScope() {
+    for (const auto& v : saved_) {
+      if (v.had)
+        setenv(v.name, v.value.c_str(), 1);
+      else
+        unsetenv(v.name);
+    }
+  }
+  EnvScope(const EnvScope&) = delete;
+  EnvScope& operator=(const EnvScope&) = delete;
+
+ private:
+  struct Saved {
+    const char* name;
+    bool had;
+    std::string value;
+  };
+  std::vector<Saved> saved_;
+};
+
+/// The step-1 modes a fused run is checked in (EIGSOLVE_GPU_BT_SWEEP: automatic, 0, 1).
+const char* const kSweepModes[] = {nullptr, "0", "1"};
+
+std::string mode_name(const char* fuse, const char* sweep) {
+  return std::string("fuse=") + (fuse ? fuse : "-") + " sweep=" + (sweep ? sweep : "auto");
+}
 
 template <class T>
 bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
@@ -97,6 +141,30 @@ TYPED_TEST(GpuBackTransform, BitwiseEqualToCpu) {
   }
 }
 
+/// The fused mode in every step-1 mode: sizes around the block (32), half-tile (32) and tile
+/// (64) widths and not multiples of them (a last block of 1 or 2 reflectors: the fused kernel's
+/// step 3 with k < 32), m = 1, m < n, m > n, column counts not multiples of a thread block's
+/// (64 / 32), padded leading dimensions.
+TYPED_TEST(GpuBackTransform, FusedBitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  std::uint64_t seed = 301;
+  for (const char* sweep : kSweepModes) {
+    EnvScope env({{"EIGSOLVE_GPU_BT_FUSE", "1"}, {"EIGSOLVE_GPU_BT_SWEEP", sweep}});
+    const std::string what = mode_name("1", sweep);
+    for (index_t n : {2, 3, 33, 34, 35, 63, 65, 66, 97, 130, 200, 257}) {
+      std::vector<index_t> ms = {1, std::max<index_t>(1, n / 3), n, n + 37};
+      std::sort(ms.begin(), ms.end());
+      ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
+      const index_t pad = n % 2 ? 3 : 0, lda = n + pad, ldz = n + 2 * pad + 1;
+      std::vector<T> A, tau;
+      make_reflectors<T>(n, lda, seed++, A, tau);
+      for (index_t m : ms)
+        check<T>(n, m, lda, A, tau, ldz, random_z<T>(m, ldz, seed++), what);
+    }
+  }
+}
+
 /// The host-form transfers: pinned chunks of 4 KiB (many chunks, both buffers, pieces wider than
 /// a chunk going the plain way) and the plain cudaMemcpy2D path (EIGSOLVE_GPU_STAGED=0).
 TYPED_TEST(GpuBackTransform, StagedTransfersKeepTheBits) {
@@ -125,33 +193,35 @@ TYPED_TEST(GpuBackTransform, StagedTransfersKeepTheBits) {
 TYPED_TEST(GpuBackTransform, ZeroTauAndSignedZeros) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
-  for (index_t n : {5, 40, 70}) {
-    const index_t m = 9;
-    std::vector<T> A, tau;
-    make_reflectors<T>(n, n, 100 + n, A, tau);
-    std::vector<T> Z = random_z<T>(m, n, 200 + n);
-    for (index_t i = 0; i < n; ++i) {
-      Z[i + n * 0] = T(0);
-      Z[i + n * 1] = -T(0);
-      Z[i + n * 2] = (i % 2) ? T(0) : -T(0);
+  for (const char* fuse : {"0", "1"})
+    for (index_t n : {5, 40, 70, 131}) {
+      EnvScope env({{"EIGSOLVE_GPU_BT_FUSE", fuse}});
+      const index_t m = 9;
+      std::vector<T> A, tau;
+      make_reflectors<T>(n, n, 100 + n, A, tau);
+      std::vector<T> Z = random_z<T>(m, n, 200 + n);
+      for (index_t i = 0; i < n; ++i) {
+        Z[i + n * 0] = T(0);
+        Z[i + n * 1] = -T(0);
+        Z[i + n * 2] = (i % 2) ? T(0) : -T(0);
+      }
+      check<T>(n, m, n, A, tau, n, Z, std::string("signed zeros fuse=") + fuse);
+      // Every other reflector switched off (tau = 0), and one block with all tau = 0.
+      std::vector<T> tau2 = tau;
+      for (index_t i = 0; i < n; i += 2)
+        tau2[i] = T(0);
+      for (index_t i = 32; i < std::min<index_t>(n - 1, 64); ++i)
+        tau2[i] = T(0);
+      check<T>(n, m, n, A, tau2, n, Z, std::string("tau = 0 fuse=") + fuse);
+      // A diagonal matrix: the tridiagonalization itself gives tau = 0.
+      std::vector<T> D(static_cast<std::size_t>(n * n), T(0)), taud(n, T(0));
+      std::vector<real_t<T>> d(n), e(n, real_t<T>(0));
+      for (index_t i = 0; i < n; ++i)
+        D[i + n * i] = T(double(i % 5) - 2.0);
+      Context ctx;
+      tridiagonalize(ctx, n, D.data(), n, d.data(), e.data(), taud.data());
+      check<T>(n, m, n, D, taud, n, Z, std::string("diagonal fuse=") + fuse);
     }
-    check<T>(n, m, n, A, tau, n, Z, "signed zeros");
-    // Every other reflector switched off (tau = 0), and one block with all tau = 0.
-    std::vector<T> tau2 = tau;
-    for (index_t i = 0; i < n; i += 2)
-      tau2[i] = T(0);
-    for (index_t i = 32; i < std::min<index_t>(n - 1, 64); ++i)
-      tau2[i] = T(0);
-    check<T>(n, m, n, A, tau2, n, Z, "tau = 0");
-    // A diagonal matrix: the tridiagonalization itself gives tau = 0.
-    std::vector<T> D(static_cast<std::size_t>(n * n), T(0)), taud(n, T(0));
-    std::vector<real_t<T>> d(n), e(n, real_t<T>(0));
-    for (index_t i = 0; i < n; ++i)
-      D[i + n * i] = T(double(i % 5) - 2.0);
-    Context ctx;
-    tridiagonalize(ctx, n, D.data(), n, d.data(), e.data(), taud.data());
-    check<T>(n, m, n, D, taud, n, Z, "diagonal");
-  }
 }
 
 /// The device-pointer entry point: padded ldda/lddz, its own stream, a workspace full of
@@ -181,15 +251,20 @@ TYPED_TEST(GpuBackTransform, DevicePointersOwnStream) {
   ASSERT_EQ(cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(dt, tau.data(), tau.size() * sizeof(T), cudaMemcpyHostToDevice),
             cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(dZ, Z0.data(), Z0.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemset(dw, 0xff, ws), cudaSuccess);  // NaN patterns everywhere
   EXPECT_THROW(apply_q_canonical_device<T>(n, dA, ldda, dt, m, dZ, lddz, dw, ws - 1, st),
                DimensionError);
-  apply_q_canonical_device<T>(n, dA, ldda, dt, m, dZ, lddz, dw, ws, st);
-  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
-  std::vector<T> z2(Z0.size());
-  ASSERT_EQ(cudaMemcpy(z2.data(), dZ, z2.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_TRUE(same_bytes(z1, z2)) << ScalarTraits<T>::name << " device pointers";
+  for (const char* fuse : {"0", "1"}) {
+    EnvScope env({{"EIGSOLVE_GPU_BT_FUSE", fuse}});
+    ASSERT_EQ(cudaMemcpy(dZ, Z0.data(), Z0.size() * sizeof(T), cudaMemcpyHostToDevice),
+              cudaSuccess);
+    ASSERT_EQ(cudaMemset(dw, 0xff, ws), cudaSuccess);  // NaN patterns everywhere
+    apply_q_canonical_device<T>(n, dA, ldda, dt, m, dZ, lddz, dw, ws, st);
+    ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+    std::vector<T> z2(Z0.size());
+    ASSERT_EQ(cudaMemcpy(z2.data(), dZ, z2.size() * sizeof(T), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    EXPECT_TRUE(same_bytes(z1, z2)) << ScalarTraits<T>::name << " device pointers fuse=" << fuse;
+  }
   cudaStreamDestroy(st);
   cudaFree(dA);
   cudaFree(dt);
@@ -230,6 +305,38 @@ TEST(GpuBackTransformLarge, SeveralSubBatchesPerBlock) {
     make_reflectors<cdouble>(n, n, 7, A, tau);
     check<cdouble>(n, m, n, A, tau, n, random_z<cdouble>(m, n, 8), "large");
   }
+}
+
+/// The fused mode on larger problems, every step-1 mode: many tiles, the partial split with
+/// several tiles per segment (segments after the first start on a tile whose first half is
+/// fused), the sweep over all tiles, many column blocks; n - 1 not a multiple of 32 (a short
+/// last block) and of 64; m < n and m > n; s, d, z, dd.
+template <class T>
+void fused_large(index_t n, index_t m, std::uint64_t seed) {
+  const index_t lda = n + 1, ldz = n + 5;
+  std::vector<T> A, tau;
+  make_reflectors<T>(n, lda, seed, A, tau);
+  const std::vector<T> Z = random_z<T>(m, ldz, seed + 1);
+  std::vector<T> z1 = Z;
+  Context ctx;
+  ctx.threads = 0;
+  apply_q_canonical(ctx, n, A.data(), lda, tau.data(), m, z1.data(), ldz);
+  for (const char* sweep : kSweepModes) {
+    EnvScope env({{"EIGSOLVE_GPU_BT_FUSE", "1"}, {"EIGSOLVE_GPU_BT_SWEEP", sweep}});
+    std::vector<T> z2 = Z;
+    apply_q_canonical_cuda(n, A.data(), lda, tau.data(), m, z2.data(), ldz);
+    EXPECT_TRUE(same_bytes(z1, z2))
+        << ScalarTraits<T>::name << " large n=" << n << " m=" << m << " " << mode_name("1", sweep);
+  }
+}
+
+TEST(GpuBackTransformLarge, FusedEveryStep1Mode) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  fused_large<double>(1501, 6000, 21);  // 24 tiles, 94 column blocks: partial when automatic
+  fused_large<double>(1100, 300, 23);   // m < n: 5 column blocks, many segments
+  fused_large<float>(1234, 2000, 25);
+  fused_large<cdouble>(1100, 2000, 27);
+  fused_large<dd_real>(700, 500, 29);
 }
 
 }  // namespace
