@@ -224,6 +224,7 @@ struct ZxsSmem {
   double2 sT[kTile * 8];      ///< rows of panel J (transposed partials), zxs_cs
   double2 buf[2][4 * kTile];  ///< one per warp: 4 columns of 64 rows, zxs_sw
 };
+static_assert(sizeof(ZxsSmem) == 26624, "26 KB per group: 4 blocks of 2 groups in 228 KB");
 
 /// The loads of step c of tile `tile` (warp w's columns 8(4w + q/2) + c, rows 32 (q%2) + lane)
 /// into v[q], zeros where the element is not stored or past n, or the tile does not exist.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -32,7 +33,8 @@ struct Case {
   index_t n = 0, lda = 0, off = 0, incx = 1, incy = 1;
   int alpha_kind = 0, beta_kind = 0;  // 0 random, 1 one, 2 zero, 3 minus one
   bool poison_upper = true;
-  int nonfinite = 0;  // 0 none, 1 an Inf in A, 2 a NaN in x
+  int nonfinite = 0;       // 0 none, 1 an Inf in A, 2 a NaN in x
+  bool misalign8 = false;  // A 8 bytes past a 16-byte line (complex double: component loads)
 };
 
 /// Runs one case for every configuration in `configs` and reports the first mismatching row of
@@ -77,7 +79,14 @@ void run_case(const Case& c, const std::vector<SymvConfig>& configs, std::uint64
   symv_reference<T>(ctx, n, alpha, A.data() + off + lda * off, lda, x.data(), beta, y.data());
 
   DevBuf<T> dA(A.size()), dx(xs.size()), dy(ys.size());
-  dA.put(A);
+  DevBuf<unsigned char> raw(c.misalign8 ? A.size() * sizeof(T) + 8 : 0);
+  const T* Ap = dA.p;
+  if (c.misalign8) {
+    CUDA_OK(cudaMemcpy(raw.p + 8, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice));
+    Ap = reinterpret_cast<const T*>(raw.p + 8);
+  } else {
+    dA.put(A);
+  }
   dx.put(xs);
   const std::size_t wsb = symv_workspace_bytes<T>(std::max<index_t>(n, 1));
   void* ws = nullptr;
@@ -85,8 +94,8 @@ void run_case(const Case& c, const std::vector<SymvConfig>& configs, std::uint64
   symv_workspace_init(ws, wsb, nullptr);
   for (const SymvConfig& cfg : configs) {
     dy.put(ys);
-    symv_gpu<T>(cfg, n, alpha, dA.p + off + lda * off, lda, dx.p, c.incx, beta, dy.p, c.incy, ws,
-                wsb, nullptr);
+    symv_gpu<T>(cfg, n, alpha, Ap + off + lda * off, lda, dx.p, c.incx, beta, dy.p, c.incy, ws, wsb,
+                nullptr);
     CUDA_OK(cudaDeviceSynchronize());
     const std::vector<T> out = dy.get();
     for (index_t i = 0; i < n; ++i) {
@@ -262,6 +271,42 @@ TYPED_TEST(GpuSymv, RunToRunOneResult) {
   }
   EXPECT_EQ(distinct, 1) << "different results over configurations and runs";
   cudaFree(ws);
+}
+
+/// EIGSOLVE_GPU_SYMV_ZXS=1, 2, 3 (complex double's zxs kernel, symv/cuda/symv_xs.cuh): every xs
+/// configuration in every mode, edge sizes, offsets, increments, beta == 0, an A only 8-byte
+/// aligned (the component loads), against the CPU bitwise; the variable is unset afterwards.
+TEST(GpuSymvZxs, EveryModeEveryXsConfig) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = Complex<double>;
+  struct Unset {
+    ~Unset() { unsetenv("EIGSOLVE_GPU_SYMV_ZXS"); }
+  } unset;
+  std::vector<SymvConfig> xs;
+  for (const SymvConfig& c : symv_config_space())
+    if (c.load == SymvLoad::xs) xs.push_back(c);
+  ASSERT_FALSE(xs.empty());
+  for (const char* mode : {"1", "2", "3"}) {
+    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ZXS", mode, 1), 0);
+    std::uint64_t seed = 2000;
+    for (index_t n : {1, 7, 8, 9, 63, 64, 65, 128, 129, 200, 257, 1000, 4097}) {
+      for (int kind = 0; kind < (n > 1000 ? 1 : 3); ++kind) {
+        Case c;
+        c.n = n;
+        c.lda = n + (n % 2 == 0 ? 1 : 0);
+        if (kind == 1) {
+          c.off = 3;
+          c.lda = n + 5;
+          c.incx = -2;
+          c.incy = 3;
+          c.beta_kind = 2;
+        }
+        c.misalign8 = kind == 2;
+        run_case<T>(c, xs, seed++);
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
 }
 
 TEST(GpuSymvApi, BadArgumentsThrow) {
