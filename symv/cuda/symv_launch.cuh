@@ -81,6 +81,9 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
   static std::once_flag once;
   std::call_once(once, [&] {
     cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    // 4 blocks of 2 groups need 4 x 53 KB: the largest carveout (the loads stream past L1)
+    cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                         int(cudaSharedmemCarveoutMaxShared));
   });
   kern<<<blocks, 64 * TPB, smem, st>>>(g);
 }
