@@ -358,6 +358,9 @@ index_t step1_tiles_per_block(index_t ng, index_t nt, int nsm, bool& sweep) {
 }
 
 /// EIGSOLVE_GPU_BT_FUSE=1: step 3 of block b fused with step 1 of block b-1 (same bits).
+/// EIGSOLVE_GPU_BT_FUSE=1: step 3 of block b inside step 1 of block b-1. Measured slower on the
+/// H200 (session 7: d 16384 0.745 -> 0.768 s, d 8192 0.116 -> 0.126 s, z 8192 0.281 -> 0.313 s;
+/// the steps are bound by shared-memory loads per fma, not by Z's DRAM traffic), so off.
 bool fuse_steps() {
   const char* e = std::getenv("EIGSOLVE_GPU_BT_FUSE");
   return e != nullptr && e[0] == '1';

@@ -69,9 +69,12 @@ void launch_xs(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
 /// EIGSOLVE_GPU_SYMV_ZXS=1, 2 or 3: the xs configurations of complex double run
 /// symv_tiles_zxs in that mode (same bits); 0: symv_tiles_xs. Read at every call, so that a
 /// test can switch it.
+/// Complex double's xs kernel: 1 (default; H200 n = 16384: 2939 -> 3396 GB/s, z eigenvalues
+/// 5.73 -> 5.38 s, bench/NOTES.md session 7), 2 or 3 (its variants, measured slower), 0 (the
+/// generic symv_tiles_xs). Same bits in every mode.
 inline int zxs_mode() {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ZXS");
-  return e && e[0] >= '1' && e[0] <= '3' && e[1] == 0 ? e[0] - '0' : 0;
+  return e && e[0] >= '0' && e[0] <= '3' && e[1] == 0 ? e[0] - '0' : 1;
 }
 
 template <int TPB, bool Wide, bool Ticket, int Mode>

@@ -273,7 +273,8 @@ TYPED_TEST(GpuSymv, RunToRunOneResult) {
   cudaFree(ws);
 }
 
-/// EIGSOLVE_GPU_SYMV_ZXS=1, 2, 3 (complex double's zxs kernel, symv/cuda/symv_xs.cuh): every xs
+/// EIGSOLVE_GPU_SYMV_ZXS=0, 1 (the default), 2, 3 (complex double's generic xs kernel and the zxs
+/// kernel's modes, symv/cuda/symv_xs.cuh): every xs
 /// configuration in every mode, edge sizes, offsets, increments, beta == 0, an A only 8-byte
 /// aligned (the component loads), against the CPU bitwise; the variable is unset afterwards.
 TEST(GpuSymvZxs, EveryModeEveryXsConfig) {
@@ -286,7 +287,7 @@ TEST(GpuSymvZxs, EveryModeEveryXsConfig) {
   for (const SymvConfig& c : symv_config_space())
     if (c.load == SymvLoad::xs) xs.push_back(c);
   ASSERT_FALSE(xs.empty());
-  for (const char* mode : {"1", "2", "3"}) {
+  for (const char* mode : {"0", "1", "2", "3"}) {
     ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ZXS", mode, 1), 0);
     std::uint64_t seed = 2000;
     for (index_t n : {1, 7, 8, 9, 63, 64, 65, 128, 129, 200, 257, 1000, 4097}) {
