@@ -296,6 +296,67 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
 }
 
+/// Step 3 with 8 x 4 register tiles (EIGSOLVE_GPU_BT_TILE=1, types of at most 8 bytes; same
+/// chains, same bits): Block (x, y) as step3_kernel, rows [128 y, 128 y + 128), sub-batches of
+/// 64 columns. Each sub-batch's Z goes straight into the accumulators (loads issued before the
+/// barrier that publishes its NY), the next NY streams in by cp.async meanwhile.
+template <class T>
+__global__ void __launch_bounds__(kThreads, 2)
+    step3t_kernel(const T* Vp, index_t L, int k, const T* NY, index_t ldny, T* Zs, index_t ldz,
+                  index_t ncols, int per) {
+  using C = bt::Cfg3T<T>;
+  constexpr int RR = C::kRR, JJ = C::kJJ;
+  extern __shared__ __align__(16) unsigned char smem3t[];
+  T* vs3 = reinterpret_cast<T*>(smem3t);
+  T* ns3 = vs3 + kB * C::kVS;  // two buffers of kB x JC
+  const int tid = threadIdx.x;
+  const index_t s0 = index_t(blockIdx.y) * C::kRT;
+  const index_t jb = index_t(blockIdx.x) * per * C::kJC;
+  const index_t left = (ncols - jb + C::kJC - 1) / C::kJC;  // >= 1 by the grid
+  const int nb = static_cast<int>(left < per ? left : per);
+  int row, col, pos, cpos;
+  bt::coords3t<T>(tid, row, col, pos, cpos);
+  auto cp = [](T* d, const T* s) { cp_async_elem(d, s); };
+  bt::load_v3t<T>(tid, vs3, Vp, s0, L, cp);
+  bt::load_ny3t<T>(tid, ns3, NY, ldny, jb, ncols, cp);
+  cp_commit();
+  unsigned rok = 0;  // bit i: row i of this thread is a row of the block of reflectors
+#pragma unroll
+  for (int i = 0; i < RR; ++i) {
+    const index_t s = s0 + row + C::kRL * i;
+    if (s >= 1 && s <= L) rok |= 1u << i;
+  }
+  T* zr = Zs + s0 + row;
+  for (int sb = 0; sb < nb; ++sb) {
+    const index_t j0 = jb + index_t(sb) * C::kJC;
+    T acc[RR][JJ];
+#pragma unroll
+    for (int u = 0; u < JJ; ++u) {
+      const index_t j = j0 + col + u;
+#pragma unroll
+      for (int i = 0; i < RR; ++i)
+        acc[i][u] = ((rok >> i & 1u) && j < ncols) ? zr[C::kRL * i + j * ldz] : T(0);
+    }
+    cp_wait<0>();
+    __syncthreads();  // V and this NY landed; the other NY buffer consumed (sub-batch sb - 1)
+    if (sb + 1 < nb)
+      bt::load_ny3t<T>(tid, ns3 + ((sb + 1) & 1) * kB * C::kJC, NY, ldny, j0 + C::kJC, ncols, cp);
+    cp_commit();
+    const T* ns = ns3 + (sb & 1) * kB * C::kJC;
+    if (k == kB)
+      bt::apply3t<T, true>(vs3, ns, k, pos, cpos, acc);
+    else
+      bt::apply3t<T, false>(vs3, ns, k, pos, cpos, acc);
+#pragma unroll
+    for (int u = 0; u < JJ; ++u) {
+      const index_t j = j0 + col + u;
+#pragma unroll
+      for (int i = 0; i < RR; ++i)
+        if ((rok >> i & 1u) && j < ncols) zr[C::kRL * i + j * ldz] = acc[i][u];
+    }
+  }
+}
+
 /// Workspace layout and the column-panel width (a pure function of n, m, T; the bits do not
 /// depend on it).
 struct Plan {
@@ -366,6 +427,18 @@ bool fuse_steps() {
   return e != nullptr && e[0] == '1';
 }
 
+/// EIGSOLVE_GPU_BT_TILE=1: step 3 with 8 x 4 register tiles (step3t_kernel; s, d, c: the
+/// 16-byte types keep step3_kernel). Same bits; off until measured.
+template <class T>
+bool tile_step3() {
+  if constexpr (sizeof(T) > 8) {
+    return false;
+  } else {
+    const char* e = std::getenv("EIGSOLVE_GPU_BT_TILE");
+    return e != nullptr && e[0] == '1';
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -409,6 +482,15 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
   ck(cudaFuncSetAttribute(step3_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem3)),
      "step 3 shared memory");
   const bool fuse = fuse_steps();
+  const bool tile3 = tile_step3<T>();
+  using C3 = bt::Cfg3T<T>;
+  constexpr std::size_t smem3t = (kB * C3::kVS + 2 * kB * C3::kJC) * sizeof(T);
+  if constexpr (sizeof(T) <= 8) {
+    if (tile3)
+      ck(cudaFuncSetAttribute(step3t_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              int(smem3t)),
+         "tiled step 3 shared memory");
+  }
   if (fuse) {
     // Two blocks per SM need up to 2 x 114 KB (z, dd): the largest shared carveout.
     ck(cudaFuncSetAttribute(step1_kernel<T, false, true>,
@@ -489,6 +571,17 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
     index_t i0, L;
     int k;
     block(b, i0, k, L);
+    if constexpr (sizeof(T) <= 8) {  // tile3 is false for the 16-byte types
+      if (tile3) {
+        const index_t ns3 = ceil_div(nc, C3::kJC), nr3 = ceil_div(L + 1, C3::kRT);
+        const int per3 =
+            static_cast<int>(std::max<index_t>(1, std::min<index_t>(16, ns3 * nr3 / 1024)));
+        step3t_kernel<T>
+            <<<dim3(unsigned(ceil_div(ns3, per3)), unsigned(nr3)), kThreads, smem3t, st>>>(
+                Vp, L, k, NY, p.pw, Zp + i0, lddz, nc, per3);
+        return;
+      }
+    }
     const index_t ns3 = ceil_div(nc, C::kJC3), nr3 = ceil_div(L + 1, C::kRT3);
     const int per3 =
         static_cast<int>(std::max<index_t>(1, std::min<index_t>(16, ns3 * nr3 / 1024)));

@@ -296,6 +296,115 @@ ES_HD_INLINE void apply3(const T* vs3, const T* ns3, int k, int pos, int col,
   }
 }
 
+// ---------------------------------------------------------------- step 3, tiled (TILE=1)
+
+/// Step 3 with 8-row x 4-column register tiles (EIGSOLVE_GPU_BT_TILE=1; 8-byte and smaller
+/// types): per reflector c a thread loads 8 + 4 values for 32 madds (4 + 4 for 16 before), and
+/// the shared layouts put the G = 16 / sizeof(T) elements that one 16-byte load brings side by
+/// side, the row lanes' (column lanes') groups adjacent, so that each load of a warp reads one
+/// contiguous 64-128 bytes (no bank conflicts). No register prefetch of the next sub-batch's Z
+/// (it would not fit): its loads are issued before the sub-batch's barrier.
+///
+///   warp = 4 row lanes x 8 column lanes: rows 32 rw + rl + 4 i (i < 8), columns
+///   cw * 32 + 4 cl + u (u < 4); vs3t[c][pos3t(row)], ns3t[c][colt(column)].
+template <class T>
+struct Cfg3T {
+  static constexpr int kG = 16 / int(sizeof(T)) < 4 ? 16 / int(sizeof(T)) : 4;  ///< per load
+  static constexpr int kPad = 16 / int(sizeof(T)) > 1 ? 16 / int(sizeof(T)) : 1;
+  static constexpr int kRR = 8, kJJ = 4, kRL = 4, kCL = 8;
+  static constexpr int kRW = 4;                                ///< warps down the rows
+  static constexpr int kRT = 32 * kRW;                         ///< rows per block (128)
+  static constexpr int kJC = kThreads / 32 / kRW * kCL * kJJ;  ///< columns per sub-batch
+  static constexpr int kVS = kRT + kPad;                       ///< row stride of vs3t
+  static_assert(kRL * kRR == 32 && kRL * kCL == 32, "a warp: 32 rows x 32 columns");
+  static_assert(kRR % kG == 0 && kJJ % kG == 0, "whole 16-byte groups");
+};
+
+/// vs3t position of block row rl (its thread's i-th row, i = (rl % 32) / RL).
+template <class T>
+ES_HD_INLINE int pos3t(int rl) {
+  using C = Cfg3T<T>;
+  const int w = rl % 32, i = w / C::kRL, l = w % C::kRL;
+  return 32 * (rl / 32) + C::kG * C::kRL * (i / C::kG) + C::kG * l + i % C::kG;
+}
+/// ns3t position of sub-batch column jl (its thread's u-th column).
+template <class T>
+ES_HD_INLINE int colt(int jl) {
+  using C = Cfg3T<T>;
+  constexpr int W = C::kCL * C::kJJ;
+  const int x = jl % W, l = x / C::kJJ, u = x % C::kJJ;
+  return W * (jl / W) + C::kG * C::kCL * (u / C::kG) + C::kG * l + u % C::kG;
+}
+
+/// Thread tid's first row (block row; the others + RL i), first column (sub-batch; + u), and
+/// the vs3t / ns3t positions of its row 0 and column 0 (row i at pos + G RL (i / G) + i % G,
+/// column u at cpos + G CL (u / G) + u % G).
+template <class T>
+ES_HD_INLINE void coords3t(int tid, int& row, int& col, int& pos, int& cpos) {
+  using C = Cfg3T<T>;
+  const int lane = tid & 31, warp = tid >> 5;
+  const int rw = warp % C::kRW, cw = warp / C::kRW;
+  const int rl = lane % C::kRL, cl = lane / C::kRL;
+  row = 32 * rw + rl;
+  col = cw * C::kCL * C::kJJ + cl * C::kJJ;
+  pos = pos3t<T>(row);
+  cpos = colt<T>(col);
+}
+
+/// V rows of the thread block into vs3t (block row rl = V row s0 + rl - 1, zero outside 0..L-1).
+template <class T, class Copy>
+ES_HD_INLINE void load_v3t(int tid, T* vs3, const T* Vp, index_t s0, index_t L, Copy&& copy) {
+  using C = Cfg3T<T>;
+  for (int e = tid; e < C::kRT * kB; e += kThreads) {
+    const int c = e % kB, rl = e / kB;
+    const index_t r = s0 + rl - 1;
+    T* d = vs3 + c * C::kVS + pos3t<T>(rl);
+    if (r >= 0 && r < L)
+      copy(d, Vp + r * kB + c);
+    else
+      *d = T(0);
+  }
+}
+
+/// NY columns j0 .. j0+JC-1 into ns3t[c][colt(jl)] (zero past ncols).
+template <class T, class Copy>
+ES_HD_INLINE void load_ny3t(int tid, T* ns3, const T* NY, index_t ldny, index_t j0, index_t ncols,
+                            Copy&& copy) {
+  using C = Cfg3T<T>;
+  for (int e = tid; e < kB * C::kJC; e += kThreads) {
+    const int jl = e % C::kJC, c = e / C::kJC;
+    T* d = ns3 + c * C::kJC + colt<T>(jl);
+    if (j0 + jl < ncols)
+      copy(d, NY + c * ldny + j0 + jl);
+    else
+      *d = T(0);
+  }
+}
+
+/// Tiled step 3 for one thread: acc[i][u] = madd(v_rc, ny_cj, acc[i][u]) for c = 0 .. k-1
+/// (Full: k = 32), its 8 rows and 4 columns (the same chain per element as apply3).
+template <class T, bool Full>
+ES_HD_INLINE void apply3t(const T* vs3, const T* ns3, int k, int pos, int cpos,
+                          T (&acc)[Cfg3T<T>::kRR][Cfg3T<T>::kJJ]) {
+  using C = Cfg3T<T>;
+  const int kk = Full ? kB : k;
+#pragma unroll(Full ? 8 : 2)
+  for (int c = 0; c < kk; ++c) {
+    T v[C::kRR], y[C::kJJ];
+#pragma unroll
+    for (int i = 0; i < C::kRR; ++i)
+      v[i] = vs3[c * C::kVS + pos + C::kG * C::kRL * (i / C::kG) + i % C::kG];
+#pragma unroll
+    for (int u = 0; u < C::kJJ; ++u)
+      y[u] = ns3[c * C::kJC + cpos + C::kG * C::kCL * (u / C::kG) + u % C::kG];
+#pragma unroll
+    for (int i = 0; i < C::kRR; ++i)
+#pragma unroll
+      for (int u = 0; u < C::kJJ; ++u)
+        acc[i][u] = madd(v[i], y[u], acc[i][u]);
+  }
+}
+
 // ---------------------------------------------------------------- fused step 3 + step 1
 
 /// Thread tid's row group rg (rows RF rg .. of a half tile) and column group jg (columns JF jg ..)
