@@ -347,8 +347,9 @@ ES_HD_INLINE void coords3t(int tid, int& row, int& col, int& pos, int& cpos) {
   const int rl = lane % C::kRL, cl = lane / C::kRL;
   row = 32 * rw + rl;
   col = cw * C::kCL * C::kJJ + cl * C::kJJ;
-  pos = pos3t<T>(row);
-  cpos = colt<T>(col);
+  // = pos3t(row) and colt(col), written so that the compiler sees multiples of G (16-byte loads)
+  pos = 32 * rw + C::kG * rl;
+  cpos = cw * C::kCL * C::kJJ + C::kG * cl;
 }
 
 /// V rows of the thread block into vs3t (block row rl = V row s0 + rl - 1, zero outside 0..L-1).
