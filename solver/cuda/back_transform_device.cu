@@ -428,7 +428,8 @@ bool fuse_steps() {
 }
 
 /// EIGSOLVE_GPU_BT_TILE=1: step 3 with 8 x 4 register tiles (step3t_kernel; s, d, c: the
-/// 16-byte types keep step3_kernel). Same bits; off until measured.
+/// 16-byte types keep step3_kernel). Same bits; measured slower on the H200 (session 7: d 16384
+/// 0.746 -> 0.781 s, 8192 0.117 -> 0.122 s), so off.
 template <class T>
 bool tile_step3() {
   if constexpr (sizeof(T) > 8) {
