@@ -319,38 +319,30 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
   res.times.tridiag_eigen = seconds_since(t0);
   if (resident_bt >= 0) res.times.tridiag_eigen -= resident_bt;
 
-  // 3. Back-transformation and sign normalization.
-  if (opt.vectors && dev) {  // already back-transformed on the device
-    t0 = Clock::now();
-    normalize_signs(ctx, n, res.m, res.z.data(), n);
-    std::atomic<bool> finite{true};
-    parallel_for(res.m, ctx.num_threads(), 16, [&](index_t jb, index_t je) {
-      for (index_t k = jb * n; k < je * n && finite.load(std::memory_order_relaxed); ++k)
-        if (!is_finite(res.z[k])) finite = false;
-    });
-    if (!finite) throw NumericalError("eigenvectors are not finite (internal failure)");
-    res.times.back_transform = resident_bt + seconds_since(t0);
-    report(opt, "back-transform", 1.0);
-  } else if (opt.vectors) {
+  // 3. Back-transformation (unless the device did it already) and sign normalization.
+  if (opt.vectors) {
     t0 = Clock::now();
     const index_t m = res.m;
-    if constexpr (std::is_same_v<T, R>) {
-      res.z = std::move(zt);
-    } else {
-      assign_zeros_parallel(res.z, static_cast<std::size_t>(n * m), ctx.num_threads());
-      parallel_for(m, ctx.num_threads(), 16, [&](index_t jb, index_t je) {
-        for (index_t k = jb * n; k < je * n; ++k)
-          res.z[k] = T(zt[k]);
-      });
+    auto t1 = t0, t2 = t0;
+    if (!dev) {
+      if constexpr (std::is_same_v<T, R>) {
+        res.z = std::move(zt);
+      } else {
+        assign_zeros_parallel(res.z, static_cast<std::size_t>(n * m), ctx.num_threads());
+        parallel_for(m, ctx.num_threads(), 16, [&](index_t jb, index_t je) {
+          for (index_t k = jb * n; k < je * n; ++k)
+            res.z[k] = T(zt[k]);
+        });
+      }
+      zt.clear();
+      zt.shrink_to_fit();
+      t1 = Clock::now();
+      if (ctx.backend == Backend::cuda && opt.back_transform == BackTransformMethod::canonical)
+        apply_q_canonical_cuda(n, A, n, tau.data(), m, res.z.data(), n);  // same order, on GPU
+      else
+        back_transform(ctx, n, A, n, tau.data(), m, res.z.data(), n, opt.back_transform);
+      t2 = Clock::now();
     }
-    zt.clear();
-    zt.shrink_to_fit();
-    const auto t1 = Clock::now();
-    if (ctx.backend == Backend::cuda && opt.back_transform == BackTransformMethod::canonical)
-      apply_q_canonical_cuda(n, A, n, tau.data(), m, res.z.data(), n);  // same order, on the GPU
-    else
-      back_transform(ctx, n, A, n, tau.data(), m, res.z.data(), n, opt.back_transform);
-    const auto t2 = Clock::now();
     normalize_signs(ctx, n, m, res.z.data(), n);
     std::atomic<bool> finite{true};
     parallel_for(m, ctx.num_threads(), 16, [&](index_t jb, index_t je) {
@@ -358,8 +350,8 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
         if (!is_finite(res.z[k])) finite = false;
     });
     if (!finite) throw NumericalError("eigenvectors are not finite (internal failure)");
-    res.times.back_transform = seconds_since(t0);
-    if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); pf && pf[0] == '1')
+    res.times.back_transform = (dev ? resident_bt : 0.0) + seconds_since(t0);
+    if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); !dev && pf && pf[0] == '1')
       std::fprintf(stderr,
                    "eigsolve vectors (n = %lld, m = %lld): conversion %.3f s, Q Z %.3f s, signs "
                    "and checks %.3f s\n",

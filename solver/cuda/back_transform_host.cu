@@ -16,24 +16,11 @@
 #include "core/context.hpp"
 #include "core/errors.hpp"
 #include "solver/back_transform_cuda.hpp"
+#include "core/cuda/dev_mem.cuh"
 #include "core/cuda/staged_copy.cuh"
 
 namespace eigsolve {
-namespace {
-
 using staged::ck;
-
-/// Device buffers freed on every path.
-struct DevMem {
-  void* p = nullptr;
-  DevMem() = default;
-  DevMem(const DevMem&) = delete;
-  DevMem& operator=(const DevMem&) = delete;
-  ~DevMem() { cudaFree(p); }
-  void alloc(std::size_t bytes, const char* what) { ck(cudaMalloc(&p, bytes ? bytes : 1), what); }
-};
-
-}  // namespace
 
 template <class T>
 void apply_q_canonical_cuda(index_t n, const T* A, index_t lda, const T* tau, index_t m, T* Z,

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/cuda/dev_mem.cuh"
 #include "core/cuda/staged_copy.cuh"
 #include "core/errors.hpp"
 #include "core/parallel.hpp"
@@ -26,16 +27,6 @@ namespace eigsolve {
 namespace {
 
 using staged::ck;
-
-/// Device buffers freed on every path.
-struct DevBuf {
-  void* p = nullptr;
-  DevBuf() = default;
-  DevBuf(const DevBuf&) = delete;
-  DevBuf& operator=(const DevBuf&) = delete;
-  ~DevBuf() { cudaFree(p); }
-  void alloc(std::size_t bytes, const char* what) { ck(cudaMalloc(&p, bytes ? bytes : 1), what); }
-};
 
 /// z[k] = (zr[k], 0) for k < count: the real vectors of T as complex ones (the host's T(zt[k])).
 template <class R>
@@ -98,7 +89,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
                       std::to_string(free_b) + " are available (of " + std::to_string(total_b) +
                       ")");
   auto t0 = std::chrono::steady_clock::now();
-  DevBuf dZ, dZr, dt, dw;
+  DevMem dZ, dZr, dt, dw;
   dZ.alloc(bZ, "cudaMalloc Z");
   R* zr = static_cast<R*>(dZ.p);  // real T: Z_T is Z
   if constexpr (cplx) {
@@ -117,8 +108,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
     widen_kernel<R><<<1024, 256>>>(count, zr, reinterpret_cast<R*>(dZ.p));
     ck(cudaGetLastError(), "widen Z");
     ck(cudaDeviceSynchronize(), "widen Z");
-    cudaFree(dZr.p);
-    dZr.p = nullptr;
+    dZr.reset();
   }
   tm.inverse_iteration = since(t0);
   // 2. Z := Q Z.

@@ -196,6 +196,21 @@ HostMatrix<T> hadamard_matrix(index_t n, std::vector<double>& lambda) {
   return A;
 }
 
+/// The subsets the pipeline tests use: kind 0 the indices [10, 99], kind 1 the values (-2.5, 1.5].
+Subset test_subset(int kind) {
+  Subset s;
+  if (kind == 0) {
+    s.kind = Subset::Kind::index;
+    s.il = 10;
+    s.iu = 99;
+  } else {
+    s.kind = Subset::Kind::value;
+    s.vl = -2.5;
+    s.vu = 1.5;
+  }
+  return s;
+}
+
 TEST(GpuPipeline, HadamardSpectraAndSubsets) {
   EIGSOLVE_REQUIRE_DEVICE();
   std::vector<double> lambda;
@@ -207,15 +222,7 @@ TEST(GpuPipeline, HadamardSpectraAndSubsets) {
   for (int kind = 0; kind < 2; ++kind) {
     HostMatrix<double> A = hadamard_matrix<double>(256, lambda), B = A;
     SolveOptions opt;
-    if (kind == 0) {
-      opt.subset.kind = Subset::Kind::index;
-      opt.subset.il = 10;
-      opt.subset.iu = 99;
-    } else {
-      opt.subset.kind = Subset::Kind::value;
-      opt.subset.vl = -2.5;
-      opt.subset.vu = 1.5;
-    }
+    opt.subset = test_subset(kind);
     Context cpu, gpu;
     gpu.backend = Backend::cuda;
     const auto r1 = eigensolve(cpu, A, opt);
@@ -270,15 +277,7 @@ TEST(GpuPipeline, ResidentVectorsAllPrecisions) {
   for (int kind = 0; kind < 2; ++kind) {  // subsets: the vectors of an index / value range
     SolveOptions opt;
     opt.vectors = true;
-    if (kind == 0) {
-      opt.subset.kind = Subset::Kind::index;
-      opt.subset.il = 10;
-      opt.subset.iu = 99;
-    } else {
-      opt.subset.kind = Subset::Kind::value;
-      opt.subset.vl = -2.5;
-      opt.subset.vu = 1.5;
-    }
+    opt.subset = test_subset(kind);
     pipeline_equal(hadamard_matrix<double>(256, lambda), "resident subset d", opt);
     pipeline_equal(hadamard_matrix<Complex<double>>(128, lambda), "resident subset z", opt);
   }
