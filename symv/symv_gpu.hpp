@@ -87,9 +87,12 @@ void symv_workspace_init(void* workspace, std::size_t bytes, void* stream);
 /// y := alpha A x + beta y, A Hermitian of order n in the lower triangle of A (device, lda >= n),
 /// x(i) = x[i*incx], y(i) = y[i*incy] (BLAS meaning for negative increments); beta == 0: y is
 /// not read. Throws DimensionError on bad arguments, DeviceError on a launch failure.
+/// reverse: the tiles are visited last to first (bottom-right corner first) instead of first to
+/// last; same bits. The tridiagonalization alternates it so that each sweep starts on the part
+/// of the trailing matrix the previous one read last, which is still in L2.
 template <class T>
 void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda, const T* x,
               index_t incx, T beta, T* y, index_t incy, void* workspace, std::size_t ws_bytes,
-              void* stream);
+              void* stream, bool reverse = false);
 
 }  // namespace eigsolve

@@ -46,12 +46,14 @@ __device__ __forceinline__ void make_real_dev(T& a) {
 template <class T>
 __global__ void __launch_bounds__(256)
     rank2k_kernel(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, T* A,
-                  index_t lda, index_t nt) {
+                  index_t lda, index_t nt, bool rev = false) {
   constexpr int KC = kKc<T>;
   __shared__ T vr[KC][64], wr[KC][64], nwc[KC][64], nvc[KC][64];
   pdl_begin();
   index_t I, J;
-  symv_cuda::tile_coords(blockIdx.x, nt, I, J);
+  // rev: blocks take the tiles last to first (the sweep order of tridiag_device.cu; same bits)
+  symv_cuda::tile_coords(rev ? index_t(gridDim.x) - 1 - index_t(blockIdx.x) : index_t(blockIdx.x),
+                         nt, I, J);
   const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
   const index_t r0 = I * 64, c0 = J * 64;
   T c[4][4];

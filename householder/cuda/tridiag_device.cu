@@ -96,6 +96,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     fused_ = env_flag("EIGSOLVE_GPU_FUSED", true);
     graphs_ = env_flag("EIGSOLVE_GPU_GRAPHS", true) && !profile_;  // events cannot be captured
     fork_ = env_flag("EIGSOLVE_GPU_FORK", true) && !profile_;
+    alt_ = env_flag("EIGSOLVE_GPU_SYMV_ALT", true);
     coop_ = env_flag("EIGSOLVE_GPU_COOP", false) && fused_;  // measured slower: bench/NOTES.md
     if (coop_) {  // the cooperative column kernel's grid must fit on the GPU at once
       int dev = 0, sms = 0, per_sm = 0;
@@ -502,6 +503,16 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
        "fetch columns");
     ck(cudaStreamSynchronize(st_), "fetch columns");
   }
+  /// The direction of the next sweep over the trailing matrix (a SYMV or a rank-2k update):
+  /// alternately first-to-last and last-to-first tile, so that every sweep begins on the tiles
+  /// the previous one touched last, which are still in the 60 MB L2 (gpu.md). Only the order in
+  /// which tiles are visited changes, never a chain: same bits. EIGSOLVE_GPU_SYMV_ALT=0: every
+  /// sweep first to last (A/B).
+  bool next_reverse() {
+    const bool r = alt_ && rev_;
+    rev_ = !rev_;
+    return r;
+  }
   /// w = A(g+1:n, g+1:n) v into W(g+1:n, i), the configuration looked up once per order.
   void column_symv(index_t g, index_t i) {
     const index_t m = n_ - g - 1;
@@ -510,7 +521,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
       sel_ok_[std::size_t(m)] = 1;
     }
     symv_gpu<T>(sel_[std::size_t(m)], m, T(1), dA_ + (g + 1) + ldd_ * (g + 1), ldd_,
-                dA_ + (g + 1) + ldd_ * g, 1, T(0), dW_ + (g + 1) + n_ * i, 1, ws_, wsb_, st_);
+                dA_ + (g + 1) + ldd_ * g, 1, T(0), dW_ + (g + 1) + n_ * i, 1, ws_, wsb_, st_,
+                next_reverse());
   }
   /// After a panel's columns: the rank-2k trailing update and the panel finish (d, e).
   void panel_update(index_t j0, index_t nb) {
@@ -519,7 +531,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     if (m > 0)
       launch(rank2k_kernel<T>, unsigned(nt * (nt + 1) / 2), 256, m, index_t(nb),
              static_cast<const T*>(dA_ + s + ldd_ * j0), ldd_, static_cast<const T*>(dW_ + s), n_,
-             dA_ + s + ldd_ * s, ldd_, nt);
+             dA_ + s + ldd_ * s, ldd_, nt, next_reverse());
     mark(7);
     launch(panel_finish_kernel<T>, 1, unsigned(nb), j0, index_t(nb), dA_, ldd_,
            static_cast<const R*>(de_), dd_);
@@ -610,6 +622,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   real_t<T>*dd_ = nullptr, *de_ = nullptr;
   T *dtau_ = nullptr, *dt_ = nullptr;
   std::vector<SymvConfig> sel_;
+  bool alt_ = true, rev_ = false;  ///< next_reverse()
   std::vector<char> sel_ok_;
 };
 

@@ -181,10 +181,20 @@ struct SymvArgs {
   index_t incy, yoff;
   T alpha, beta;
   bool beta_zero;
+  bool rev;          ///< tiles visited last to first (tile t is stored tile ntiles-1-t): same bits
   int shift;         ///< Shift kernels: components between A's column starts and 16-byte lines
   T* P;              ///< partials: P[(R * nt + C) * 64 + i]
   unsigned* ticket;  ///< nt tickets, zero on entry and on exit
 };
+
+/// The stored tile (I, J) that a kernel visits as its tile-th: the canonical column-major order
+/// or, with g.rev, its reverse. Only the visiting order changes (which sweep reads what first);
+/// every partial and every sum is the same, so are the bits.
+template <class T>
+__device__ __forceinline__ void tile_at(const SymvArgs<T>& g, index_t tile, index_t& I,
+                                        index_t& J) {
+  tile_coords(g.rev ? g.ntiles - 1 - tile : tile, g.nt, I, J);
+}
 
 /// The diagonal 8x8 block (a, a) of a diagonal tile: the 8 row chains of the expanded Hermitian
 /// block (lower stored, real diagonal, conj-mirrored upper). Rare: kept out of line.
@@ -304,7 +314,7 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles(SymvArgs<T> g) {
     const index_t tile = base + grp;
     const bool active = tile < g.ntiles;
     index_t I = 0, J = 0;
-    if (active) tile_coords(tile, g.nt, I, J);
+    if (active) tile_at(g, tile, I, J);
     const index_t r0 = I * kTile, c0 = J * kTile;
     if (active) {
       const index_t ic = c0 + t, ir = r0 + t;
@@ -400,7 +410,7 @@ __device__ __forceinline__ void stage_tile(const SymvArgs<T>& g, index_t tile, S
                                            int b, int t) {
   if (tile >= g.ntiles) return;
   index_t I, J;
-  tile_coords(tile, g.nt, I, J);
+  tile_at(g, tile, I, J);
   const index_t r0 = I * kTile, c0 = J * kTile, row = r0 + t;
   const bool row_ok = row < g.n;
   T* dst = s.tile[b] + t + t / 8;
@@ -454,7 +464,7 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_staged(SymvArgs<T> g) {
     const index_t tile = base + grp;
     const bool active = tile < g.ntiles;
     index_t I = 0, J = 0;
-    if (active) tile_coords(tile, g.nt, I, J);
+    if (active) tile_at(g, tile, I, J);
     const index_t r0 = I * kTile;
     if (active) {
       const bool diag = (I == J);

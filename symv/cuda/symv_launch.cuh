@@ -201,7 +201,7 @@ std::size_t symv_workspace_bytes(index_t n) {
 template <class T>
 void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda, const T* x,
               index_t incx, T beta, T* y, index_t incy, void* workspace, std::size_t ws_bytes,
-              void* stream) {
+              void* stream, bool reverse) {
   using namespace symv_cuda;
   if (n < 0) throw DimensionError("symv_gpu: n = " + std::to_string(n) + " < 0");
   if (lda < (n > 1 ? n : 1))
@@ -231,6 +231,7 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   g.alpha = alpha;
   g.beta = beta;
   g.beta_zero = (beta == T(0));
+  g.rev = reverse;
   g.P = static_cast<T*>(workspace);
   // Tickets at the end of the workspace: a workspace sized for a larger n keeps them clear of
   // the partials of every smaller n.
@@ -297,4 +298,4 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   template std::size_t eigsolve::symv_workspace_bytes<T>(eigsolve::index_t);                       \
   template void eigsolve::symv_gpu<T>(const eigsolve::SymvConfig&, eigsolve::index_t, T, const T*, \
                                       eigsolve::index_t, const T*, eigsolve::index_t, T, T*,       \
-                                      eigsolve::index_t, void*, std::size_t, void*);
+                                      eigsolve::index_t, void*, std::size_t, void*, bool);

@@ -56,7 +56,7 @@ __device__ __forceinline__ void xs_load(const SymvArgs<T>& g, index_t tile, int 
     return;
   }
   index_t I, J;
-  tile_coords(tile, g.nt, I, J);
+  tile_at(g, tile, I, J);
   const index_t r0 = I * kTile, c0 = J * kTile;
   const bool diag = I == J;
 #pragma unroll
@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_xs(SymvArgs<T> g) {
     const index_t tile = base + grp;
     const bool active = tile < g.ntiles;
     index_t I = 0, J = 0;
-    if (active) tile_coords(tile, g.nt, I, J);
+    if (active) tile_at(g, tile, I, J);
     const index_t r0 = I * kTile, c0 = J * kTile;
     if (active) {
       const index_t ic = c0 + t, ir = r0 + t;
@@ -238,7 +238,7 @@ __device__ __forceinline__ void zxs_load(const SymvArgs<Zd>& g, index_t tile, in
     return;
   }
   index_t I, J;
-  tile_coords(tile, g.nt, I, J);
+  tile_at(g, tile, I, J);
   const index_t r0 = I * kTile, c0 = J * kTile;
   const bool diag = I == J;
 #pragma unroll
@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB)
     const index_t tile = base + grp;
     const bool active = tile < g.ntiles;
     index_t I = 0, J = 0;
-    if (active) tile_coords(tile, g.nt, I, J);
+    if (active) tile_at(g, tile, I, J);
     const index_t r0 = I * kTile, c0 = J * kTile;
     if (active) {
       const index_t ic = c0 + t, ir = r0 + t;
