@@ -80,7 +80,7 @@ inline int zxs_mode() {
 template <int TPB, bool Wide, bool Ticket, int Mode>
 void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st) {
   auto kern = symv_tiles_zxs<TPB, Wide, Ticket, Mode>;
-  const std::size_t smem = sizeof(ZxsSmem) * TPB;
+  const std::size_t smem = sizeof(X16Smem) * TPB;
   static std::once_flag once;
   std::call_once(once, [&] {
     cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
@@ -89,6 +89,64 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
                          int(cudaSharedmemCarveoutMaxShared));
   });
   kern<<<blocks, 64 * TPB, smem, st>>>(g);
+}
+
+/// EIGSOLVE_GPU_SYMV_DDXS: double-double's 16-byte-move kernel symv_tiles_ddxs (symv_xs.cuh),
+/// same bits in every mode. Read at every call, so that a test can switch it.
+///   0: none (symv_tiles_xs for the xs configurations, symv_tiles / symv_tiles_staged for the
+///      others, as before);
+///   1: the xs configurations run symv_tiles_ddxs<Var 1> (x of panel I re-read from shared
+///      memory, <= 128 registers: 4 blocks of 128 threads per SM);
+///   2: every configuration (ldg, cg, cs, st, xs; w and n) runs symv_tiles_ddxs<Var 1> with its
+///      tiles per block, blocks per SM and variant (twopass / ticket);
+///   3, 4: as 1, 2 with Var 3 (x of panel I in registers, <= 168 registers: 3 blocks per SM).
+/// The default stays 0 until measured on the H200: to make it the default, change the `0` below.
+struct DdxsMode {
+  bool on = false;  ///< this configuration runs symv_tiles_ddxs
+  int var = 1;      ///< its template variant
+};
+inline DdxsMode ddxs_mode(SymvLoad load) {
+  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_DDXS");
+  const int m = e && e[0] >= '0' && e[0] <= '4' && e[1] == 0 ? e[0] - '0' : 0;
+  DdxsMode r;
+  r.on = m != 0 && (m % 2 == 0 || load == SymvLoad::xs);
+  r.var = m >= 3 ? 3 : 1;
+  return r;
+}
+
+template <int TPB, bool Wide, bool Ticket, int Var>
+void launch_ddxs(const SymvArgs<dd_real>& g, int blocks, cudaStream_t st) {
+  auto kern = symv_tiles_ddxs<TPB, Wide, Ticket, Var>;
+  const std::size_t smem = sizeof(X16Smem) * TPB;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                         int(cudaSharedmemCarveoutMaxShared));
+  });
+  kern<<<blocks, 64 * TPB, smem, st>>>(g);
+}
+
+/// symv_tiles_ddxs for tiles_per_block tpb; wide: A 16-byte aligned (every element then is).
+template <int TPB>
+void launch_ddxs_tpb(bool wide, bool ticket, int var, const SymvArgs<dd_real>& g, int blocks,
+                     cudaStream_t st) {
+  auto go = [&](auto wc, auto vc) {
+    constexpr bool W = decltype(wc)::value;
+    constexpr int V = decltype(vc)::value;
+    if (ticket)
+      launch_ddxs<TPB, W, true, V>(g, blocks, st);
+    else
+      launch_ddxs<TPB, W, false, V>(g, blocks, st);
+  };
+  using T1 = std::true_type;
+  using F1 = std::false_type;
+  using V1 = std::integral_constant<int, 1>;
+  using V3 = std::integral_constant<int, 3>;
+  if (var == 3)
+    wide ? go(T1{}, V3{}) : go(F1{}, V3{});
+  else
+    wide ? go(T1{}, V1{}) : go(F1{}, V1{});
 }
 
 /// Groups per block of the staged kernel: the configuration's, or fewer where a block would
@@ -238,9 +296,13 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   const std::size_t tb = std::size_t(g.nt) * sizeof(unsigned);
   g.ticket = reinterpret_cast<unsigned*>(
       (reinterpret_cast<std::uintptr_t>(workspace) + ws_bytes - tb) & ~std::uintptr_t(3));
+  // ddxs (EIGSOLVE_GPU_SYMV_DDXS): this dd configuration runs symv_tiles_ddxs, whatever its load
+  // path (mode 2/4: its tiles per block as configured, also for st).
+  DdxsMode ddxs;
+  if constexpr (std::is_same_v<T, dd_real>) ddxs = ddxs_mode(cfg.load);
   // Wide: 16-byte loads of the direct path need A and every column 16-byte aligned; the staged
   // path copies whole elements and needs A aligned to the element size only.
-  const bool staged = cfg.load == SymvLoad::staged;
+  const bool staged = cfg.load == SymvLoad::staged && !ddxs.on;
   bool wide = cfg.wide && (staged ? reinterpret_cast<std::uintptr_t>(A) % sizeof(T) == 0
                                   : (reinterpret_cast<std::uintptr_t>(A) % 16 == 0) &&
                                         ((std::size_t(lda) * sizeof(T)) % 16 == 0));
@@ -250,6 +312,8 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   if constexpr (std::is_same_v<T, Complex<double>>)
     if (cfg.load == SymvLoad::xs && zxs_mode() != 0)
       wide = reinterpret_cast<std::uintptr_t>(A) % 16 == 0;
+  // ddxs takes 16-byte loads wherever A is 16-byte aligned (w and n alike, as zxs).
+  if (ddxs.on) wide = reinterpret_cast<std::uintptr_t>(A) % 16 == 0;
   // Shifted wide loads (symv_tiles' Shift): columns 16-byte apart but not on 16-byte lines, as
   // every other column step of the tridiagonalization in d and c (3 of 4 in s) with an even lda.
   using Rc = typename Parts<T>::R;
@@ -274,16 +338,27 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   const index_t want = index_t(cfg.blocks_per_sm) * sm_count();
   const int blocks = int(groups < want ? groups : want);
   cudaStream_t st = static_cast<cudaStream_t>(stream);
-  switch (cfg.tiles_per_block) {
-    case 1:
-      launch_wide<T, 1>(wide, load, ticket, g, blocks, st);
-      break;
-    case 2:
-      launch_wide<T, 2>(wide, load, ticket, g, blocks, st);
-      break;
-    default:
-      launch_wide<T, 4>(wide, load, ticket, g, blocks, st);
-      break;
+  if (ddxs.on) {
+    if constexpr (std::is_same_v<T, dd_real>) {
+      if (tpb == 1)
+        launch_ddxs_tpb<1>(wide, ticket, ddxs.var, g, blocks, st);
+      else if (tpb == 2)
+        launch_ddxs_tpb<2>(wide, ticket, ddxs.var, g, blocks, st);
+      else
+        launch_ddxs_tpb<4>(wide, ticket, ddxs.var, g, blocks, st);
+    }
+  } else {
+    switch (cfg.tiles_per_block) {
+      case 1:
+        launch_wide<T, 1>(wide, load, ticket, g, blocks, st);
+        break;
+      case 2:
+        launch_wide<T, 2>(wide, load, ticket, g, blocks, st);
+        break;
+      default:
+        launch_wide<T, 4>(wide, load, ticket, g, blocks, st);
+        break;
+    }
   }
   check_launch("symv_gpu tiles kernel");
   if (!ticket) {

@@ -178,12 +178,16 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_xs(SymvArgs<T> g) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// zxs: the xs kernel for complex double (EIGSOLVE_GPU_SYMV_ZXS=1; the same chains, trees and
-// partials, so the same bits). Complex<double> is only 8-byte aligned, so symv_tiles_xs moves
-// every element as two 8-byte halves: each warp load uses 16 of a sector's 32 bytes (the other
-// half comes from L1 on the second load), and the 8-byte shared accesses of 16-byte-strided
-// elements are 6-7-way bank conflicts; with 168 registers and 59.4 KB of shared memory a block
-// of 128 threads fits 3 times per SM (12 warps, each with one 4 KB step in flight). Here:
+// x16: the xs kernel for the 16-byte scalars made of two doubles, complex double (symv_tiles_zxs,
+// EIGSOLVE_GPU_SYMV_ZXS) and double-double (symv_tiles_ddxs, EIGSOLVE_GPU_SYMV_DDXS): the same
+// chains, trees and partials as symv_tiles_xs / symv_tiles, so the same bits; one body
+// (x16_tiles), the arithmetic (madd, madd_conj, tile_tree of T) the only difference.
+// Complex<double> and dd_real are only 8-byte aligned, so symv_tiles_xs loads every element as
+// two 8-byte halves: each warp load uses 16 of a sector's 32 bytes (the other half comes from L1
+// on the second load); z's 8-byte shared accesses of 16-byte-strided elements were 6-7-way bank
+// conflicts (dd's compile to 16-byte ones, but its chunk-sum stores sD[(8a+r)*9+k] are 8-way);
+// with 164-174 registers and 59.4 KB of shared memory a block of 128 threads fits 3 times per
+// SM (12 warps, each with one 4 KB step in flight). Here:
 //
 //   * every element moves as one double2: ld.global.cs.v2 (when A is 16-byte aligned: then
 //     every element is, lda * 16 being a multiple of 16), ld/st.shared.v2 everywhere;
@@ -203,34 +207,40 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_xs(SymvArgs<T> g) {
 using Zd = Complex<double>;
 
 /// 64-element column, swizzled within its row blocks of 8.
-__device__ __forceinline__ int zxs_sw(int i) {
+__device__ __forceinline__ int x16_sw(int i) {
   return (i & ~7) | ((i ^ (i >> 3)) & 7);
 }
 /// chunk sum (row, chunk) of a 64 x 8 array.
-__device__ __forceinline__ int zxs_cs(int row, int chunk) {
+__device__ __forceinline__ int x16_cs(int row, int chunk) {
   return row * 8 + ((chunk ^ row ^ (row >> 3)) & 7);
 }
-__device__ __forceinline__ Zd zxs_get(const double2& v) {
-  return Zd(v.x, v.y);
+/// The two doubles of a 16-byte scalar as they lie in memory: (re, im) or (hi, lo).
+template <class T>
+__device__ __forceinline__ T x16_get(const double2& v) {
+  return T(v.x, v.y);
 }
-__device__ __forceinline__ double2 zxs_put(const Zd& v) {
+__device__ __forceinline__ double2 x16_put(const Zd& v) {
   return make_double2(v.re, v.im);
 }
+__device__ __forceinline__ double2 x16_put(const dd_real& v) {
+  return make_double2(v.hi, v.lo);
+}
 
-struct ZxsSmem {
+struct X16Smem {
   double2 xc[kTile];          ///< x of the tile column's panel J
-  double2 xr[kTile];          ///< x of the tile row's panel I, zxs_sw
-  double2 sD[kTile * 8];      ///< chunk sums of the rows of panel I, zxs_cs
-  double2 sT[kTile * 8];      ///< rows of panel J (transposed partials), zxs_cs
-  double2 buf[2][4 * kTile];  ///< one per warp: 4 columns of 64 rows, zxs_sw
+  double2 xr[kTile];          ///< x of the tile row's panel I, x16_sw
+  double2 sD[kTile * 8];      ///< chunk sums of the rows of panel I, x16_cs
+  double2 sT[kTile * 8];      ///< rows of panel J (transposed partials), x16_cs
+  double2 buf[2][4 * kTile];  ///< one per warp: 4 columns of 64 rows, x16_sw
 };
-static_assert(sizeof(ZxsSmem) == 26624, "26 KB per group: 4 blocks of 2 groups in 228 KB");
+static_assert(sizeof(X16Smem) == 26624, "26 KB per group: 4 blocks of 2 groups in 228 KB");
 
 /// The loads of step c of tile `tile` (warp w's columns 8(4w + q/2) + c, rows 32 (q%2) + lane)
 /// into v[q], zeros where the element is not stored or past n, or the tile does not exist.
-template <bool Wide>
-__device__ __forceinline__ void zxs_load(const SymvArgs<Zd>& g, index_t tile, int c, int w,
-                                         int lane, double2* v) {
+template <class T, bool Wide>
+__device__ __forceinline__ void x16_load(const SymvArgs<T>& g, index_t tile, int c, int w, int lane,
+                                         double2* v) {
+  static_assert(sizeof(T) == 16, "two doubles");
   if (tile >= g.ntiles) {
 #pragma unroll
     for (int q = 0; q < 8; ++q)
@@ -244,7 +254,7 @@ __device__ __forceinline__ void zxs_load(const SymvArgs<Zd>& g, index_t tile, in
 #pragma unroll
   for (int q = 0; q < 8; ++q) {
     const int row = (q & 1) * 32 + lane, col = 8 * (4 * w + (q >> 1)) + c;
-    const Zd* p = g.A + (r0 + row) + g.lda * (c0 + col);
+    const T* p = g.A + (r0 + row) + g.lda * (c0 + col);
     const bool ok = (r0 + row < g.n) && (!diag || row >= col);
     if constexpr (Wide) {
       v[q] = ok ? __ldcs(reinterpret_cast<const double2*>(p)) : make_double2(0.0, 0.0);
@@ -256,34 +266,30 @@ __device__ __forceinline__ void zxs_load(const SymvArgs<Zd>& g, index_t tile, in
 }
 
 /// One partial to the workspace: one 16-byte store where the workspace is 16-byte aligned.
-__device__ __forceinline__ void zxs_store_p(Zd* p, const Zd& v, bool p16) {
+template <class T>
+__device__ __forceinline__ void x16_store_p(T* p, const T& v, bool p16) {
   if (p16)
-    *reinterpret_cast<double2*>(p) = zxs_put(v);
+    *reinterpret_cast<double2*>(p) = x16_put(v);
   else
     *p = v;
 }
 
-/// Mode (the value of EIGSOLVE_GPU_SYMV_ZXS): 1: x of panel I read from shared memory at every
-/// use, at most 128 registers (no spills); 2: x of panel I in registers, at most 128 registers
-/// (a few spilled); 3: x of panel I in registers, at most 170 registers (3 blocks of 128
-/// threads per SM, as symv_tiles_xs: isolates the gain of the 16-byte accesses).
-template <int TPB, bool Wide, bool Ticket, int Mode>
-__global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB) : 8 / TPB)
-    symv_tiles_zxs(SymvArgs<Zd> g) {
-  constexpr bool XrReg = Mode != 1;
-  using T = Zd;
+/// The body of symv_tiles_zxs and symv_tiles_ddxs. XrReg: x of panel I in registers (else read
+/// from shared memory at every use).
+template <class T, int TPB, bool Wide, bool Ticket, bool XrReg>
+__device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  ZxsSmem* sm = reinterpret_cast<ZxsSmem*>(smem_raw);
+  X16Smem* sm = reinterpret_cast<X16Smem*>(smem_raw);
   __shared__ int flag[TPB][2];
   const int grp = threadIdx.x >> 6, t = threadIdx.x & 63, a = t & 7, k = t >> 3;
   const int w = t >> 5, lane = t & 31, kk = lane >> 3;
-  ZxsSmem& s = sm[grp];
+  X16Smem& s = sm[grp];
   double2* buf = s.buf[w];
   const bool p16 = (reinterpret_cast<std::uintptr_t>(g.P) & 15) == 0;
   double2 v[8];
   const index_t stride = index_t(gridDim.x) * TPB;
   index_t base = index_t(blockIdx.x) * TPB;
-  zxs_load<Wide>(g, base + grp, 0, w, lane, v);
+  x16_load<T, Wide>(g, base + grp, 0, w, lane, v);
   for (; base < g.ntiles; base += stride) {
     const index_t tile = base + grp;
     const bool active = tile < g.ntiles;
@@ -292,8 +298,8 @@ __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB)
     const index_t r0 = I * kTile, c0 = J * kTile;
     if (active) {
       const index_t ic = c0 + t, ir = r0 + t;
-      s.xc[t] = zxs_put(ic < g.n ? g.x[g.xoff + ic * g.incx] : T(0));
-      s.xr[zxs_sw(t)] = zxs_put(ir < g.n ? g.x[g.xoff + ir * g.incx] : T(0));
+      s.xc[t] = x16_put(ic < g.n ? g.x[g.xoff + ic * g.incx] : T(0));
+      s.xr[x16_sw(t)] = x16_put(ir < g.n ? g.x[g.xoff + ir * g.incx] : T(0));
     }
     __syncthreads();
     const bool diag = (I == J);
@@ -302,7 +308,7 @@ __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB)
     T xr[8], d[8];
 #pragma unroll
     for (int r = 0; r < 8; ++r) {
-      if constexpr (XrReg) xr[r] = zxs_get(s.xr[8 * a + (r ^ a)]);
+      if constexpr (XrReg) xr[r] = x16_get<T>(s.xr[8 * a + (r ^ a)]);
       d[r] = T(0);
     }
 #pragma unroll 1
@@ -310,32 +316,32 @@ __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB)
       __syncwarp();
 #pragma unroll
       for (int q = 0; q < 8; ++q)
-        buf[(q >> 1) * kTile + zxs_sw((q & 1) * 32 + lane)] = v[q];
+        buf[(q >> 1) * kTile + x16_sw((q & 1) * 32 + lane)] = v[q];
       __syncwarp();
       // The next step's loads fly while this step is reduced.
       if (c < 7)
-        zxs_load<Wide>(g, tile, c + 1, w, lane, v);
+        x16_load<T, Wide>(g, tile, c + 1, w, lane, v);
       else
-        zxs_load<Wide>(g, tile + stride, 0, w, lane, v);
+        x16_load<T, Wide>(g, tile + stride, 0, w, lane, v);
       if (offd) {
-        const T xc = zxs_get(s.xc[8 * k + c]);
+        const T xc = x16_get<T>(s.xc[8 * k + c]);
         const double2* col = buf + kk * kTile + 8 * a;
         const double2* xs = s.xr + 8 * a;
         T tc = T(0);
 #pragma unroll
         for (int r = 0; r < 8; ++r) {
-          const T e = zxs_get(col[r ^ a]);
+          const T e = x16_get<T>(col[r ^ a]);
           d[r] = madd(e, xc, d[r]);
-          tc = madd_conj(e, XrReg ? xr[r] : zxs_get(xs[r ^ a]), tc);
+          tc = madd_conj(e, XrReg ? xr[r] : x16_get<T>(xs[r ^ a]), tc);
         }
-        dT[zxs_cs(8 * k + c, a)] = zxs_put(tc);
+        dT[x16_cs(8 * k + c, a)] = x16_put(tc);
       }
     }
     if (diag) __syncwarp();  // the buffer becomes diag_block's scratch (diag: uniform per group)
     if (offd) {
 #pragma unroll
       for (int r = 0; r < 8; ++r)
-        s.sD[zxs_cs(8 * a + r, k)] = zxs_put(d[r]);
+        s.sD[x16_cs(8 * a + r, k)] = x16_put(d[r]);
     } else if (active && a == k) {
       // diag_block writes its 8 row chains 9 apart: to this warp's buffer, then to sD.
       const index_t left = g.n - (r0 + 8 * a);
@@ -344,25 +350,46 @@ __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB)
       diag_block<T, 0>(g.A, g.lda, r0 + 8 * a, m, reinterpret_cast<const T*>(s.xc) + 8 * a, tmp);
 #pragma unroll
       for (int r = 0; r < 8; ++r)
-        s.sD[zxs_cs(8 * a + r, a)] = zxs_put(tmp[9 * r]);
+        s.sD[x16_cs(8 * a + r, a)] = x16_put(tmp[9 * r]);
     }
     __syncthreads();
     if (active) {
       T ch[8];
 #pragma unroll
       for (int j = 0; j < 8; ++j)
-        ch[j] = zxs_get(s.sD[zxs_cs(t, j)]);
-      zxs_store_p(g.P + (I * g.nt + J) * kTile + t, tile_tree(ch), p16);
+        ch[j] = x16_get<T>(s.sD[x16_cs(t, j)]);
+      x16_store_p(g.P + (I * g.nt + J) * kTile + t, tile_tree(ch), p16);
       if (I != J) {
 #pragma unroll
         for (int j = 0; j < 8; ++j)
-          ch[j] = zxs_get(s.sT[zxs_cs(t, j)]);
-        zxs_store_p(g.P + (J * g.nt + I) * kTile + t, tile_tree(ch), p16);
+          ch[j] = x16_get<T>(s.sT[x16_cs(t, j)]);
+        x16_store_p(g.P + (J * g.nt + I) * kTile + t, tile_tree(ch), p16);
       }
     }
     if constexpr (Ticket) draw_tickets(g, active, I, J, t, flag[grp]);
     __syncthreads();  // shared memory is reused by the next tiles
   }
+}
+
+/// Complex double. Mode (the value of EIGSOLVE_GPU_SYMV_ZXS): 1: x of panel I read from shared
+/// memory at every use, at most 128 registers (no spills); 2: x of panel I in registers, at most
+/// 128 registers (a few spilled); 3: x of panel I in registers, at most 170 registers (3 blocks
+/// of 128 threads per SM, as symv_tiles_xs: isolates the gain of the 16-byte accesses).
+template <int TPB, bool Wide, bool Ticket, int Mode>
+__global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB) : 8 / TPB)
+    symv_tiles_zxs(SymvArgs<Zd> g) {
+  x16_tiles<Zd, TPB, Wide, Ticket, Mode != 1>(g);
+}
+
+/// Double-double (the same 16 madds per thread and step as symv_tiles_xs<dd_real>, ~30 FP64
+/// operations each). Var (symv_launch.cuh's ddxs_mode() maps EIGSOLVE_GPU_SYMV_DDXS to it):
+/// 1: x of panel I read from shared memory at every use, at most 128 registers (4 blocks of 128
+/// threads per SM; ptxas: twopass no spills, ticket ~80 B); 3: x of panel I in registers, at most
+/// 168 registers (3 blocks per SM, as symv_tiles_xs: isolates the gain of the 16-byte moves).
+template <int TPB, bool Wide, bool Ticket, int Var>
+__global__ void __launch_bounds__(64 * TPB, Var == 3 ? (TPB == 4 ? 1 : 6 / TPB) : 8 / TPB)
+    symv_tiles_ddxs(SymvArgs<dd_real> g) {
+  x16_tiles<dd_real, TPB, Wide, Ticket, Var != 1>(g);
 }
 
 }  // namespace symv_cuda

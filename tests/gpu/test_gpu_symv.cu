@@ -314,6 +314,53 @@ TEST(GpuSymvZxs, EveryModeEveryXsConfig) {
   }
 }
 
+/// EIGSOLVE_GPU_SYMV_DDXS=0..4 (double-double's symv_tiles_ddxs, symv/cuda/symv_xs.cuh): modes 1
+/// and 3 run it for the xs configurations, 2 and 4 for every configuration (ldg, cg, cs, st, xs
+/// with their tiles per block), 1-2 and 3-4 its two variants; 0 is today's kernels. Every mode,
+/// its configurations, both visiting orders (run_case), edge sizes, offsets, leading dimensions,
+/// increments, beta == 0, alpha == -1, non-finite values, an A only 8-byte aligned (the component
+/// loads), against the CPU bitwise; the variable is unset afterwards.
+TEST(GpuSymvDdxs, EveryModeEveryConfig) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = dd_real;
+  struct Unset {
+    ~Unset() { unsetenv("EIGSOLVE_GPU_SYMV_DDXS"); }
+  } unset;
+  const std::vector<SymvConfig> all = symv_config_space();
+  std::vector<SymvConfig> xs;
+  for (const SymvConfig& c : all)
+    if (c.load == SymvLoad::xs) xs.push_back(c);
+  ASSERT_FALSE(xs.empty());
+  for (const char* mode : {"0", "1", "2", "3", "4"}) {
+    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_DDXS", mode, 1), 0);
+    const bool every = mode[0] == '2' || mode[0] == '4';
+    std::uint64_t seed = 3000;
+    for (index_t n : {1, 2, 7, 8, 9, 63, 64, 65, 127, 128, 129, 200, 257, 1000, 4097}) {
+      for (int kind = 0; kind < (n > 1000 ? 1 : 4); ++kind) {
+        Case c;
+        c.n = n;
+        c.lda = n + (n % 2 == 0 ? 1 : 0);
+        if (kind == 1) {
+          c.off = 3;
+          c.lda = n + 5;
+          c.incx = -2;
+          c.incy = 3;
+          c.beta_kind = 2;
+        }
+        c.misalign8 = kind == 2;
+        if (kind == 3) {  // a whole tile of offset, alpha = -1, an Inf in A or a NaN in x
+          c.off = 64;
+          c.lda = n + 64 + 3;
+          c.alpha_kind = 3;
+          c.nonfinite = 1 + int(n % 2);
+        }
+        run_case<T>(c, every ? all : xs, seed++);
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
 TEST(GpuSymvApi, BadArgumentsThrow) {
   EIGSOLVE_REQUIRE_DEVICE();
   SymvConfig cfg;
