@@ -1,6 +1,8 @@
 // Phase A of the canonical inverse iteration on the device (solver/invit_cuda.hpp): one thread
 // per eigenvalue, invit::phase_a compiled for the device (-fmad=false, IEEE division): the
-// CPU's bits.
+// CPU's bits. Its loops carry the recurrences in registers and load their next rows ahead
+// (solver/inverse_iteration_kernels.hpp); EIGSOLVE_GPU_INVIT_A=0 runs the earlier loops through
+// memory instead (solver/cuda/invit_phase_a.cuh, for A/B timing: the same bits).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "solver/cuda/invit_phase_a.cuh"
 #include "solver/cuda/invit_phase_b.cuh"
 #include "solver/cuda/invit_cluster.cuh"
 #include "solver/invit_cuda.hpp"
@@ -26,8 +29,8 @@ void ck(cudaError_t st, const char* what) {
 }
 
 /// Threads q < count: eigenvalue j0 + q. work: 5 arrays of n x count, sw: n x count bytes,
-/// y: column q at y + q * n.
-template <class R>
+/// y: column q at y + q * n. Legacy: the loops of invit_legacy::phase_a.
+template <class R, bool Legacy>
 __global__ void phase_a_kernel(index_t n, const R* d, const R* e, const R* x, invit::Params<R> P,
                                index_t k, index_t count, R* work, unsigned char* sw, R* y) {
   const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -36,7 +39,17 @@ __global__ void phase_a_kernel(index_t n, const R* d, const R* e, const R* x, in
   const invit::Work<R> W{
       work + q, work + len + q, work + 2 * len + q, work + 3 * len + q, work + 4 * len + q,
       sw + q,   count};
-  invit::phase_a(n, d, e, x[q], P, k + q, W, y + q * n);
+  if constexpr (Legacy)
+    invit_legacy::phase_a(n, d, e, x[q], P, k + q, W, y + q * n);
+  else
+    invit::phase_a(n, d, e, x[q], P, k + q, W, y + q * n);
+}
+
+/// EIGSOLVE_GPU_INVIT_A=0: the legacy Phase A loops (A/B only).
+template <class R>
+auto phase_a_pick() {
+  const char* env = std::getenv("EIGSOLVE_GPU_INVIT_A");
+  return (env && env[0] == '0') ? &phase_a_kernel<R, true> : &phase_a_kernel<R, false>;
 }
 
 }  // namespace
@@ -73,10 +86,11 @@ void invit_phase_a_cuda(index_t n, const R* d, const R* e, index_t m, const R* x
     if (n > 1) ck(cudaMemcpy(de, e, sizeof(R) * std::size_t(n - 1), cudaMemcpyHostToDevice), "e");
     ck(cudaMemcpy(dx, x, sizeof(R) * std::size_t(m), cudaMemcpyHostToDevice), "x");
     const int threads = 64;
+    const auto phase_a = phase_a_pick<R>();
     for (index_t j0 = 0; j0 < m; j0 += batch) {
       const index_t cnt = std::min(batch, m - j0);
-      phase_a_kernel<R><<<unsigned((cnt + threads - 1) / threads), threads>>>(
-          n, dd, de, dx + j0, P, k0 + j0, cnt, work, sw, dy);
+      phase_a<<<unsigned((cnt + threads - 1) / threads), threads>>>(n, dd, de, dx + j0, P, k0 + j0,
+                                                                    cnt, work, sw, dy);
       ck(cudaGetLastError(), "launch");
       ck(cudaMemcpy2D(z + j0 * ldz, sizeof(R) * std::size_t(ldz), dy, sizeof(R) * std::size_t(n),
                       sizeof(R) * std::size_t(n), std::size_t(cnt), cudaMemcpyDeviceToHost),
@@ -138,10 +152,11 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     ck(cudaMemcpy(dx, x, sizeof(R) * std::size_t(m), cudaMemcpyHostToDevice), "x");
     ck(cudaMemcpy(dlo, lo, sizeof(index_t) * std::size_t(m), cudaMemcpyHostToDevice), "lo");
     // Phase A straight into the resident Z (ld n).
+    const auto phase_a = phase_a_pick<R>();
     for (index_t j0 = 0; j0 < m; j0 += batch) {
       const index_t cnt = std::min(batch, m - j0);
-      phase_a_kernel<R><<<unsigned((cnt + 63) / 64), 64>>>(n, dd, de, dx + j0, P, k0 + j0, cnt,
-                                                           work, sw, dz + j0 * n);
+      phase_a<<<unsigned((cnt + 63) / 64), 64>>>(n, dd, de, dx + j0, P, k0 + j0, cnt, work, sw,
+                                                 dz + j0 * n);
       ck(cudaGetLastError(), "phase A launch");
     }
     // Phase B in rounds of waves (solver/cuda/invit_phase_b.cuh): wave k = block k of every
