@@ -118,7 +118,9 @@ ES_HD void factor(index_t n, const R* d, const R* e, const R& x, const R& tol, c
   const auto row = [&](index_t i, const R& dn, const R& ei, const R& en) {
     const bool keep = bisect::rabs(dcur) >= bisect::rabs(ei);
     const R cl = clamp_pivot(keep ? dcur : ei, tol);  // the final dd[i]
-    const R fact = keep ? ei / cl : dcur / ei;
+    const R num = keep ? ei : dcur;  // select the operands: one division, no divergent branch
+    const R den = keep ? cl : ei;
+    const R fact = num / den;
     const R a = keep ? dn : ucur;
     const R c = keep ? ucur : dn;
     dl[i * s] = fact;

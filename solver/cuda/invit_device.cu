@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -46,11 +47,52 @@ __global__ void phase_a_kernel(index_t n, const R* d, const R* e, const R* x, in
 }
 
 /// EIGSOLVE_GPU_INVIT_A=0: the legacy Phase A loops (A/B only).
+bool phase_a_legacy() {
+  const char* env = std::getenv("EIGSOLVE_GPU_INVIT_A");
+  return env && env[0] == '0';
+}
 template <class R>
 auto phase_a_pick() {
-  const char* env = std::getenv("EIGSOLVE_GPU_INVIT_A");
-  return (env && env[0] == '0') ? &phase_a_kernel<R, true> : &phase_a_kernel<R, false>;
+  return phase_a_legacy() ? &phase_a_kernel<R, true> : &phase_a_kernel<R, false>;
 }
+
+/// EIGSOLVE_GPU_PROFILE=1: the device time of the Phase A kernels (events around the
+/// launches; one synchronization), one line on stderr.
+class PhaseATimer {
+ public:
+  PhaseATimer() {
+    const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE");
+    on_ = pf && pf[0] == '1';
+    if (on_ && (cudaEventCreate(&a_) != cudaSuccess || cudaEventCreate(&b_) != cudaSuccess)) {
+      cudaGetLastError();
+      on_ = false;
+    }
+  }
+  ~PhaseATimer() {
+    if (a_) cudaEventDestroy(a_);
+    if (b_) cudaEventDestroy(b_);
+  }
+  PhaseATimer(const PhaseATimer&) = delete;
+  PhaseATimer& operator=(const PhaseATimer&) = delete;
+  void start() {
+    if (on_) cudaEventRecord(a_);
+  }
+  void stop(index_t n, index_t m) {
+    if (!on_) return;
+    cudaEventRecord(b_);
+    float ms = 0.0f;
+    if (cudaEventSynchronize(b_) == cudaSuccess && cudaEventElapsedTime(&ms, a_, b_) == cudaSuccess)
+      std::fprintf(stderr,
+                   "eigsolve device phase A kernels (n = %lld, m = %lld, %s loops): %.4f s\n",
+                   static_cast<long long>(n), static_cast<long long>(m),
+                   phase_a_legacy() ? "legacy" : "register", ms * 1e-3);
+    cudaGetLastError();
+  }
+
+ private:
+  bool on_ = false;
+  cudaEvent_t a_ = nullptr, b_ = nullptr;
+};
 
 }  // namespace
 
@@ -89,9 +131,12 @@ void invit_phase_a_cuda(index_t n, const R* d, const R* e, index_t m, const R* x
     const auto phase_a = phase_a_pick<R>();
     for (index_t j0 = 0; j0 < m; j0 += batch) {
       const index_t cnt = std::min(batch, m - j0);
+      PhaseATimer timer;  // EIGSOLVE_GPU_PROFILE=1: per batch (one at d 16384)
+      timer.start();
       phase_a<<<unsigned((cnt + threads - 1) / threads), threads>>>(n, dd, de, dx + j0, P, k0 + j0,
                                                                     cnt, work, sw, dy);
       ck(cudaGetLastError(), "launch");
+      timer.stop(n, cnt);
       ck(cudaMemcpy2D(z + j0 * ldz, sizeof(R) * std::size_t(ldz), dy, sizeof(R) * std::size_t(n),
                       sizeof(R) * std::size_t(n), std::size_t(cnt), cudaMemcpyDeviceToHost),
          "y");
@@ -153,11 +198,16 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     ck(cudaMemcpy(dlo, lo, sizeof(index_t) * std::size_t(m), cudaMemcpyHostToDevice), "lo");
     // Phase A straight into the resident Z (ld n).
     const auto phase_a = phase_a_pick<R>();
-    for (index_t j0 = 0; j0 < m; j0 += batch) {
-      const index_t cnt = std::min(batch, m - j0);
-      phase_a<<<unsigned((cnt + 63) / 64), 64>>>(n, dd, de, dx + j0, P, k0 + j0, cnt, work, sw,
-                                                 dz + j0 * n);
-      ck(cudaGetLastError(), "phase A launch");
+    {
+      PhaseATimer timer;  // EIGSOLVE_GPU_PROFILE=1
+      timer.start();
+      for (index_t j0 = 0; j0 < m; j0 += batch) {
+        const index_t cnt = std::min(batch, m - j0);
+        phase_a<<<unsigned((cnt + 63) / 64), 64>>>(n, dd, de, dx + j0, P, k0 + j0, cnt, work, sw,
+                                                   dz + j0 * n);
+        ck(cudaGetLastError(), "phase A launch");
+      }
+      timer.stop(n, m);
     }
     // Phase B in rounds of waves (solver/cuda/invit_phase_b.cuh): wave k = block k of every
     // cluster, CGS kernel then sequential kernel, all launched without a host round trip. A
