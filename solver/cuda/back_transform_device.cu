@@ -30,21 +30,12 @@
 //                 into registers during this one; rows counted from matrix row i0 so they align):
 //                 z_rj = madd(v_rc, ny_cj, z_rj) for c = 0 .. k-1 ascending (in place)
 //
-//   EIGSOLVE_GPU_BT_FUSE=1 (same bits): step 3 of block b runs inside step 1 of block b-1
-//   (step1_kernel<.., Fuse>): b-1's half tiles h >= 1 are exactly b's rows 32 (h - 1) ..; each
-//   lands in a stage, step 3 of b updates it there (NY_b of the block's columns resident, V_b
-//   rows from a c-major copy Vt, packt_kernel), it goes back to Z and step 1 of b-1 reads the
-//   same stage. Per panel: step 1 of block B-1 alone, the fused kernel for b = B-1 .. 1, step 3
-//   of block 0 alone: one read and one write of Z per block instead of two reads and a write,
-//   and one launch fewer per block.
-//
 // Every index product is formed in 64 bits (index_t).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <string>
-#include <type_traits>
 
 #include "core/canonical.hpp"
 #include "core/errors.hpp"
@@ -73,9 +64,7 @@ using bt::cp_async;
 using bt::cp_async_elem;
 using bt::cp_commit;
 using bt::cp_wait;
-using bt::FuseArgs;
 using bt::pack_kernel;
-using bt::packt_kernel;
 using bt::sum_kernel;
 using bt::tfactor_kernel;
 
@@ -86,19 +75,12 @@ using bt::tfactor_kernel;
 ///     the blocks y = 0 chain their tiles p_0 + p_1 + ... instead and leave that in P(0).
 ///   Sweep (y = 0, tps = all tiles): w_cj = p_0 + p_1 + ... ascending (accumulators in shared
 ///     memory), then NY[c * ldny + j] = -s, s = 0; s = madd(T_cq, w_qj, s), q = c .. k-1.
-///   Fuse (EIGSOLVE_GPU_BT_FUSE=1; Z = the rows of block b-1, Vp its V): before step 1 reads a
-///     half tile (global half hg >= 1 = rows 32 (hg - 1) .. of block b), step 3 of block b
-///     updates it in the stage (f.NY = NY_b resident, f.Vt = V_b), and the stage is written back
-///     to f.Z: one read and one write of Z per block of reflectors instead of two reads and a
-///     write. Two stages; the Sweep epilogue's NY_{b-1} overwrites NY_b of the same columns
-///     (this block's own, already in shared memory).
-template <class T, bool Sweep, bool Fuse = false>
+template <class T, bool Sweep>
 __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
     step1_kernel(const T* Vp, const T* Z, index_t zrs, index_t zcs, index_t L, index_t ncols,
-                 int tps, int chain0, int k, T* P, index_t pld, const T* Tb, T* NY, index_t ldny,
-                 FuseArgs<T> f) {
+                 int tps, int chain0, int k, T* P, index_t pld, const T* Tb, T* NY, index_t ldny) {
   using C = Cfg<T>;
-  constexpr int R = C::kR1, J = C::kJ1, S = Fuse ? C::kStagesF : C::kStages1;
+  constexpr int R = C::kR1, J = C::kJ1, S = C::kStages1;
   extern __shared__ __align__(16) unsigned char smem1[];
   T* sm = reinterpret_cast<T*>(smem1);
   T* accs = sm + S * C::kStage1;  // accumulators of the sweep, acc1() slots
@@ -126,56 +108,18 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
     issue(h + S - 1);
     return sm + (h % S) * C::kStage1;
   };
-  // Fuse: ny3 = NY_b of the block's columns, vt3 = V_b rows of the coming half tile (one
-  // buffer: refilled once step 3 of the current half is done).
-  T* ny3 = accs + C::kAcc1;
-  T* vt3 = ny3 + kB * C::kJC1;
-  int rgf = 0, jgf = 0;
-  if constexpr (Fuse) {
-    bt::coordsf<T>(tid, rgf, jgf);
-    bt::load_nyf<T>(tid, ny3, f.NY, ldny, f.k, j0, ncols,
-                    [](T* d, const T* s) { cp_async_elem(d, s); });
-  }
-  const index_t hg0 = 2 * tb;  // global half index of this block's half 0
-  auto has3 = [&](int h) { return hg0 + h >= 1 && (hg0 + h) * C::kHalf < L; };  // uniform
-  auto issue_vt = [&](int h) {
-    if constexpr (Fuse) {
-      if (h < nh && has3(h))
-        bt::load_vtf<T>(tid, vt3, f.Vt + (hg0 + h - 1) * C::kHalf * kB,
-                        [](char* d, const char* s) { cp_async<16>(d, s); });
-      cp_commit();
-    }
-  };
-  // Fuse: step 3 of block b on the rows of half h in stage st, then the stage back to Z.
-  auto fuse3 = [&](int h, T* st) {
-    if constexpr (Fuse) {
-      if (has3(h)) {
-        T* zs = st + C::kHalf * kB;
-        if (f.k == kB)
-          bt::apply3f<T, true>(vt3, ny3, zs, kB, rgf, jgf);
-        else
-          bt::apply3f<T, false>(vt3, ny3, zs, f.k, rgf, jgf);
-        __syncthreads();  // the updated rows for every thread's step 1; vt3 free
-        bt::store_zf<T>(tid, zs, f.Z, zrs, zcs, tb * kTile + index_t(h) * C::kHalf, L, j0, ncols);
-      }
-      issue_vt(h + 1);  // vt3 last read before this barrier or an earlier one
-    }
-  };
   for (int h = 0; h < S - 1; ++h)
     issue(h);
-  issue_vt(0);
   bt::Tree1<T> tr;
   for (index_t t = tb; t < te; ++t) {
     const int h = 2 * static_cast<int>(t - tb);
     const int rows = static_cast<int>(L - t * kTile < kTile ? L - t * kTile : kTile);
     T* st = next(h);
-    fuse3(h, st);
     if (rows >= C::kHalf)
       bt::half1<T, 0, true>(st, cg, jg, C::kHalf, tr);
     else
       bt::half1<T, 0, false>(st, cg, jg, rows, tr);
     st = next(h + 1);
-    fuse3(h + 1, st);
     if (rows == kTile)
       bt::half1<T, 1, true>(st, cg, jg, C::kHalf, tr);
     else
@@ -296,72 +240,11 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
 }
 
-/// Step 3 with 8 x 4 register tiles (EIGSOLVE_GPU_BT_TILE=1, types of at most 8 bytes; same
-/// chains, same bits): Block (x, y) as step3_kernel, rows [128 y, 128 y + 128), sub-batches of
-/// 64 columns. Each sub-batch's Z goes straight into the accumulators (loads issued before the
-/// barrier that publishes its NY), the next NY streams in by cp.async meanwhile.
-template <class T>
-__global__ void __launch_bounds__(kThreads, 2)
-    step3t_kernel(const T* Vp, index_t L, int k, const T* NY, index_t ldny, T* Zs, index_t ldz,
-                  index_t ncols, int per) {
-  using C = bt::Cfg3T<T>;
-  constexpr int RR = C::kRR, JJ = C::kJJ;
-  extern __shared__ __align__(16) unsigned char smem3t[];
-  T* vs3 = reinterpret_cast<T*>(smem3t);
-  T* ns3 = vs3 + kB * C::kVS;  // two buffers of kB x JC
-  const int tid = threadIdx.x;
-  const index_t s0 = index_t(blockIdx.y) * C::kRT;
-  const index_t jb = index_t(blockIdx.x) * per * C::kJC;
-  const index_t left = (ncols - jb + C::kJC - 1) / C::kJC;  // >= 1 by the grid
-  const int nb = static_cast<int>(left < per ? left : per);
-  int row, col, pos, cpos;
-  bt::coords3t<T>(tid, row, col, pos, cpos);
-  auto cp = [](T* d, const T* s) { cp_async_elem(d, s); };
-  bt::load_v3t<T>(tid, vs3, Vp, s0, L, cp);
-  bt::load_ny3t<T>(tid, ns3, NY, ldny, jb, ncols, cp);
-  cp_commit();
-  unsigned rok = 0;  // bit i: row i of this thread is a row of the block of reflectors
-#pragma unroll
-  for (int i = 0; i < RR; ++i) {
-    const index_t s = s0 + row + C::kRL * i;
-    if (s >= 1 && s <= L) rok |= 1u << i;
-  }
-  T* zr = Zs + s0 + row;
-  for (int sb = 0; sb < nb; ++sb) {
-    const index_t j0 = jb + index_t(sb) * C::kJC;
-    T acc[RR][JJ];
-#pragma unroll
-    for (int u = 0; u < JJ; ++u) {
-      const index_t j = j0 + col + u;
-#pragma unroll
-      for (int i = 0; i < RR; ++i)
-        acc[i][u] = ((rok >> i & 1u) && j < ncols) ? zr[C::kRL * i + j * ldz] : T(0);
-    }
-    cp_wait<0>();
-    __syncthreads();  // V and this NY landed; the other NY buffer consumed (sub-batch sb - 1)
-    if (sb + 1 < nb)
-      bt::load_ny3t<T>(tid, ns3 + ((sb + 1) & 1) * kB * C::kJC, NY, ldny, j0 + C::kJC, ncols, cp);
-    cp_commit();
-    const T* ns = ns3 + (sb & 1) * kB * C::kJC;
-    if (k == kB)
-      bt::apply3t<T, true>(vs3, ns, k, pos, cpos, acc);
-    else
-      bt::apply3t<T, false>(vs3, ns, k, pos, cpos, acc);
-#pragma unroll
-    for (int u = 0; u < JJ; ++u) {
-      const index_t j = j0 + col + u;
-#pragma unroll
-      for (int i = 0; i < RR; ++i)
-        if ((rok >> i & 1u) && j < ncols) zr[C::kRL * i + j * ldz] = acc[i][u];
-    }
-  }
-}
-
 /// Workspace layout and the column-panel width (a pure function of n, m, T; the bits do not
 /// depend on it).
 struct Plan {
   index_t nblocks = 0, ntmax = 0, mc = 0, pw = 0;
-  std::size_t off_t = 0, off_g = 0, off_p = 0, off_ny = 0, off_v = 0, off_vt = 0, bytes = 0;
+  std::size_t off_t = 0, off_g = 0, off_p = 0, off_ny = 0, off_v = 0, bytes = 0;
 };
 
 constexpr std::size_t kPartialCap = std::size_t(1) << 30;  ///< tile-partial bytes per panel
@@ -395,8 +278,6 @@ Plan make_plan(index_t n, index_t m) {
   off += align_up(std::size_t(p.pw) * kB * sizeof(T));
   p.off_v = off;
   off += align_up(std::size_t(p.ntmax) * kTile * kB * sizeof(T));
-  p.off_vt = off;  // V_b c-major for the fused kernel (allotted in every mode: same bytes)
-  off += align_up(std::size_t(p.ntmax) * kTile * kB * sizeof(T));
   p.bytes = off;
   return p;
 }
@@ -416,28 +297,6 @@ index_t step1_tiles_per_block(index_t ng, index_t nt, int nsm, bool& sweep) {
   if (sweep) return nt;
   segs = std::max<index_t>(segs, std::min<index_t>(nt, 2));
   return ceil_div(nt, segs);
-}
-
-/// EIGSOLVE_GPU_BT_FUSE=1: step 3 of block b fused with step 1 of block b-1 (same bits).
-/// EIGSOLVE_GPU_BT_FUSE=1: step 3 of block b inside step 1 of block b-1. Measured slower on the
-/// H200 (session 7: d 16384 0.745 -> 0.768 s, d 8192 0.116 -> 0.126 s, z 8192 0.281 -> 0.313 s;
-/// the steps are bound by shared-memory loads per fma, not by Z's DRAM traffic), so off.
-bool fuse_steps() {
-  const char* e = std::getenv("EIGSOLVE_GPU_BT_FUSE");
-  return e != nullptr && e[0] == '1';
-}
-
-/// EIGSOLVE_GPU_BT_TILE=1: step 3 with 8 x 4 register tiles (step3t_kernel; s, d, c: the
-/// 16-byte types keep step3_kernel). Same bits; measured slower on the H200 (session 7: d 16384
-/// 0.746 -> 0.781 s, 8192 0.117 -> 0.122 s), so off.
-template <class T>
-bool tile_step3() {
-  if constexpr (sizeof(T) > 8) {
-    return false;
-  } else {
-    const char* e = std::getenv("EIGSOLVE_GPU_BT_TILE");
-    return e != nullptr && e[0] == '1';
-  }
 }
 
 }  // namespace
@@ -465,14 +324,10 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
   T* P = reinterpret_cast<T*>(wb + p.off_p);
   T* NY = reinterpret_cast<T*>(wb + p.off_ny);
   T* Vp = reinterpret_cast<T*>(wb + p.off_v);
-  T* Vt = reinterpret_cast<T*>(wb + p.off_vt);
   const index_t nrefl = n - 1;
   constexpr int kWarps = kThreads / 32;
   constexpr std::size_t smem1 = (C::kStages1 * C::kStage1 + C::kAcc1) * sizeof(T);
   static_assert(C::kJC1 * C::kWS1 + kB * (kB + 1) <= C::kStages1 * C::kStage1, "ws, ts");
-  constexpr std::size_t smemf = std::size_t(C::kSmemF) * sizeof(T);
-  static_assert(C::kJC1 * C::kWS1 + kB * (kB + 1) <= C::kStagesF * C::kStage1, "ws, ts (fused)");
-  static_assert(smemf <= 227 * 1024, "fused step 1 shared memory");
   constexpr std::size_t smem3 = (kB * C::kVS3 + 2 * kB * C::kJC3) * sizeof(T);
   ck(cudaFuncSetAttribute(step1_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                           int(smem1)),
@@ -482,43 +337,12 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
      "step 1 shared memory");
   ck(cudaFuncSetAttribute(step3_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem3)),
      "step 3 shared memory");
-  const bool fuse = fuse_steps();
-  const bool tile3 = tile_step3<T>();
-  using C3 = bt::Cfg3T<T>;
-  constexpr std::size_t smem3t = (kB * C3::kVS + 2 * kB * C3::kJC) * sizeof(T);
-  if constexpr (sizeof(T) <= 8) {
-    if (tile3)
-      ck(cudaFuncSetAttribute(step3t_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              int(smem3t)),
-         "tiled step 3 shared memory");
-  }
-  if (fuse) {
-    // Two blocks per SM need up to 2 x 114 KB (z, dd): the largest shared carveout.
-    ck(cudaFuncSetAttribute(step1_kernel<T, false, true>,
-                            cudaFuncAttributeMaxDynamicSharedMemorySize, int(smemf)),
-       "fused step 1 shared memory");
-    ck(cudaFuncSetAttribute(step1_kernel<T, true, true>,
-                            cudaFuncAttributeMaxDynamicSharedMemorySize, int(smemf)),
-       "fused step 1 shared memory");
-    ck(cudaFuncSetAttribute(step1_kernel<T, false, true>,
-                            cudaFuncAttributePreferredSharedMemoryCarveout,
-                            int(cudaSharedmemCarveoutMaxShared)),
-       "fused step 1 carveout");
-    ck(cudaFuncSetAttribute(step1_kernel<T, true, true>,
-                            cudaFuncAttributePreferredSharedMemoryCarveout,
-                            int(cudaSharedmemCarveoutMaxShared)),
-       "fused step 1 carveout");
-  }
   int dev = 0, nsm = 0;
   ck(cudaGetDevice(&dev), "cudaGetDevice");
   ck(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev), "SM count");
   auto pack = [&](index_t i0, int k, index_t L) {
     const index_t nt = ceil_div(L, kTile);
     pack_kernel<T><<<unsigned(nt * (kTile / kB)), kThreads, 0, st>>>(dA, ldda, i0, k, L, Vp);
-  };
-  auto packt = [&](index_t i0, int k, index_t L) {
-    const index_t nt = ceil_div(L, kTile);
-    packt_kernel<T><<<unsigned(nt * (kTile / kB)), kThreads, 0, st>>>(dA, ldda, i0, k, L, Vt);
   };
   auto block = [&](index_t b, index_t& i0, int& k, index_t& L) {
     i0 = kB * b;
@@ -534,18 +358,15 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
     const index_t nt = ceil_div(L, kTile);
     pack(i0, k, L);
     step1_kernel<T, false><<<dim3(1, unsigned(nt)), C::kThreads1, smem1, st>>>(
-        Vp, Vp, kB, 1, L, k, 1, 0, k, P, kB, nullptr, nullptr, 0, FuseArgs<T>{});
+        Vp, Vp, kB, 1, L, k, 1, 0, k, P, kB, nullptr, nullptr, 0);
     sum_kernel<T>
         <<<unsigned(ceil_div(k, kWarps)), kThreads, 0, st>>>(nt, 1, k, kB, P, k, nullptr, G, 1, kB);
     tfactor_kernel<T><<<1, kB, 0, st>>>(k, G, dtau + i0, Tall + kB * kB * b);
     ck(cudaGetLastError(), "T factor launch");
   }
 
-  // Steps 1 and 2 of block b (Vp = its V) on the nc columns at Zp -> NY_b; with fa.Z (fused),
-  // step 3 of block b + 1 first (fa: its V c-major, its NY, its k).
-  auto step12 = [&](auto fused, index_t b, index_t nc, T* Zp, const FuseArgs<T>& fa) {
-    constexpr bool F = decltype(fused)::value;
-    constexpr std::size_t sm = F ? smemf : smem1;
+  // Steps 1 and 2 of block b (Vp = its V) on the nc columns at Zp -> NY_b.
+  auto step12 = [&](index_t b, index_t nc, T* Zp) {
     index_t i0, L;
     int k;
     block(b, i0, k, L);
@@ -554,14 +375,13 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
     bool sweep = false;
     const index_t tps = step1_tiles_per_block(ng, nt, nsm, sweep);
     if (sweep) {
-      step1_kernel<T, true, F><<<dim3(unsigned(ng), 1), C::kThreads1, sm, st>>>(
-          Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(nt), 0, k, nullptr, 0, Tb, NY, p.pw, fa);
+      step1_kernel<T, true><<<dim3(unsigned(ng), 1), C::kThreads1, smem1, st>>>(
+          Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(nt), 0, k, nullptr, 0, Tb, NY, p.pw);
     } else {
       // Segment 0 chains its tiles into P(0); the others leave tile partials.
-      step1_kernel<T, false, F>
-          <<<dim3(unsigned(ng), unsigned(ceil_div(nt, tps))), C::kThreads1, sm, st>>>(
-              Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(tps), 1, k, P, p.pw, nullptr, nullptr, p.pw,
-              fa);
+      step1_kernel<T, false>
+          <<<dim3(unsigned(ng), unsigned(ceil_div(nt, tps))), C::kThreads1, smem1, st>>>(
+              Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(tps), 1, k, P, p.pw, nullptr, nullptr, p.pw);
       sum_kernel<T><<<unsigned(ceil_div(nc, kWarps)), kThreads, 0, st>>>(nt, tps, nc, p.pw, P, k,
                                                                          Tb, NY, p.pw, 1);
     }
@@ -572,17 +392,6 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
     index_t i0, L;
     int k;
     block(b, i0, k, L);
-    if constexpr (sizeof(T) <= 8) {  // tile3 is false for the 16-byte types
-      if (tile3) {
-        const index_t ns3 = ceil_div(nc, C3::kJC), nr3 = ceil_div(L + 1, C3::kRT);
-        const int per3 =
-            static_cast<int>(std::max<index_t>(1, std::min<index_t>(16, ns3 * nr3 / 1024)));
-        step3t_kernel<T>
-            <<<dim3(unsigned(ceil_div(ns3, per3)), unsigned(nr3)), kThreads, smem3t, st>>>(
-                Vp, L, k, NY, p.pw, Zp + i0, lddz, nc, per3);
-        return;
-      }
-    }
     const index_t ns3 = ceil_div(nc, C::kJC3), nr3 = ceil_div(L + 1, C::kRT3);
     const int per3 =
         static_cast<int>(std::max<index_t>(1, std::min<index_t>(16, ns3 * nr3 / 1024)));
@@ -594,45 +403,15 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
   for (index_t j0 = 0; j0 < m; j0 += p.mc) {
     const index_t nc = std::min(p.mc, m - j0);
     T* Zp = dZ + j0 * lddz;
-    if (!fuse) {
-      for (index_t b = p.nblocks - 1; b >= 0; --b) {
-        index_t i0, L;
-        int k;
-        block(b, i0, k, L);
-        pack(i0, k, L);
-        step12(std::false_type{}, b, nc, Zp, FuseArgs<T>{});
-        step3(b, nc, Zp);
-        ck(cudaGetLastError(), "block launch");
-      }
-      continue;
-    }
-    // Fused: step 1 of the last block alone, then (step 3 of b + step 1 of b-1) for b = B-1 ..
-    // 1 (one pass over Z each), then step 3 of block 0 alone.
-    {
+    for (index_t b = p.nblocks - 1; b >= 0; --b) {
       index_t i0, L;
       int k;
-      block(p.nblocks - 1, i0, k, L);
+      block(b, i0, k, L);
       pack(i0, k, L);
-      step12(std::false_type{}, p.nblocks - 1, nc, Zp, FuseArgs<T>{});
+      step12(b, nc, Zp);
+      step3(b, nc, Zp);
       ck(cudaGetLastError(), "block launch");
     }
-    for (index_t b = p.nblocks - 1; b >= 1; --b) {
-      index_t i0, L, i0m, Lm;
-      int k, km;
-      block(b, i0, k, L);
-      block(b - 1, i0m, km, Lm);
-      packt(i0, k, L);    // V_b for step 3 (its NY_b is in NY)
-      pack(i0m, km, Lm);  // V_{b-1} for step 1
-      FuseArgs<T> fa;
-      fa.Vt = Vt;
-      fa.NY = NY;
-      fa.Z = Zp + (i0m + 1);
-      fa.k = k;
-      step12(std::true_type{}, b - 1, nc, Zp, fa);
-      ck(cudaGetLastError(), "fused block launch");
-    }
-    step3(0, nc, Zp);  // Vp holds V_0
-    ck(cudaGetLastError(), "block launch");
   }
 }
 

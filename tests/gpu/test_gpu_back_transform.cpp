@@ -3,10 +3,8 @@
 // edge sizes around the block (32) and tile (64) widths, m = 1, m < n, m = n, padded leading
 // dimensions; the device-pointer entry point on its own stream with padded ldda/lddz and a
 // dirty workspace; reflectors with tau = 0 and Z with signed zeros; sizes where the kernels
-// take several column sub-batches per thread block. The fused mode (EIGSOLVE_GPU_BT_FUSE=1:
-// step 3 of block b inside step 1 of block b-1) in each step-1 mode (EIGSOLVE_GPU_BT_SWEEP
-// automatic / 0 / 1) over the same kinds of cases. The tiled step 3 (EIGSOLVE_GPU_BT_TILE=1:
-// 8 x 4 register tiles for s, d, c; z and dd keep the old kernel) alone and with the fused mode.
+// take several column sub-batches per thread block; each step-1 mode (EIGSOLVE_GPU_BT_SWEEP
+// automatic / 0 / 1) over the same kinds of cases.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -66,11 +64,11 @@ class EnvScope {
   std::vector<Saved> saved_;
 };
 
-/// The step-1 modes a fused run is checked in (EIGSOLVE_GPU_BT_SWEEP: automatic, 0, 1).
+/// The step-1 modes (EIGSOLVE_GPU_BT_SWEEP: automatic, 0 = tile segments, 1 = the sweep).
 const char* const kSweepModes[] = {nullptr, "0", "1"};
 
-std::string mode_name(const char* fuse, const char* sweep) {
-  return std::string("fuse=") + (fuse ? fuse : "-") + " sweep=" + (sweep ? sweep : "auto");
+std::string sweep_name(const char* sweep) {
+  return std::string("sweep=") + (sweep ? sweep : "auto");
 }
 
 template <class T>
@@ -142,19 +140,19 @@ TYPED_TEST(GpuBackTransform, BitwiseEqualToCpu) {
   }
 }
 
-/// The fused mode in every step-1 mode: sizes around the block (32), half-tile (32) and tile
-/// (64) widths and not multiples of them (a last block of 1 or 2 reflectors: the fused kernel's
-/// step 3 with k < 32), m = 1, m < n, m > n, column counts not multiples of a thread block's
-/// (64 / 32), padded leading dimensions.
-TYPED_TEST(GpuBackTransform, FusedBitwiseEqualToCpu) {
+/// Every step-1 mode: sizes around the block (32), half-tile (32), tile (64) and step 3's
+/// 128-row thread blocks (n - 1 = 127, 128, 129) and not multiples of them (a last block of 1 or
+/// 2 reflectors: k < 32), m = 1, m < n, m > n, column counts around step 1's thread blocks (64 /
+/// 32) and step 3's sub-batches, padded leading dimensions.
+TYPED_TEST(GpuBackTransform, EveryStep1ModeBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
   std::uint64_t seed = 301;
   for (const char* sweep : kSweepModes) {
-    EnvScope env({{"EIGSOLVE_GPU_BT_FUSE", "1"}, {"EIGSOLVE_GPU_BT_SWEEP", sweep}});
-    const std::string what = mode_name("1", sweep);
-    for (index_t n : {2, 3, 33, 34, 35, 63, 65, 66, 97, 130, 200, 257}) {
-      std::vector<index_t> ms = {1, std::max<index_t>(1, n / 3), n, n + 37};
+    EnvScope env({{"EIGSOLVE_GPU_BT_SWEEP", sweep}});
+    const std::string what = sweep_name(sweep);
+    for (index_t n : {2, 3, 33, 34, 35, 63, 65, 66, 97, 128, 129, 130, 200, 257}) {
+      std::vector<index_t> ms = {1, 3, std::max<index_t>(1, n / 3), n, 63, 65, n + 37};
       std::sort(ms.begin(), ms.end());
       ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
       const index_t pad = n % 2 ? 3 : 0, lda = n + pad, ldz = n + 2 * pad + 1;
@@ -164,35 +162,6 @@ TYPED_TEST(GpuBackTransform, FusedBitwiseEqualToCpu) {
         check<T>(n, m, lda, A, tau, ldz, random_z<T>(m, ldz, seed++), what);
     }
   }
-}
-
-/// The tiled step 3 (EIGSOLVE_GPU_BT_TILE=1), alone and with the fused mode (whose last step 3,
-/// block 0, is then the tiled one) in each step-1 mode: sizes around the block (32) and the
-/// tiled kernel's 128-row thread blocks (n - 1 = 127, 128, 129: rows s = 1 .. L from matrix row
-/// i0), short last blocks of reflectors, m = 1 and column counts around its 64-column
-/// sub-batches and 4-column thread tiles, padded leading dimensions.
-TYPED_TEST(GpuBackTransform, TiledBitwiseEqualToCpu) {
-  EIGSOLVE_REQUIRE_DEVICE();
-  using T = TypeParam;
-  std::uint64_t seed = 501;
-  for (const char* fuse : {"0", "1"})
-    for (const char* sweep : kSweepModes) {
-      if (fuse[0] == '0' && sweep != nullptr) continue;  // step 3 does not depend on step 1's mode
-      EnvScope env({{"EIGSOLVE_GPU_BT_TILE", "1"},
-                    {"EIGSOLVE_GPU_BT_FUSE", fuse},
-                    {"EIGSOLVE_GPU_BT_SWEEP", sweep}});
-      const std::string what = "tile=1 " + mode_name(fuse, sweep);
-      for (index_t n : {2, 3, 33, 34, 65, 97, 128, 129, 130, 200, 257}) {
-        std::vector<index_t> ms = {1, 3, std::max<index_t>(1, n / 3), n, 63, 65, n + 70};
-        std::sort(ms.begin(), ms.end());
-        ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
-        const index_t pad = n % 2 ? 3 : 0, lda = n + pad, ldz = n + 2 * pad + 1;
-        std::vector<T> A, tau;
-        make_reflectors<T>(n, lda, seed++, A, tau);
-        for (index_t m : ms)
-          check<T>(n, m, lda, A, tau, ldz, random_z<T>(m, ldz, seed++), what);
-      }
-    }
 }
 
 /// The host-form transfers: pinned chunks of 4 KiB (many chunks, both buffers, pieces wider than
@@ -223,37 +192,33 @@ TYPED_TEST(GpuBackTransform, StagedTransfersKeepTheBits) {
 TYPED_TEST(GpuBackTransform, ZeroTauAndSignedZeros) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
-  for (const char* mode : {"0", "1", "t"})  // plain, fused, tiled step 3
-    for (index_t n : {5, 40, 70, 131}) {
-      const char* fuse = mode[0] == '1' ? "1" : "0";
-      EnvScope env(
-          {{"EIGSOLVE_GPU_BT_FUSE", fuse}, {"EIGSOLVE_GPU_BT_TILE", mode[0] == 't' ? "1" : "0"}});
-      const index_t m = 9;
-      std::vector<T> A, tau;
-      make_reflectors<T>(n, n, 100 + n, A, tau);
-      std::vector<T> Z = random_z<T>(m, n, 200 + n);
-      for (index_t i = 0; i < n; ++i) {
-        Z[i + n * 0] = T(0);
-        Z[i + n * 1] = -T(0);
-        Z[i + n * 2] = (i % 2) ? T(0) : -T(0);
-      }
-      check<T>(n, m, n, A, tau, n, Z, std::string("signed zeros mode=") + mode);
-      // Every other reflector switched off (tau = 0), and one block with all tau = 0.
-      std::vector<T> tau2 = tau;
-      for (index_t i = 0; i < n; i += 2)
-        tau2[i] = T(0);
-      for (index_t i = 32; i < std::min<index_t>(n - 1, 64); ++i)
-        tau2[i] = T(0);
-      check<T>(n, m, n, A, tau2, n, Z, std::string("tau = 0 mode=") + mode);
-      // A diagonal matrix: the tridiagonalization itself gives tau = 0.
-      std::vector<T> D(static_cast<std::size_t>(n * n), T(0)), taud(n, T(0));
-      std::vector<real_t<T>> d(n), e(n, real_t<T>(0));
-      for (index_t i = 0; i < n; ++i)
-        D[i + n * i] = T(double(i % 5) - 2.0);
-      Context ctx;
-      tridiagonalize(ctx, n, D.data(), n, d.data(), e.data(), taud.data());
-      check<T>(n, m, n, D, taud, n, Z, std::string("diagonal mode=") + mode);
+  for (index_t n : {5, 40, 70, 131}) {
+    const index_t m = 9;
+    std::vector<T> A, tau;
+    make_reflectors<T>(n, n, 100 + n, A, tau);
+    std::vector<T> Z = random_z<T>(m, n, 200 + n);
+    for (index_t i = 0; i < n; ++i) {
+      Z[i + n * 0] = T(0);
+      Z[i + n * 1] = -T(0);
+      Z[i + n * 2] = (i % 2) ? T(0) : -T(0);
     }
+    check<T>(n, m, n, A, tau, n, Z, "signed zeros");
+    // Every other reflector switched off (tau = 0), and one block with all tau = 0.
+    std::vector<T> tau2 = tau;
+    for (index_t i = 0; i < n; i += 2)
+      tau2[i] = T(0);
+    for (index_t i = 32; i < std::min<index_t>(n - 1, 64); ++i)
+      tau2[i] = T(0);
+    check<T>(n, m, n, A, tau2, n, Z, "tau = 0");
+    // A diagonal matrix: the tridiagonalization itself gives tau = 0.
+    std::vector<T> D(static_cast<std::size_t>(n * n), T(0)), taud(n, T(0));
+    std::vector<real_t<T>> d(n), e(n, real_t<T>(0));
+    for (index_t i = 0; i < n; ++i)
+      D[i + n * i] = T(double(i % 5) - 2.0);
+    Context ctx;
+    tridiagonalize(ctx, n, D.data(), n, d.data(), e.data(), taud.data());
+    check<T>(n, m, n, D, taud, n, Z, "diagonal");
+  }
 }
 
 /// The device-pointer entry point: padded ldda/lddz, its own stream, a workspace full of
@@ -285,20 +250,13 @@ TYPED_TEST(GpuBackTransform, DevicePointersOwnStream) {
             cudaSuccess);
   EXPECT_THROW(apply_q_canonical_device<T>(n, dA, ldda, dt, m, dZ, lddz, dw, ws - 1, st),
                DimensionError);
-  for (const char* mode : {"0", "1", "t"}) {  // plain, fused, tiled step 3
-    const char* fuse = mode[0] == '1' ? "1" : "0";
-    EnvScope env(
-        {{"EIGSOLVE_GPU_BT_FUSE", fuse}, {"EIGSOLVE_GPU_BT_TILE", mode[0] == 't' ? "1" : "0"}});
-    ASSERT_EQ(cudaMemcpy(dZ, Z0.data(), Z0.size() * sizeof(T), cudaMemcpyHostToDevice),
-              cudaSuccess);
-    ASSERT_EQ(cudaMemset(dw, 0xff, ws), cudaSuccess);  // NaN patterns everywhere
-    apply_q_canonical_device<T>(n, dA, ldda, dt, m, dZ, lddz, dw, ws, st);
-    ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
-    std::vector<T> z2(Z0.size());
-    ASSERT_EQ(cudaMemcpy(z2.data(), dZ, z2.size() * sizeof(T), cudaMemcpyDeviceToHost),
-              cudaSuccess);
-    EXPECT_TRUE(same_bytes(z1, z2)) << ScalarTraits<T>::name << " device pointers mode=" << mode;
-  }
+  ASSERT_EQ(cudaMemcpy(dZ, Z0.data(), Z0.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset(dw, 0xff, ws), cudaSuccess);  // NaN patterns everywhere
+  apply_q_canonical_device<T>(n, dA, ldda, dt, m, dZ, lddz, dw, ws, st);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  std::vector<T> z2(Z0.size());
+  ASSERT_EQ(cudaMemcpy(z2.data(), dZ, z2.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_TRUE(same_bytes(z1, z2)) << ScalarTraits<T>::name << " device pointers";
   cudaStreamDestroy(st);
   cudaFree(dA);
   cudaFree(dt);
@@ -341,12 +299,12 @@ TEST(GpuBackTransformLarge, SeveralSubBatchesPerBlock) {
   }
 }
 
-/// The fused mode on larger problems, every step-1 mode: many tiles, the partial split with
-/// several tiles per segment (segments after the first start on a tile whose first half is
-/// fused), the sweep over all tiles, many column blocks; n - 1 not a multiple of 32 (a short
-/// last block) and of 64; m < n and m > n; s, d, z, dd.
+/// Larger problems in every step-1 mode: many tiles, the partial split with several tiles per
+/// segment, the sweep over all tiles, many column blocks, several step-3 sub-batches per thread
+/// block (d 3000 x 8900), many 128-row blocks; n - 1 not a multiple of 32 (a short last block)
+/// and of 64; m < n and m > n; every precision.
 template <class T>
-void fused_large(index_t n, index_t m, std::uint64_t seed) {
+void large_modes(index_t n, index_t m, std::uint64_t seed) {
   const index_t lda = n + 1, ldz = n + 5;
   std::vector<T> A, tau;
   make_reflectors<T>(n, lda, seed, A, tau);
@@ -356,53 +314,25 @@ void fused_large(index_t n, index_t m, std::uint64_t seed) {
   ctx.threads = 0;
   apply_q_canonical(ctx, n, A.data(), lda, tau.data(), m, z1.data(), ldz);
   for (const char* sweep : kSweepModes) {
-    EnvScope env({{"EIGSOLVE_GPU_BT_FUSE", "1"}, {"EIGSOLVE_GPU_BT_SWEEP", sweep}});
+    EnvScope env({{"EIGSOLVE_GPU_BT_SWEEP", sweep}});
     std::vector<T> z2 = Z;
     apply_q_canonical_cuda(n, A.data(), lda, tau.data(), m, z2.data(), ldz);
     EXPECT_TRUE(same_bytes(z1, z2))
-        << ScalarTraits<T>::name << " large n=" << n << " m=" << m << " " << mode_name("1", sweep);
+        << ScalarTraits<T>::name << " large n=" << n << " m=" << m << " " << sweep_name(sweep);
   }
 }
 
-TEST(GpuBackTransformLarge, FusedEveryStep1Mode) {
+TEST(GpuBackTransformLarge, EveryStep1Mode) {
   EIGSOLVE_REQUIRE_DEVICE();
-  fused_large<double>(1501, 6000, 21);  // 24 tiles, 94 column blocks: partial when automatic
-  fused_large<double>(1100, 300, 23);   // m < n: 5 column blocks, many segments
-  fused_large<float>(1234, 2000, 25);
-  fused_large<cdouble>(1100, 2000, 27);
-  fused_large<dd_real>(700, 500, 29);
-}
-
-/// The tiled step 3 on larger problems: several 64-column sub-batches per thread block (d 3000
-/// x 8900: 140 sub-batches x 24 row blocks, 3 per thread block, the last thread block of a row
-/// with fewer; m not a multiple of 64), many 128-row blocks; alone and fused; s, d, c (z keeps
-/// the old kernel: checked that the switch leaves it alone).
-template <class T>
-void tiled_large(index_t n, index_t m, std::uint64_t seed) {
-  const index_t lda = n + 1, ldz = n + 5;
-  std::vector<T> A, tau;
-  make_reflectors<T>(n, lda, seed, A, tau);
-  const std::vector<T> Z = random_z<T>(m, ldz, seed + 1);
-  std::vector<T> z1 = Z;
-  Context ctx;
-  ctx.threads = 0;
-  apply_q_canonical(ctx, n, A.data(), lda, tau.data(), m, z1.data(), ldz);
-  for (const char* fuse : {"0", "1"}) {
-    EnvScope env({{"EIGSOLVE_GPU_BT_TILE", "1"}, {"EIGSOLVE_GPU_BT_FUSE", fuse}});
-    std::vector<T> z2 = Z;
-    apply_q_canonical_cuda(n, A.data(), lda, tau.data(), m, z2.data(), ldz);
-    EXPECT_TRUE(same_bytes(z1, z2))
-        << ScalarTraits<T>::name << " large n=" << n << " m=" << m << " tile=1 fuse=" << fuse;
-  }
-}
-
-TEST(GpuBackTransformLarge, TiledStep3) {
-  EIGSOLVE_REQUIRE_DEVICE();
-  tiled_large<double>(3000, 8900, 41);
-  tiled_large<double>(1100, 300, 43);  // m < n
-  tiled_large<float>(2049, 8000, 45);
-  tiled_large<cfloat>(1234, 2000, 47);
-  tiled_large<cdouble>(700, 500, 49);
+  large_modes<double>(1501, 6000, 21);  // 24 tiles, 94 column blocks: partial when automatic
+  large_modes<double>(1100, 300, 23);   // m < n: 5 column blocks, many segments
+  large_modes<float>(1234, 2000, 25);
+  large_modes<cdouble>(1100, 2000, 27);
+  large_modes<dd_real>(700, 500, 29);
+  large_modes<double>(3000, 8900, 41);
+  large_modes<float>(2049, 8000, 45);
+  large_modes<cfloat>(1234, 2000, 47);
+  large_modes<cdouble>(700, 500, 49);
 }
 
 }  // namespace
