@@ -36,6 +36,16 @@ ES_HD_INLINE void two_prod(double a, double b, double& p, double& e) {
   p = a * b;
   e = ES_FMA(a, b, -p);
 }
+/// x == 0.0 (true for +0 and -0, false for NaN). On the device as an integer test of the bit
+/// pattern, so that it runs on the integer pipe instead of the FP64 pipe that the dd formulas
+/// saturate (a dd madd has 3 of these among ~33 FP64 instructions); same truth value.
+ES_HD_INLINE bool is_zero(double x) {
+#if defined(__CUDA_ARCH__)
+  return (static_cast<unsigned long long>(__double_as_longlong(x)) << 1) == 0ull;
+#else
+  return x == 0.0;
+#endif
+}
 }  // namespace ddops
 
 struct dd_real {
@@ -93,7 +103,7 @@ ES_HD_INLINE dd_real operator+(const dd_real& a, const dd_real& b) {
   s2 = s2 + t2;
   dd_real r;
   ddops::quick_two_sum(s1, s2, r.hi, r.lo);
-  r.hi = (r.hi == 0.0 && s0 == 0.0) ? s0 : r.hi;
+  r.hi = (ddops::is_zero(r.hi) && ddops::is_zero(s0)) ? s0 : r.hi;
   return r;
 }
 /// a - b = a + (-b) (negation is exact).
@@ -114,7 +124,7 @@ ES_HD_INLINE dd_real operator*(const dd_real& a, const dd_real& b) {
   e = e + t;
   dd_real r;
   ddops::quick_two_sum(p, e, r.hi, r.lo);
-  r.hi = (r.hi == 0.0) ? p : r.hi;
+  r.hi = ddops::is_zero(r.hi) ? p : r.hi;
   return r;
 }
 
@@ -133,7 +143,7 @@ ES_HD_INLINE dd_real operator/(const dd_real& a, const dd_real& b) {
   dd_real q;
   ddops::quick_two_sum(q1, q2, q.hi, q.lo);
   q = q + dd_real(q3);
-  q.hi = (q.hi == 0.0) ? q1 : q.hi;
+  q.hi = ddops::is_zero(q.hi) ? q1 : q.hi;
   return q;
 }
 

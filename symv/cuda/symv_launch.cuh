@@ -100,14 +100,15 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
 ///   2: every configuration (ldg, cg, cs, st, xs; w and n) runs symv_tiles_ddxs<Var 1> with its
 ///      tiles per block, blocks per SM and variant (twopass / ticket);
 ///   3, 4: as 1, 2 with Var 3 (x of panel I in registers, <= 168 registers: 3 blocks per SM).
-/// The default stays 0 until measured on the H200: to make it the default, change the `0` below.
+/// Default 4 (H200, session 8: dd n = 16384 2008 -> 2164 GB/s, 4096 1450 -> 1525; dd eigenvalues
+/// at 16384 13.44 -> 12.90 s; mode 2: 2139 GB/s, 12.96 s; bench/NOTES.md). Same bits in every mode.
 struct DdxsMode {
   bool on = false;  ///< this configuration runs symv_tiles_ddxs
   int var = 1;      ///< its template variant
 };
 inline DdxsMode ddxs_mode(SymvLoad load) {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_DDXS");
-  const int m = e && e[0] >= '0' && e[0] <= '4' && e[1] == 0 ? e[0] - '0' : 0;
+  const int m = e && e[0] >= '0' && e[0] <= '4' && e[1] == 0 ? e[0] - '0' : 4;
   DdxsMode r;
   r.on = m != 0 && (m % 2 == 0 || load == SymvLoad::xs);
   r.var = m >= 3 ? 3 : 1;
