@@ -15,17 +15,17 @@
 //   per column panel of Z (mc columns; columns are independent), b = B-1 .. 0: pack_kernel,
 //
 //        Z rows i0+1.. (L x mc)       step1_kernel: thread block = 64 columns (32 for 16-byte
-//     +------------------------+      types) x 32 reflectors; thread = 4 (2) reflectors x 2
+//     +------------------------+      types) x 32 reflectors; thread = 4 (2) reflectors x 4
 //     | tile 0 | V, Z rows ->  |      columns, all 8 chunk chains of a 64-row tile and the
-//     | tile 1 | smem, 4 half- |      tree in registers; half tiles (32 rows) through a
-//     |  ...   | tile stages   |      4-stage cp.async pipeline, tiles ascending:
+//     | tile 1 | smem, 3 (2)   |      tree in registers; half tiles (32 rows) through a
+//     |  ...   | half-tile st. |      3-stage (2) cp.async pipeline, tiles ascending:
 //     +------------------------+  Sweep (enough column blocks): acc = p_0, acc = acc + p_t in
 //                                      registers, then step 2 in the epilogue       -> NY
 //                                 partial (few columns): tile partials P(t, j, c) of a range
 //                                      of tiles per block; sum_kernel (warp per column, lane c)
 //                                      sums them ascending and does step 2            -> NY
 //     step 2  ny_cj = -(chain_{q=c..k-1} madd(T_cq, w_qj))               (NY c-major)
-//     step3_kernel (thread = 2 rows x 4 columns, block = 128 (64) rows; V rows resident, NY
+//     step3_kernel (thread = 4 (2) rows x 4 columns, block = 128 (64) rows; V rows resident, NY
 //                 sub-batches double buffered in shared memory, the next sub-batch's Z loaded
 //                 into registers during this one; rows counted from matrix row i0 so they align):
 //                 z_rj = madd(v_rc, ny_cj, z_rj) for c = 0 .. k-1 ascending (in place)

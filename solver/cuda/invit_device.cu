@@ -1,8 +1,8 @@
 // Phase A of the canonical inverse iteration on the device (solver/invit_cuda.hpp): one thread
 // per eigenvalue, invit::phase_a compiled for the device (-fmad=false, IEEE division): the
 // CPU's bits. Its loops carry the recurrences in registers and load their next rows ahead
-// (solver/inverse_iteration_kernels.hpp); EIGSOLVE_GPU_INVIT_A=0 runs the earlier loops through
-// memory instead (solver/cuda/invit_phase_a.cuh, for A/B timing: the same bits).
+// (solver/inverse_iteration_kernels.hpp; H200, d n = m = 16384: 0.159 -> 0.030 s against the
+// earlier loops through memory, same bits; bench/NOTES.md session 8).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "solver/cuda/invit_phase_a.cuh"
 #include "solver/cuda/invit_phase_b.cuh"
 #include "solver/cuda/invit_cluster.cuh"
 #include "solver/invit_cuda.hpp"
@@ -30,8 +29,8 @@ void ck(cudaError_t st, const char* what) {
 }
 
 /// Threads q < count: eigenvalue j0 + q. work: 5 arrays of n x count, sw: n x count bytes,
-/// y: column q at y + q * n. Legacy: the loops of invit_legacy::phase_a.
-template <class R, bool Legacy>
+/// y: column q at y + q * n.
+template <class R>
 __global__ void phase_a_kernel(index_t n, const R* d, const R* e, const R* x, invit::Params<R> P,
                                index_t k, index_t count, R* work, unsigned char* sw, R* y) {
   const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -40,20 +39,7 @@ __global__ void phase_a_kernel(index_t n, const R* d, const R* e, const R* x, in
   const invit::Work<R> W{
       work + q, work + len + q, work + 2 * len + q, work + 3 * len + q, work + 4 * len + q,
       sw + q,   count};
-  if constexpr (Legacy)
-    invit_legacy::phase_a(n, d, e, x[q], P, k + q, W, y + q * n);
-  else
-    invit::phase_a(n, d, e, x[q], P, k + q, W, y + q * n);
-}
-
-/// EIGSOLVE_GPU_INVIT_A=0: the legacy Phase A loops (A/B only).
-bool phase_a_legacy() {
-  const char* env = std::getenv("EIGSOLVE_GPU_INVIT_A");
-  return env && env[0] == '0';
-}
-template <class R>
-auto phase_a_pick() {
-  return phase_a_legacy() ? &phase_a_kernel<R, true> : &phase_a_kernel<R, false>;
+  invit::phase_a(n, d, e, x[q], P, k + q, W, y + q * n);
 }
 
 /// EIGSOLVE_GPU_PROFILE=1: the device time of the Phase A kernels (events around the
@@ -82,10 +68,8 @@ class PhaseATimer {
     cudaEventRecord(b_);
     float ms = 0.0f;
     if (cudaEventSynchronize(b_) == cudaSuccess && cudaEventElapsedTime(&ms, a_, b_) == cudaSuccess)
-      std::fprintf(stderr,
-                   "eigsolve device phase A kernels (n = %lld, m = %lld, %s loops): %.4f s\n",
-                   static_cast<long long>(n), static_cast<long long>(m),
-                   phase_a_legacy() ? "legacy" : "register", ms * 1e-3);
+      std::fprintf(stderr, "eigsolve device phase A kernels (n = %lld, m = %lld): %.4f s\n",
+                   static_cast<long long>(n), static_cast<long long>(m), ms * 1e-3);
     cudaGetLastError();
   }
 
@@ -128,7 +112,7 @@ void invit_phase_a_cuda(index_t n, const R* d, const R* e, index_t m, const R* x
     if (n > 1) ck(cudaMemcpy(de, e, sizeof(R) * std::size_t(n - 1), cudaMemcpyHostToDevice), "e");
     ck(cudaMemcpy(dx, x, sizeof(R) * std::size_t(m), cudaMemcpyHostToDevice), "x");
     const int threads = 64;
-    const auto phase_a = phase_a_pick<R>();
+    const auto phase_a = &phase_a_kernel<R>;
     for (index_t j0 = 0; j0 < m; j0 += batch) {
       const index_t cnt = std::min(batch, m - j0);
       PhaseATimer timer;  // EIGSOLVE_GPU_PROFILE=1: per batch (one at d 16384)
@@ -197,7 +181,7 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     ck(cudaMemcpy(dx, x, sizeof(R) * std::size_t(m), cudaMemcpyHostToDevice), "x");
     ck(cudaMemcpy(dlo, lo, sizeof(index_t) * std::size_t(m), cudaMemcpyHostToDevice), "lo");
     // Phase A straight into the resident Z (ld n).
-    const auto phase_a = phase_a_pick<R>();
+    const auto phase_a = &phase_a_kernel<R>;
     {
       PhaseATimer timer;  // EIGSOLVE_GPU_PROFILE=1
       timer.start();

@@ -7,8 +7,7 @@
 // for every n (EIGSOLVE_GPU_INVIT_CLUSTER=1: clusters of 8; LargeRandom also 2 and 16; float
 // and double only, dd has no cluster kernel), and on the host (EIGSOLVE_GPU_INVIT_B=0).
 // LargeRandom: one big cluster of many blocks of 32 (n not a multiple of 64; above 8192 rows the
-// sequential kernel's second register slot). Phase A: the register-carried loops (every case)
-// and the earlier loops through memory (LegacyPhaseALoops, EIGSOLVE_GPU_INVIT_A=0).
+// sequential kernel's second register slot).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -135,25 +134,6 @@ TYPED_TEST(GpuInvit, BitwiseEqualToHost) {
       e[3 * b - 1] = R(0);
     check(d, e, 0, n - 1, "repeated 3x3", true);
   }
-}
-
-// The earlier Phase A loops (EIGSOLVE_GPU_INVIT_A=0, solver/cuda/invit_phase_a.cuh, kept for
-// the A/B timing of the register-carried loops) give the same bits too.
-TYPED_TEST(GpuInvit, LegacyPhaseALoops) {
-  EIGSOLVE_REQUIRE_DEVICE();
-  using R = TypeParam;
-  std::mt19937_64 g(13);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  setenv("EIGSOLVE_GPU_INVIT_A", "0", 1);
-  for (index_t n : {3, 65, 700}) {
-    std::vector<R> d(n), e(n - 1);
-    for (auto& v : d)
-      v = R(u(g));
-    for (auto& v : e)
-      v = R(u(g));
-    check(d, e, 0, n - 1, "random, legacy phase A");
-  }
-  unsetenv("EIGSOLVE_GPU_INVIT_A");
 }
 
 TYPED_TEST(GpuInvit, LargeRandom) {
