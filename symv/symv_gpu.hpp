@@ -59,6 +59,20 @@ struct SymvConfig {
   }
 };
 
+/// How one symv_gpu call runs; the bits are the same for every choice.
+struct SymvRunOptions {
+  /// The tiles are visited last to first (bottom-right corner first) instead of first to last.
+  /// The tridiagonalization alternates it so that each sweep starts on the part of the trailing
+  /// matrix the previous one read last, which is still in L2.
+  bool reverse = false;
+  /// Programmatic dependent launch (sm_90): the kernels are launched with the stream
+  /// serialization attribute, so that each may be launched while the kernel before it in the
+  /// stream finishes; every SYMV kernel first waits for that kernel to complete
+  /// (griddepcontrol.wait), so only the launch latency overlaps, never data. For a caller whose
+  /// own kernels do the same (the tridiagonalization's panel kernels).
+  bool pdl = false;
+};
+
 /// Parses SymvConfig::name(); throws UsageError.
 SymvConfig parse_symv_config(const std::string& name);
 
@@ -87,12 +101,10 @@ void symv_workspace_init(void* workspace, std::size_t bytes, void* stream);
 /// y := alpha A x + beta y, A Hermitian of order n in the lower triangle of A (device, lda >= n),
 /// x(i) = x[i*incx], y(i) = y[i*incy] (BLAS meaning for negative increments); beta == 0: y is
 /// not read. Throws DimensionError on bad arguments, DeviceError on a launch failure.
-/// reverse: the tiles are visited last to first (bottom-right corner first) instead of first to
-/// last; same bits. The tridiagonalization alternates it so that each sweep starts on the part
-/// of the trailing matrix the previous one read last, which is still in L2.
+/// opt: how the call runs (never what it computes: same bits for every choice).
 template <class T>
 void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda, const T* x,
               index_t incx, T beta, T* y, index_t incy, void* workspace, std::size_t ws_bytes,
-              void* stream, bool reverse = false);
+              void* stream, const SymvRunOptions& opt = {});
 
 }  // namespace eigsolve

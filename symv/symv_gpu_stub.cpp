@@ -23,7 +23,7 @@ void symv_workspace_init(void*, std::size_t, void*) {
 }
 template <class T>
 void symv_gpu(const SymvConfig&, index_t, T, const T*, index_t, const T*, index_t, T, T*, index_t,
-              void*, std::size_t, void*, bool) {
+              void*, std::size_t, void*, const SymvRunOptions&) {
   throw NotCompiled("cuda");
 }
 
@@ -31,7 +31,7 @@ void symv_gpu(const SymvConfig&, index_t, T, const T*, index_t, const T*, index_
   template SymvConfig symv_select<T>(index_t);                                                   \
   template std::size_t symv_workspace_bytes<T>(index_t);                                         \
   template void symv_gpu<T>(const SymvConfig&, index_t, T, const T*, index_t, const T*, index_t, \
-                            T, T*, index_t, void*, std::size_t, void*, bool);
+                            T, T*, index_t, void*, std::size_t, void*, const SymvRunOptions&);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_STUB)
 #undef EIGSOLVE_INSTANTIATE_STUB
 

@@ -33,6 +33,25 @@ inline std::size_t round256(std::size_t b) {
   return (b + 255) / 256 * 256;
 }
 
+/// Launches one SYMV kernel; with g.pdl as a programmatic dependent launch (the kernel's first
+/// act is griddepcontrol.wait: symv_pdl_begin).
+template <class T>
+void launch_k(void (*kern)(SymvArgs<T>), int blocks, int threads, std::size_t smem, cudaStream_t st,
+              const SymvArgs<T>& g) {
+  cudaLaunchConfig_t lc = {};
+  lc.gridDim = dim3(unsigned(blocks));
+  lc.blockDim = dim3(unsigned(threads));
+  lc.dynamicSmemBytes = smem;
+  lc.stream = st;
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
+  lc.attrs = at;
+  lc.numAttrs = g.pdl ? 1 : 0;
+  const cudaError_t e = cudaLaunchKernelEx(&lc, kern, g);
+  if (e != cudaSuccess) throw DeviceError(std::string("symv_gpu launch: ") + cudaGetErrorString(e));
+}
+
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 void launch_tiles(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   auto kern = symv_tiles<T, TPB, Wide, L, Ticket, Shift>;
@@ -41,7 +60,7 @@ void launch_tiles(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   std::call_once(once, [&] {
     cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
   });
-  kern<<<blocks, 64 * TPB, smem, st>>>(g);
+  launch_k(kern, blocks, 64 * TPB, smem, st, g);
 }
 
 template <class T, int TPB, bool Wide, bool Ticket>
@@ -52,7 +71,7 @@ void launch_staged(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   std::call_once(once, [&] {
     cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
   });
-  kern<<<blocks, 64 * TPB, smem, st>>>(g);
+  launch_k(kern, blocks, 64 * TPB, smem, st, g);
 }
 
 template <class T, int TPB, bool Wide, bool Ticket>
@@ -63,7 +82,7 @@ void launch_xs(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   std::call_once(once, [&] {
     cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
   });
-  kern<<<blocks, 64 * TPB, smem, st>>>(g);
+  launch_k(kern, blocks, 64 * TPB, smem, st, g);
 }
 
 /// EIGSOLVE_GPU_SYMV_ZXS=1, 2 or 3: the xs configurations of complex double run
@@ -88,7 +107,7 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
     cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                          int(cudaSharedmemCarveoutMaxShared));
   });
-  kern<<<blocks, 64 * TPB, smem, st>>>(g);
+  launch_k(kern, blocks, 64 * TPB, smem, st, g);
 }
 
 /// EIGSOLVE_GPU_SYMV_DDXS: double-double's 16-byte-move kernel symv_tiles_ddxs (symv_xs.cuh),
@@ -125,7 +144,7 @@ void launch_ddxs(const SymvArgs<dd_real>& g, int blocks, cudaStream_t st) {
     cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                          int(cudaSharedmemCarveoutMaxShared));
   });
-  kern<<<blocks, 64 * TPB, smem, st>>>(g);
+  launch_k(kern, blocks, 64 * TPB, smem, st, g);
 }
 
 /// symv_tiles_ddxs for tiles_per_block tpb; wide: A 16-byte aligned (every element then is).
@@ -260,7 +279,7 @@ std::size_t symv_workspace_bytes(index_t n) {
 template <class T>
 void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda, const T* x,
               index_t incx, T beta, T* y, index_t incy, void* workspace, std::size_t ws_bytes,
-              void* stream, bool reverse) {
+              void* stream, const SymvRunOptions& opt) {
   using namespace symv_cuda;
   if (n < 0) throw DimensionError("symv_gpu: n = " + std::to_string(n) + " < 0");
   if (lda < (n > 1 ? n : 1))
@@ -290,7 +309,8 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   g.alpha = alpha;
   g.beta = beta;
   g.beta_zero = (beta == T(0));
-  g.rev = reverse;
+  g.rev = opt.reverse;
+  g.pdl = opt.pdl;
   g.P = static_cast<T*>(workspace);
   // Tickets at the end of the workspace: a workspace sized for a larger n keeps them clear of
   // the partials of every smaller n.
@@ -363,7 +383,7 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   }
   check_launch("symv_gpu tiles kernel");
   if (!ticket) {
-    symv_rowsums<T><<<int((g.nt + 1) / 2), 128, 0, st>>>(g);
+    launch_k(symv_rowsums<T>, int((g.nt + 1) / 2), 128, 0, st, g);
     check_launch("symv_gpu row-sum kernel");
   }
 }
@@ -374,4 +394,5 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   template std::size_t eigsolve::symv_workspace_bytes<T>(eigsolve::index_t);                       \
   template void eigsolve::symv_gpu<T>(const eigsolve::SymvConfig&, eigsolve::index_t, T, const T*, \
                                       eigsolve::index_t, const T*, eigsolve::index_t, T, T*,       \
-                                      eigsolve::index_t, void*, std::size_t, void*, bool);
+                                      eigsolve::index_t, void*, std::size_t, void*,                \
+                                      const eigsolve::SymvRunOptions&);
