@@ -132,7 +132,7 @@ for s in "$@"; do
       step ncu-bt 420 bash -c "'$es' generate random --n 16384 -o /tmp/r16384.npy >/dev/null; S='--clock-control none --set full --print-summary none'; ncu \$S -k regex:'step1_kernel|step3_kernel' --launch-skip 40 -c 2 '$es' /tmp/r16384.npy --device cuda --vectors -o /tmp/ncu2.txt" ;;
     eig-final) # the eigenvalue table at 16384 (s, d, c, z against cuSOLVER; dd)
       step eig-final 300 bash -c "'$es' bench eig -p s,d,c,z --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-16k.json; '$es' bench eig -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd16k.json" ;;
-    pdl-ab) # the tridiagonalization's SYMV kernels as programmatic dependent launches (EIGSOLVE_GPU_SYMV_PDL=1, default) against plain launches (0)
+    pdl-ab) # the tridiagonalization's SYMV kernels as programmatic dependent launches (EIGSOLVE_GPU_SYMV_PDL=1) against plain launches (0, the default)
       step pdl-ab 200 bash -c "for v in 0 1; do echo EIGSOLVE_GPU_SYMV_PDL=\$v; EIGSOLVE_GPU_SYMV_PDL=\$v '$es' bench eig -p d --sizes 8192,16384 --runs 2 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-d-pdl\$v.json 2>&1 | grep -E '^d '; EIGSOLVE_GPU_SYMV_PDL=\$v '$es' bench eig -p s,z --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-sz-pdl\$v.json 2>&1 | grep -E '^[sz] '; done" ;;
     symv-z) step symv-z 120 "$es" bench symv -p z --sizes 4096,16384 --runs 5 --json "$out/symv-z.json" ;;
     symv) step symv 300 "$es" bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
