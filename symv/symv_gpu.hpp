@@ -7,7 +7,7 @@
 //   plan:  cfg = symv_select<T>(n)               pure lookup in the tuning table (no timing)
 //          bytes = symv_workspace_bytes<T>(n)    caller allocates once (for the largest n)
 //          symv_workspace_init(ws, bytes, s)     once per workspace (zeroes the tickets)
-//   run:   symv_gpu<T>(cfg, n, alpha, A, lda, x, incx, beta, y, incy, ws, bytes, s)
+//   run:   symv_gpu<T>(cfg, n, alpha, A, lda, x, incx, beta, y, incy, ws, bytes, s[, opt])
 //          no allocation, no host synchronisation; async on `stream`.
 //
 // In a CPU-only build every entry point throws NotCompiled("cuda").
