@@ -87,6 +87,34 @@ ES_HD_INLINE index_t ahead_row(index_t i, index_t hi) {
   return i < hi ? i : hi;
 }
 
+/// f(i, b[i * s]) for i = 0 .. n-1 ascending, the next kAheadLight rows loaded while the
+/// current ones are processed (the light passes: sums, maxima, the final scaling).
+template <class R, class F>
+ES_HD_INLINE void for_each_ahead(index_t n, const R* b, index_t s, F&& f) {
+  constexpr int U = kAheadLight<R>;
+  index_t i = 0;
+  if (n >= U) {
+    R v[U];
+    ES_INVIT_UNROLL
+    for (int u = 0; u < U; ++u)
+      v[u] = b[u * s];
+    for (; i + U <= n; i += U) {
+      R v2[U];
+      ES_INVIT_UNROLL
+      for (int u = 0; u < U; ++u)
+        v2[u] = b[ahead_row(i + U + u, n - 1) * s];
+      ES_INVIT_UNROLL
+      for (int u = 0; u < U; ++u)
+        f(i + u, v[u]);
+      ES_INVIT_UNROLL
+      for (int u = 0; u < U; ++u)
+        v[u] = v2[u];
+    }
+  }
+  for (; i < n; ++i)
+    f(i, b[i * s]);
+}
+
 /// A pivot with |u| < tol becomes +-tol (sign of u; +tol for zero); NaN stays.
 template <class R>
 ES_HD_INLINE R clamp_pivot(const R& u, const R& tol) {
@@ -294,34 +322,12 @@ ES_HD void solve(index_t n, const Work<R>& W, const R& scl) {
 /// One ascending pass over b: asum = sum |b_i| (ascending) and mx = max |b_i| (max_abs).
 template <class R>
 ES_HD void sum_max(index_t n, const R* b, index_t s, R& asum, R& mx) {
-  constexpr int U = kAheadLight<R>;
   R a = R(0), m = R(0);
-  const auto step = [&](const R& v) {
+  for_each_ahead(n, b, s, [&](index_t, const R& v) {
     const R t = bisect::rabs(v);
     a = a + t;
     m = bisect::rmax(m, t);
-  };
-  index_t i = 0;
-  if (n >= U) {
-    R v[U];
-    ES_INVIT_UNROLL
-    for (int u = 0; u < U; ++u)
-      v[u] = b[u * s];
-    for (; i + U <= n; i += U) {
-      R v2[U];
-      ES_INVIT_UNROLL
-      for (int u = 0; u < U; ++u)
-        v2[u] = b[ahead_row(i + U + u, n - 1) * s];
-      ES_INVIT_UNROLL
-      for (int u = 0; u < U; ++u)
-        step(v[u]);
-      ES_INVIT_UNROLL
-      for (int u = 0; u < U; ++u)
-        v[u] = v2[u];
-    }
-  }
-  for (; i < n; ++i)
-    step(b[i * s]);
+  });
   asum = a;
   mx = m;
 }
@@ -449,30 +455,7 @@ ES_HD void iterate(index_t n, const R* d, const R* e, const R& x, const Params<R
     }
   }
   const R nrm = sqrt_(acc);
-  {
-    constexpr int U = kAheadLight<R>;
-    index_t i = 0;
-    if (n >= U) {
-      R v[U];
-      ES_INVIT_UNROLL
-      for (int u = 0; u < U; ++u)
-        v[u] = b[u * s];
-      for (; i + U <= n; i += U) {
-        R v2[U];
-        ES_INVIT_UNROLL
-        for (int u = 0; u < U; ++u)
-          v2[u] = b[ahead_row(i + U + u, n - 1) * s];
-        ES_INVIT_UNROLL
-        for (int u = 0; u < U; ++u)
-          y[i + u] = v[u] / nrm;
-        ES_INVIT_UNROLL
-        for (int u = 0; u < U; ++u)
-          v[u] = v2[u];
-      }
-    }
-    for (; i < n; ++i)
-      y[i] = b[i * s] / nrm;
-  }
+  for_each_ahead(n, b, s, [&](index_t i, const R& v) { y[i] = v / nrm; });
 }
 
 /// Phase A for eigenvalue k = k0 + j with shift x: y = the unit inverse-iteration vector.

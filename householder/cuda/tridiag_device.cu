@@ -26,6 +26,7 @@
 #include "core/cuda/staged_copy.cuh"
 #include "core/errors.hpp"
 #include "householder/tridiag_cuda.hpp"
+#include "core/cuda/pdl_launch.cuh"
 #include "symv/symv_gpu.hpp"
 
 namespace eigsolve {
@@ -572,17 +573,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   template <class... K, class... A>
   void launch_smem(void (*kernel)(K...), unsigned grid, unsigned block, std::size_t smem,
                    A... args) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(block);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = st_;
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = at;
-    cfg.numAttrs = pdl_ && !profile_ ? 1 : 0;
-    ck(cudaLaunchKernelEx(&cfg, kernel, args...), "kernel launch");
+    ck(launch_pdl(kernel, dim3(grid), dim3(block), smem, st_, pdl_ && !profile_, args...),
+       "kernel launch");
   }
   void mark(int k) {
     if (profile_) ck(cudaEventRecord(pev_[k], st_), "cudaEventRecord");

@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/cuda/pdl_launch.cuh"
 #include "core/errors.hpp"
 #include "symv/cuda/symv_kernels.cuh"
 #include "symv/cuda/symv_xs.cuh"
@@ -33,56 +34,39 @@ inline std::size_t round256(std::size_t b) {
   return (b + 255) / 256 * 256;
 }
 
-/// Launches one SYMV kernel; with g.pdl as a programmatic dependent launch (the kernel's first
-/// act is griddepcontrol.wait: symv_pdl_begin).
-template <class T>
-void launch_k(void (*kern)(SymvArgs<T>), int blocks, int threads, std::size_t smem, cudaStream_t st,
-              const SymvArgs<T>& g) {
-  cudaLaunchConfig_t lc = {};
-  lc.gridDim = dim3(unsigned(blocks));
-  lc.blockDim = dim3(unsigned(threads));
-  lc.dynamicSmemBytes = smem;
-  lc.stream = st;
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  at[0].val.programmaticStreamSerializationAllowed = 1;
-  lc.attrs = at;
-  lc.numAttrs = g.pdl ? 1 : 0;
-  const cudaError_t e = cudaLaunchKernelEx(&lc, kern, g);
+/// Launches one SYMV kernel Kern (with g.pdl as a programmatic dependent launch: every SYMV
+/// kernel begins with symv_pdl_begin). The kernel's dynamic shared memory limit (and, with
+/// max_shared, the largest shared-memory carveout) is set once per kernel.
+template <auto Kern, class T>
+void launch_k(const SymvArgs<T>& g, int blocks, int threads, std::size_t smem, cudaStream_t st,
+              bool max_shared = false) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    cudaFuncSetAttribute(Kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    if (max_shared)
+      cudaFuncSetAttribute(Kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                           int(cudaSharedmemCarveoutMaxShared));
+  });
+  const cudaError_t e =
+      launch_pdl(Kern, dim3(unsigned(blocks)), dim3(unsigned(threads)), smem, st, g.pdl, g);
   if (e != cudaSuccess) throw DeviceError(std::string("symv_gpu launch: ") + cudaGetErrorString(e));
 }
 
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 void launch_tiles(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
-  auto kern = symv_tiles<T, TPB, Wide, L, Ticket, Shift>;
-  const std::size_t smem = sizeof(GroupSmem<T>) * TPB;
-  static std::once_flag once;
-  std::call_once(once, [&] {
-    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-  });
-  launch_k(kern, blocks, 64 * TPB, smem, st, g);
+  launch_k<symv_tiles<T, TPB, Wide, L, Ticket, Shift>>(g, blocks, 64 * TPB,
+                                                       sizeof(GroupSmem<T>) * TPB, st);
 }
 
 template <class T, int TPB, bool Wide, bool Ticket>
 void launch_staged(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
-  auto kern = symv_tiles_staged<T, TPB, Wide, Ticket>;
-  const std::size_t smem = sizeof(StagedSmem<T>) * TPB;
-  static std::once_flag once;
-  std::call_once(once, [&] {
-    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-  });
-  launch_k(kern, blocks, 64 * TPB, smem, st, g);
+  launch_k<symv_tiles_staged<T, TPB, Wide, Ticket>>(g, blocks, 64 * TPB,
+                                                    sizeof(StagedSmem<T>) * TPB, st);
 }
 
 template <class T, int TPB, bool Wide, bool Ticket>
 void launch_xs(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
-  auto kern = symv_tiles_xs<T, TPB, Wide, Ticket>;
-  const std::size_t smem = sizeof(XsSmem<T>) * TPB;
-  static std::once_flag once;
-  std::call_once(once, [&] {
-    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-  });
-  launch_k(kern, blocks, 64 * TPB, smem, st, g);
+  launch_k<symv_tiles_xs<T, TPB, Wide, Ticket>>(g, blocks, 64 * TPB, sizeof(XsSmem<T>) * TPB, st);
 }
 
 /// EIGSOLVE_GPU_SYMV_ZXS=1, 2 or 3: the xs configurations of complex double run
@@ -98,16 +82,9 @@ inline int zxs_mode() {
 
 template <int TPB, bool Wide, bool Ticket, int Mode>
 void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st) {
-  auto kern = symv_tiles_zxs<TPB, Wide, Ticket, Mode>;
-  const std::size_t smem = sizeof(X16Smem) * TPB;
-  static std::once_flag once;
-  std::call_once(once, [&] {
-    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-    // 4 blocks of 2 groups need 4 x 53 KB: the largest carveout (the loads stream past L1)
-    cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
-                         int(cudaSharedmemCarveoutMaxShared));
-  });
-  launch_k(kern, blocks, 64 * TPB, smem, st, g);
+  // 4 blocks of 2 groups need 4 x 53 KB: the largest carveout (the loads stream past L1)
+  launch_k<symv_tiles_zxs<TPB, Wide, Ticket, Mode>>(g, blocks, 64 * TPB, sizeof(X16Smem) * TPB, st,
+                                                    true);
 }
 
 /// EIGSOLVE_GPU_SYMV_DDXS: double-double's 16-byte-move kernel symv_tiles_ddxs (symv_xs.cuh),
@@ -136,15 +113,8 @@ inline DdxsMode ddxs_mode(SymvLoad load) {
 
 template <int TPB, bool Wide, bool Ticket, int Var>
 void launch_ddxs(const SymvArgs<dd_real>& g, int blocks, cudaStream_t st) {
-  auto kern = symv_tiles_ddxs<TPB, Wide, Ticket, Var>;
-  const std::size_t smem = sizeof(X16Smem) * TPB;
-  static std::once_flag once;
-  std::call_once(once, [&] {
-    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-    cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
-                         int(cudaSharedmemCarveoutMaxShared));
-  });
-  launch_k(kern, blocks, 64 * TPB, smem, st, g);
+  launch_k<symv_tiles_ddxs<TPB, Wide, Ticket, Var>>(g, blocks, 64 * TPB, sizeof(X16Smem) * TPB, st,
+                                                    true);
 }
 
 /// symv_tiles_ddxs for tiles_per_block tpb; wide: A 16-byte aligned (every element then is).
@@ -383,7 +353,7 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   }
   check_launch("symv_gpu tiles kernel");
   if (!ticket) {
-    launch_k(symv_rowsums<T>, int((g.nt + 1) / 2), 128, 0, st, g);
+    launch_k<symv_rowsums<T>>(g, int((g.nt + 1) / 2), 128, 0, st);
     check_launch("symv_gpu row-sum kernel");
   }
 }

@@ -277,6 +277,38 @@ TYPED_TEST(GpuSymv, RunToRunOneResult) {
   cudaFree(ws);
 }
 
+/// The configurations with the xs load path.
+std::vector<SymvConfig> xs_configs() {
+  std::vector<SymvConfig> xs;
+  for (const SymvConfig& c : symv_config_space())
+    if (c.load == SymvLoad::xs) xs.push_back(c);
+  return xs;
+}
+
+/// The cases of the kernel-mode tests: 0 plain (odd lda), 1 offset 3 with increments -2 / 3 and
+/// beta == 0, 2 an A only 8-byte aligned, 3 a whole tile of offset with alpha = -1 and an Inf
+/// in A or a NaN in x.
+Case mode_case(index_t n, int kind) {
+  Case c;
+  c.n = n;
+  c.lda = n + (n % 2 == 0 ? 1 : 0);
+  if (kind == 1) {
+    c.off = 3;
+    c.lda = n + 5;
+    c.incx = -2;
+    c.incy = 3;
+    c.beta_kind = 2;
+  }
+  c.misalign8 = kind == 2;
+  if (kind == 3) {
+    c.off = 64;
+    c.lda = n + 64 + 3;
+    c.alpha_kind = 3;
+    c.nonfinite = 1 + int(n % 2);
+  }
+  return c;
+}
+
 /// EIGSOLVE_GPU_SYMV_ZXS=0, 1 (the default), 2, 3 (complex double's generic xs kernel and the zxs
 /// kernel's modes, symv/cuda/symv_xs.cuh): every xs
 /// configuration in every mode, edge sizes, offsets, increments, beta == 0, an A only 8-byte
@@ -287,27 +319,14 @@ TEST(GpuSymvZxs, EveryModeEveryXsConfig) {
   struct Unset {
     ~Unset() { unsetenv("EIGSOLVE_GPU_SYMV_ZXS"); }
   } unset;
-  std::vector<SymvConfig> xs;
-  for (const SymvConfig& c : symv_config_space())
-    if (c.load == SymvLoad::xs) xs.push_back(c);
+  const std::vector<SymvConfig> xs = xs_configs();
   ASSERT_FALSE(xs.empty());
   for (const char* mode : {"0", "1", "2", "3"}) {
     ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ZXS", mode, 1), 0);
     std::uint64_t seed = 2000;
     for (index_t n : {1, 7, 8, 9, 63, 64, 65, 128, 129, 200, 257, 1000, 4097}) {
       for (int kind = 0; kind < (n > 1000 ? 1 : 3); ++kind) {
-        Case c;
-        c.n = n;
-        c.lda = n + (n % 2 == 0 ? 1 : 0);
-        if (kind == 1) {
-          c.off = 3;
-          c.lda = n + 5;
-          c.incx = -2;
-          c.incy = 3;
-          c.beta_kind = 2;
-        }
-        c.misalign8 = kind == 2;
-        run_case<T>(c, xs, seed++);
+        run_case<T>(mode_case(n, kind), xs, seed++);
       }
       if (::testing::Test::HasFailure()) return;
     }
@@ -326,10 +345,7 @@ TEST(GpuSymvDdxs, EveryModeEveryConfig) {
   struct Unset {
     ~Unset() { unsetenv("EIGSOLVE_GPU_SYMV_DDXS"); }
   } unset;
-  const std::vector<SymvConfig> all = symv_config_space();
-  std::vector<SymvConfig> xs;
-  for (const SymvConfig& c : all)
-    if (c.load == SymvLoad::xs) xs.push_back(c);
+  const std::vector<SymvConfig> all = symv_config_space(), xs = xs_configs();
   ASSERT_FALSE(xs.empty());
   for (const char* mode : {"0", "1", "2", "3", "4"}) {
     ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_DDXS", mode, 1), 0);
@@ -337,24 +353,7 @@ TEST(GpuSymvDdxs, EveryModeEveryConfig) {
     std::uint64_t seed = 3000;
     for (index_t n : {1, 2, 7, 8, 9, 63, 64, 65, 127, 128, 129, 200, 257, 1000, 4097}) {
       for (int kind = 0; kind < (n > 1000 ? 1 : 4); ++kind) {
-        Case c;
-        c.n = n;
-        c.lda = n + (n % 2 == 0 ? 1 : 0);
-        if (kind == 1) {
-          c.off = 3;
-          c.lda = n + 5;
-          c.incx = -2;
-          c.incy = 3;
-          c.beta_kind = 2;
-        }
-        c.misalign8 = kind == 2;
-        if (kind == 3) {  // a whole tile of offset, alpha = -1, an Inf in A or a NaN in x
-          c.off = 64;
-          c.lda = n + 64 + 3;
-          c.alpha_kind = 3;
-          c.nonfinite = 1 + int(n % 2);
-        }
-        run_case<T>(c, every ? all : xs, seed++);
+        run_case<T>(mode_case(n, kind), every ? all : xs, seed++);
       }
       if (::testing::Test::HasFailure()) return;
     }
