@@ -7,6 +7,9 @@
 //                          a = madd(V[i,k], -conj(W[j,k]), a);  a = madd(W[i,k], -conj(V[j,k]), a)
 //                        exactly the chain of householder/tridiagonalize.cpp (rank2k_update);
 //                        complex diagonal made real afterwards; nothing above the diagonal touched.
+//   rank2k_dd_kernel     dd only: the same chains, thread tile TQ x TP, r2k_madd_dd (branch-free
+//                        form of the same madd), CS blocks per tile (column slices of 64/CS);
+//                        rank2k_launch<T>() picks kernel, block and grid (EIGSOLVE_GPU_RANK2K_DD)
 //   step-by-step panel   col_update, larfg (one block), panel_dots, panel_w, panel_alpha (one
 //                        block), panel_finish: the host panel kernel by kernel
 //                        (EIGSOLVE_GPU_FUSED=0; the default is householder/cuda/panel_fused.cuh)
@@ -16,6 +19,9 @@
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <type_traits>
 
 #include "core/canonical.hpp"
 #include "core/precision.hpp"
@@ -109,6 +115,194 @@ __global__ void __launch_bounds__(256)
         A[i + lda * j] = a;
       }
     }
+}
+
+// ---- dd: rank2k_dd_kernel, the same chains with a dd-specific thread tile -------------------
+//
+//   CS blocks per stored 64x64 tile (I, J) (tiles in rank2k_kernel's order), block h of a tile
+//   owns its columns 64J + (64/CS) h + [0, 64/CS); thread t: tx = t % (64/TQ), ty = t / (64/TQ)
+//   owns rows 64I + tx + (64/TQ) q (q < TQ) and columns 64J + (64/CS) h + ty + (64/CS/TP) p
+//   (p < TP); shared staging of V, W (rows) and -W, -V (the block's columns)
+//   exactly as rank2k_kernel (the same values: dd's conj is the identity), read as double2;
+//   per element, k ascending:  c = madd(v, -w, c);  c = madd(w, -v, c)   (r2k_madd_dd below).
+//
+// Why (bench/notes-rank2k-dd-s9.md): rank2k_kernel<dd_real> is held to 128 registers by ptxas
+// (two blocks per SM) with 96 bytes of spills, reloaded inside the k loop; its 16 accumulators
+// and 16 operands alone are 128 registers. And the dd sum's zero-sign fix (&& of two 64-bit
+// tests, a branch per madd in PTX) costs ~17 non-FP64 instructions per madd beside the 29 FP64
+// ones; r2k_madd_dd needs ~11. Forms with fewer accumulators per thread, or more registers,
+// run without spills.
+
+/// ddops::is_zero on the device, (bits(x) << 1) == 0, i.e. bits 0..62 all zero, as the two
+/// 32-bit words: (hi & 0x7fffffff) | lo == 0 (one LOP3 and one compare). Same truth value.
+__device__ __forceinline__ bool r2k_is_zero(double x) {
+  return ((__double2hiint(x) & 0x7fffffff) | __double2loint(x)) == 0;
+}
+
+/// madd(a, b, c) of core/dd_real.hpp (a * b, then the accurate sum with c), operation for
+/// operation: the same ddops calls on the same operands in the same order, so every rounded
+/// value is the same. What differs is only how the two zero-sign fixes select (no FP64 work):
+///  - product: x.hi = is_zero(x.hi) ? p : x.hi, with is_zero as r2k_is_zero (same truth value);
+///  - sum: `is_zero(r.hi) && is_zero(s0) ? s0 : r.hi`. Both zero iff bits 0..62 of r.hi | s0
+///    are zero, so the condition is computed on the OR of the words without a branch (the &&
+///    of dd_real.hpp is a branch in every madd). When it holds, r.hi and s0 are +-0: their low
+///    words are both 0 and only the high word (the sign) is selected; the result is s0's bits.
+/// Device only.
+__device__ __forceinline__ dd_real r2k_madd_dd(const dd_real& a, const dd_real& b,
+                                               const dd_real& c) {
+  // the product (operator* of dd_real.hpp)
+  double p, e;
+  ddops::two_prod(a.hi, b.hi, p, e);
+  double t = a.lo * b.lo;
+  t = ES_FMA(a.hi, b.lo, t);
+  t = ES_FMA(a.lo, b.hi, t);
+  e = e + t;
+  dd_real x;
+  ddops::quick_two_sum(p, e, x.hi, x.lo);
+  x.hi = r2k_is_zero(x.hi) ? p : x.hi;
+  // the sum x + c (operator+ of dd_real.hpp)
+  double s1, s2, t1, t2;
+  ddops::two_sum(x.hi, c.hi, s1, s2);
+  ddops::two_sum(x.lo, c.lo, t1, t2);
+  const double s0 = s1;
+  s2 = s2 + t1;
+  ddops::quick_two_sum(s1, s2, s1, s2);
+  s2 = s2 + t2;
+  dd_real r;
+  ddops::quick_two_sum(s1, s2, r.hi, r.lo);
+  const int rh = __double2hiint(r.hi), rl = __double2loint(r.hi);
+  const int zh = __double2hiint(s0), zl = __double2loint(s0);
+  const bool both_zero = (((rh | zh) & 0x7fffffff) | rl | zl) == 0;
+  r.hi = __hiloint2double(both_zero ? zh : rh, rl);
+  return r;
+}
+
+/// A dd tile form: CS blocks per stored tile, each owning 64 rows x 64/CS columns (column slice
+/// h = block % CS); TQ rows x TP columns per thread, (64/TQ)(64/CS/TP) threads; at least MINB
+/// blocks per SM (the register cap); k chunks of KC.
+template <int TQ, int TP, int MINB, int KC, int CS = 1>
+struct R2kDd {
+  static constexpr int kCols = 64 / CS;
+  static_assert(64 % CS == 0 && 64 % TQ == 0 && kCols % TP == 0, "tile divides");
+  static constexpr int kRx = 64 / TQ, kCy = kCols / TP, kThreads = kRx * kCy;
+  static_assert(kThreads <= 1024, "one block per tile slice");
+};
+
+template <int TQ, int TP, int MINB, int KC, int CS = 1>
+__global__ void __launch_bounds__(R2kDd<TQ, TP, MINB, KC, CS>::kThreads, MINB)
+    rank2k_dd_kernel(index_t m, index_t kb, const dd_real* V, index_t ldv, const dd_real* W,
+                     index_t ldw, dd_real* A, index_t lda, index_t nt, bool rev = false) {
+  using Cfg = R2kDd<TQ, TP, MINB, KC, CS>;
+  constexpr int RX = Cfg::kRx, CY = Cfg::kCy, NTHR = Cfg::kThreads, NC = Cfg::kCols;
+  __shared__ double2 vr[KC][64], wr[KC][64], nwc[KC][NC], nvc[KC][NC];
+  pdl_begin();
+  index_t I, J;
+  const index_t blk = rev ? index_t(gridDim.x) - 1 - index_t(blockIdx.x) : index_t(blockIdx.x);
+  symv_cuda::tile_coords(blk / CS, nt, I, J);
+  const int t = threadIdx.x, tx = t % RX, ty = t / RX;
+  const index_t r0 = I * 64, c0 = J * 64 + (blk % CS) * NC;
+  dd_real c[TQ][TP];
+#pragma unroll
+  for (int q = 0; q < TQ; ++q)
+#pragma unroll
+    for (int p = 0; p < TP; ++p) {
+      const index_t i = r0 + tx + RX * q, j = c0 + ty + CY * p;
+      c[q][p] = (i < m && j <= i) ? A[i + lda * j] : dd_real(0);
+    }
+  for (index_t k0 = 0; k0 < kb; k0 += KC) {
+    const int kc = int(kb - k0 < KC ? kb - k0 : KC);
+#pragma unroll
+    for (int e = t; e < KC * 64; e += NTHR) {
+      const int k = e >> 6, r = e & 63;
+      const bool ok_k = k < kc;
+      const index_t ir = r0 + r, jc = c0 + r;
+      const dd_real a = (ok_k && ir < m) ? V[ir + ldv * (k0 + k)] : dd_real(0);
+      const dd_real b = (ok_k && ir < m) ? W[ir + ldw * (k0 + k)] : dd_real(0);
+      vr[k][r] = make_double2(a.hi, a.lo);
+      wr[k][r] = make_double2(b.hi, b.lo);
+      if (r < NC) {
+        const dd_real nw = (ok_k && jc < m) ? -conj(W[jc + ldw * (k0 + k)]) : dd_real(0);
+        const dd_real nv = (ok_k && jc < m) ? -conj(V[jc + ldv * (k0 + k)]) : dd_real(0);
+        nwc[k][r] = make_double2(nw.hi, nw.lo);
+        nvc[k][r] = make_double2(nv.hi, nv.lo);
+      }
+    }
+    __syncthreads();
+    for (int k = 0; k < kc; ++k) {
+      dd_real v[TQ], w[TQ], nw[TP], nv[TP];
+#pragma unroll
+      for (int q = 0; q < TQ; ++q) {
+        const double2 a = vr[k][tx + RX * q], b = wr[k][tx + RX * q];
+        v[q] = dd_real(a.x, a.y);
+        w[q] = dd_real(b.x, b.y);
+      }
+#pragma unroll
+      for (int p = 0; p < TP; ++p) {
+        const double2 a = nwc[k][ty + CY * p], b = nvc[k][ty + CY * p];
+        nw[p] = dd_real(a.x, a.y);
+        nv[p] = dd_real(b.x, b.y);
+      }
+#pragma unroll
+      for (int q = 0; q < TQ; ++q)
+#pragma unroll
+        for (int p = 0; p < TP; ++p) {
+          c[q][p] = r2k_madd_dd(v[q], nw[p], c[q][p]);
+          c[q][p] = r2k_madd_dd(w[q], nv[p], c[q][p]);
+        }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int q = 0; q < TQ; ++q)
+#pragma unroll
+    for (int p = 0; p < TP; ++p) {
+      const index_t i = r0 + tx + RX * q, j = c0 + ty + CY * p;
+      if (i < m && j <= i) A[i + lda * j] = c[q][p];
+    }
+}
+
+/// The rank-2k kernel of a precision, its block size and blocks per stored tile (grid:
+/// per_tile * nt(nt+1)/2). s/d/c/z: rank2k_kernel<T>, 256 threads, 1. dd: the form
+/// EIGSOLVE_GPU_RANK2K_DD names (read at every call; every form gives the same bits):
+///   0: rank2k_kernel<dd_real>: 4x4 per thread, 256 threads, 1 block per tile (before session 9)
+///   1: rank2k_dd_kernel 2x2 per thread, 512 threads, 2 per tile, 2 blocks/SM   (default)
+///   2: rank2k_dd_kernel 4x2 per thread, 256 threads, 2 per tile, 2 blocks/SM
+///   3: rank2k_dd_kernel 4x4 per thread, 256 threads, 1 per tile, 1 block/SM (<= 255 registers)
+///   4: rank2k_dd_kernel 2x2 per thread, 1024 threads, 1 per tile, 1 block/SM
+///   5: rank2k_dd_kernel 2x2 per thread, 256 threads, 4 per tile, 4 blocks/SM
+template <class T>
+struct Rank2kLaunch {
+  void (*kernel)(index_t, index_t, const T*, index_t, const T*, index_t, T*, index_t, index_t,
+                 bool);
+  unsigned threads;
+  unsigned per_tile;
+};
+template <int TQ, int TP, int MINB, int KC, int CS>
+Rank2kLaunch<dd_real> rank2k_dd_form() {
+  return {rank2k_dd_kernel<TQ, TP, MINB, KC, CS>, unsigned(R2kDd<TQ, TP, MINB, KC, CS>::kThreads),
+          unsigned(CS)};
+}
+template <class T>
+Rank2kLaunch<T> rank2k_launch() {
+  if constexpr (std::is_same_v<T, dd_real>) {
+    const char* v = std::getenv("EIGSOLVE_GPU_RANK2K_DD");
+    switch ((v && *v) ? std::atoi(v) : 1) {
+      case 0:
+        return {rank2k_kernel<dd_real>, 256u, 1u};
+      case 2:
+        return rank2k_dd_form<4, 2, 2, 8, 2>();
+      case 3:
+        return rank2k_dd_form<4, 4, 1, 8, 1>();
+      case 4:
+        return rank2k_dd_form<2, 2, 1, 8, 1>();
+      case 5:
+        return rank2k_dd_form<2, 2, 4, 8, 4>();
+      default:
+        return rank2k_dd_form<2, 2, 2, 8, 2>();
+    }
+  } else {
+    return {rank2k_kernel<T>, 256u, 1u};
+  }
 }
 
 // ---- the panel on the device (device_panel): the host panel of tridiagonalize.cpp, kernel by

@@ -105,6 +105,55 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
   }
 }
 
+/// Every dd form of the device rank-2k update (EIGSOLVE_GPU_RANK2K_DD, householder/cuda/
+/// panel_kernels.cuh) == CPU bitwise, whole panels on the device and host panels: trailing sizes
+/// that are not multiples of 64, panel widths below, at and between the k chunk (5, 8, 12, 32),
+/// random matrices and block-diagonal ones with -0 in the zero block (exact zero products and
+/// sums, so the signed-zero selections of the dd product and sum are exercised).
+TEST(GpuTridiagDd, Rank2kFormsBitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = dd_real;
+  Context ctx;
+  ctx.threads = 2;
+  for (const char* form : {"0", "1", "2", "3", "4", "5"}) {
+    setenv("EIGSOLVE_GPU_RANK2K_DD", form, 1);
+    std::uint64_t seed = 7;
+    for (bool device_panels : {true, false})
+      for (index_t n : {65, 150, 203})
+        for (int nb : {12, 5, 32, 8})
+          for (int kind = 0; kind < 2; ++kind) {
+            const index_t lda = n + 1;
+            std::vector<T> A1 = random_hermitian<T>(n, lda, seed++);
+            if (kind == 1)  // two diagonal blocks; the block between them -0 and +0
+              for (index_t j = 0; j < n / 2; ++j)
+                for (index_t i = n / 2; i < n; ++i)
+                  A1[i + lda * j] = ((i + j) % 3 == 0) ? T(-0.0) : T(0.0);
+            std::vector<T> A2 = A1;
+            std::vector<real_t<T>> d1(n), e1(n, real_t<T>(0)), d2(n), e2(n, real_t<T>(0));
+            std::vector<T> t1(n, T(0)), t2(n, T(0));
+            TridiagOptions o;
+            o.nb = nb;
+            tridiagonalize(ctx, n, A1.data(), lda, d1.data(), e1.data(), t1.data(), o);
+            auto dev = make_cuda_tridiag<T>(n, A2.data(), lda, nb, nullptr, device_panels);
+            tridiagonalize(ctx, n, A2.data(), lda, d2.data(), e2.data(), t2.data(), o, dev.get());
+            bool lower_same = true;
+            for (index_t j = 0; j < n; ++j)
+              for (index_t i = j; i < n; ++i)
+                lower_same =
+                    lower_same && std::memcmp(&A1[i + lda * j], &A2[i + lda * j], sizeof(T)) == 0;
+            EXPECT_TRUE(same_bytes(d1, d2) && same_bytes(e1, e2) && same_bytes(t1, t2) &&
+                        lower_same)
+                << "dd form " << form << " n=" << n << " nb=" << nb << " kind " << kind
+                << " device panels " << device_panels;
+            if (::testing::Test::HasFailure()) {
+              unsetenv("EIGSOLVE_GPU_RANK2K_DD");
+              return;
+            }
+          }
+  }
+  unsetenv("EIGSOLVE_GPU_RANK2K_DD");
+}
+
 /// eigensolve_device on a device copy of A (leading dimension n + 5).
 template <class T>
 SolveResult<T> solve_from_device(const HostMatrix<T>& A, const SolveOptions& opt) {
@@ -286,6 +335,47 @@ TEST(GpuPipeline, ResidentVectorsAllPrecisions) {
     pipeline_equal(Z, "zero matrix d n = " + std::to_string(n), true);
     pipeline_equal(hadamard_matrix<double>(n == 33 ? 32 : n, lambda),
                    "tiny d n = " + std::to_string(n), true);
+  }
+}
+
+/// The back-transformation overlapping phase B of the inverse iteration (solver/cuda/
+/// vectors_device.cu): with groups of any size (EIGSOLVE_GPU_BT_CHUNK=1: every column phase B
+/// reports finished is sent at once) and without the overlap, the vectors are the CPU's. Random
+/// matrices: one big cluster of eigenvalues, many blocks of 32, so phase B reports at several of
+/// its checks (every 16 blocks).
+TEST(GpuPipeline, BackTransformOverlapsInverseIteration) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  const auto random_matrix = [](auto tag, index_t n, std::uint64_t seed) {
+    using T = decltype(tag);
+    const std::vector<T> a = random_hermitian<T>(n, n, seed);
+    HostMatrix<T> A(n);
+    for (index_t j = 0; j < n; ++j) {  // a's lower triangle; the diagonal real
+      T djj = a[j + n * j];
+      if constexpr (is_complex_v<T>) djj.im = real_t<T>(0);
+      A(j, j) = djj;
+      for (index_t i = j + 1; i < n; ++i) {
+        A(i, j) = a[i + n * j];
+        A(j, i) = conj(a[i + n * j]);
+      }
+    }
+    return A;
+  };
+  for (const char* chunk : {"1", "700", "default", "off"}) {
+    const std::string c(chunk);
+    if (c == "off")
+      setenv("EIGSOLVE_GPU_BT_OVERLAP", "0", 1);
+    else if (c != "default")
+      setenv("EIGSOLVE_GPU_BT_CHUNK", chunk, 1);
+    pipeline_equal(random_matrix(double(), 2500, 31), "overlap d 2500 chunk " + c, true);
+    if (c == "1") {
+      pipeline_equal(random_matrix(float(), 2100, 32), "overlap s 2100 chunk " + c, true);
+      pipeline_equal(random_matrix(Complex<double>(), 1100, 33), "overlap z 1100 chunk " + c, true);
+      pipeline_equal(random_matrix(Complex<float>(), 1100, 34), "overlap c 1100 chunk " + c, true);
+      pipeline_equal(random_matrix(dd_real(), 700, 35), "overlap dd 700 chunk " + c, true);
+    }
+    unsetenv("EIGSOLVE_GPU_BT_CHUNK");
+    unsetenv("EIGSOLVE_GPU_BT_OVERLAP");
+    if (::testing::Test::HasFailure()) return;
   }
 }
 
