@@ -65,12 +65,6 @@ struct SymvRunOptions {
   /// The tridiagonalization alternates it so that each sweep starts on the part of the trailing
   /// matrix the previous one read last, which is still in L2.
   bool reverse = false;
-  /// Programmatic dependent launch (sm_90): the kernels are launched with the stream
-  /// serialization attribute, so that each may be launched while the kernel before it in the
-  /// stream finishes; every SYMV kernel first waits for that kernel to complete
-  /// (griddepcontrol.wait), so only the launch latency overlaps, never data. For a caller whose
-  /// own kernels do the same (the tridiagonalization's panel kernels).
-  bool pdl = false;
 };
 
 /// Parses SymvConfig::name(); throws UsageError.

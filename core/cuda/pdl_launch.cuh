@@ -1,7 +1,7 @@
 // One kernel launch, optionally as a programmatic dependent launch (sm_90): with `pdl` the
 // kernel may be launched while the kernel before it in the stream finishes; the kernel itself
 // must begin with griddepcontrol.wait, so that only the launch latency overlaps, never data.
-// Shared by the tridiagonalization's panel kernels and the SYMV kernels.
+// Used by the tridiagonalization's panel kernels.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -113,10 +113,6 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
         coop_cap_ = std::min<index_t>(coop_cap_, std::max(1, std::atoi(cb)));
       coop_ = coop_cap_ > 0;
     }
-    // EIGSOLVE_GPU_SYMV_PDL=1: the SYMV's two kernels as programmatic dependent launches too,
-    // like the panel kernels. Same bits (the GPU tests pass with it on: H200, session 8); off by
-    // default until timed (the A/B, `pdl-ab` in scripts/gpu-batch.sh, ran out of device time).
-    symv_pdl_ = pdl_ && !profile_ && !coop_ && env_flag("EIGSOLVE_GPU_SYMV_PDL", false);
     ck(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking), "cudaStreamCreate");
     ck(cudaStreamCreateWithFlags(&st2_, cudaStreamNonBlocking), "cudaStreamCreate");
     ck(cudaEventCreateWithFlags(&ev_fork_, cudaEventDisableTiming), "cudaEventCreate");
@@ -527,7 +523,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     }
     symv_gpu<T>(sel_[std::size_t(m)], m, T(1), dA_ + (g + 1) + ldd_ * (g + 1), ldd_,
                 dA_ + (g + 1) + ldd_ * g, 1, T(0), dW_ + (g + 1) + n_ * i, 1, ws_, wsb_, st_,
-                SymvRunOptions{next_reverse(), symv_pdl_});
+                SymvRunOptions{next_reverse()});
   }
   /// After a panel's columns: the rank-2k trailing update and the panel finish (d, e).
   void panel_update(index_t j0, index_t nb) {
@@ -619,7 +615,6 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   T *dtau_ = nullptr, *dt_ = nullptr;
   std::vector<SymvConfig> sel_;
   bool alt_ = true, rev_ = false;  ///< next_reverse()
-  bool symv_pdl_ = false;          ///< SymvRunOptions::pdl of the column SYMVs
   std::vector<char> sel_ok_;
 };
 

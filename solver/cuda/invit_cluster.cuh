@@ -64,17 +64,7 @@ __device__ __forceinline__ void load_chunk(const R* p, bool full, index_t base, 
 /// Step 2 of the wave's block of the cluster at slot blockIdx.x / G.cs, CTA rank
 /// blockIdx.x % G.cs. Dynamic shared memory: two mbarriers (16 bytes, used by the tx exchange
 /// only), then 2 * G.ntp partials. VEC: every column of Z 16-byte aligned.
-/// B2 (EIGSOLVE_GPU_INVIT_B2=1, opt-in, not yet run on a GPU): the same operations in the same
-/// order, two latencies taken off the per-dot and per-column critical paths:
-///   - barrier form: barrier.cluster.arrive (release) right after the remote stores of the
-///     partials, the next dot's v loads issued between the arrive and the wait (acquire), so the
-///     release does not wait for those global loads (the default issues them before the
-///     arrive);
-///   - column j's norm step (its last dot) issues the loads of column j + 1 (y_{j+1} into the
-///     then-dead qp registers; the first window column q_{ps'} into the dead v registers, or,
-///     when ps' == j, v = q_j = y_j / nrm straight from the division: the bits a reload of q_j
-///     would return), so column j + 1 starts without a global load latency.
-template <class R, int KC, bool VEC, bool B2>
+template <class R, int KC, bool VEC>
 __global__ void __launch_bounds__(kCT, 1) step2_cluster_kernel(WaveArgs a, R* Z, ClusterGeom G) {
   index_t c, j0, js, j1;
   if (!wave_block(a, index_t(blockIdx.x) / G.cs, c, j0, js, j1)) return;  // whole cluster
@@ -102,31 +92,14 @@ __global__ void __launch_bounds__(kCT, 1) step2_cluster_kernel(WaveArgs a, R* Z,
   R y[KC][kChunk], v[KC][kChunk], qp[KC][kChunk];
   for (index_t j = js; j < j1; ++j) {
     R* yg = Z + j * ld;
-    const bool ld_y = !B2 || j == js;  // B2: y_j and q_ps were loaded in column j - 1's norm step
-    if (ld_y) {
 #pragma unroll
-      for (int s = 0; s < KC; ++s)
-        load_chunk<VEC>(yg, full(s), row(s), n, y[s]);
-    }
+    for (int s = 0; s < KC; ++s)
+      load_chunk<VEC>(yg, full(s), row(s), n, y[s]);
     const index_t ps = a.lo[j] > j0 ? a.lo[j] : j0, nq = j - ps, L = 2 * nq + 1;
-    // B2: the next column's window start (its loads are issued in this column's norm step).
-    index_t psn = j1, nqn = 0;
-    if (B2 && j + 1 < j1) {
-      psn = a.lo[j + 1] > j0 ? a.lo[j + 1] : j0;
-      nqn = j + 1 - psn;
-    }
-    if (ld_y) {
-      if (nq > 0) {
-#pragma unroll
-        for (int s = 0; s < KC; ++s)
-          load_chunk<VEC>(Z + ps * ld, full(s), row(s), n, v[s]);
-      }
-    } else {  // B2: y_j is in qp, v holds q_ps (column j - 1's norm step)
+    if (nq > 0) {
 #pragma unroll
       for (int s = 0; s < KC; ++s)
-#pragma unroll
-        for (int u = 0; u < kChunk; ++u)
-          y[s][u] = qp[s][u];
+        load_chunk<VEC>(Z + ps * ld, full(s), row(s), n, v[s]);
     }
 #pragma unroll
     for (int s = 0; s < KC; ++s)
@@ -163,7 +136,6 @@ __global__ void __launch_bounds__(kCT, 1) step2_cluster_kernel(WaveArgs a, R* Z,
           if (q8 + 8 < G.cs) send(q8 + 8);
         }
       }
-      if (B2 && !G.tx) __cluster_barrier_arrive();  // release: the remote stores above only
       if (!nrm) {  // dot k + 1 updates with this v; its own v is loaded now
 #pragma unroll
         for (int s = 0; s < KC; ++s)
@@ -177,23 +149,12 @@ __global__ void __launch_bounds__(kCT, 1) step2_cluster_kernel(WaveArgs a, R* Z,
           for (int s = 0; s < KC; ++s)
             load_chunk<VEC>(vn, full(s), row(s), n, v[s]);
         }
-      } else if (B2 && j + 1 < j1) {  // the norm step: column j + 1's loads (qp, v are dead)
-#pragma unroll
-        for (int s = 0; s < KC; ++s)
-          load_chunk<VEC>(Z + (j + 1) * ld, full(s), row(s), n, qp[s]);
-        if (nqn > 0 && psn < j) {
-#pragma unroll
-          for (int s = 0; s < KC; ++s)
-            load_chunk<VEC>(Z + psn * ld, full(s), row(s), n, v[s]);
-        }
       }
       if (G.tx) {  // every partial of this dot arrived in this CTA's buffer
         const std::uint32_t mb = mb0 + 8 * std::uint32_t(par);
         if (t == 0) mbar_arrive_expect(mb, bytes);
         mbar_wait(mb, (phases >> par) & 1u);
         phases ^= 1u << par;
-      } else if (B2) {
-        __cluster_barrier_wait();  // acquire: every CTA's partials of this dot are here
       } else {
         cluster_barrier();
       }
@@ -206,21 +167,11 @@ __global__ void __launch_bounds__(kCT, 1) step2_cluster_kernel(WaveArgs a, R* Z,
       if (G.tx) cluster_barrier();  // no st.async of this CTA still in flight at its exit
       return;
     }
-    // B2, ps' == j: column j + 1's first window column is q_j itself (absent rows 0, as
-    // load_chunk gives them).
-    const bool vq = B2 && nqn > 0 && psn == j;
 #pragma unroll
     for (int s = 0; s < KC; ++s)
 #pragma unroll
-      for (int u = 0; u < kChunk; ++u) {
-        if (row(s) + u < n) {
-          const R q = y[s][u] / nr;
-          yg[row(s) + u] = q;
-          if (vq) v[s][u] = q;
-        } else if (vq) {
-          v[s][u] = R(0);
-        }
-      }
+      for (int u = 0; u < kChunk; ++u)
+        if (row(s) + u < n) yg[row(s) + u] = y[s][u] / nr;
   }
   if (G.tx) cluster_barrier();
 }
@@ -232,23 +183,22 @@ __global__ void __launch_bounds__(kCT, 1) step2_cluster_kernel(WaveArgs a, R* Z,
 /// every n.
 /// EIGSOLVE_GPU_INVIT_CLUSTER_TX=1: the partials exchanged by st.async + mbarrier instead of the
 /// cluster barrier (invit_cluster_sync.cuh; opt-in, not yet run on a GPU).
-/// EIGSOLVE_GPU_INVIT_B2=1: the B2 form of the kernel (split arrive / wait, next column's loads
-/// ahead; same bits; opt-in, not yet run on a GPU; bench/notes-invit-b-s8.md).
 template <class R>
 struct ClusterStep2 {
   bool on = false;
   ClusterGeom G{};
   void (*kern)(WaveArgs, R*, ClusterGeom) = nullptr;
   std::size_t smem = 0;
-  bool b2 = false;  // EIGSOLVE_GPU_INVIT_B2=1: step2_cluster_kernel<..., B2 = true>
 
-  /// A launch configuration of nclu clusters (at: its one attribute, the cluster size).
-  cudaLaunchConfig_t config(index_t nclu, cudaLaunchAttribute (&at)[1]) const {
+  /// A launch configuration of nclu clusters on stream (at: its one attribute, the cluster
+  /// size).
+  cudaLaunchConfig_t config(index_t nclu, cudaLaunchAttribute (&at)[1],
+                            cudaStream_t stream = 0) const {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(unsigned(nclu * G.cs));
     cfg.blockDim = dim3(unsigned(G.threads));
     cfg.dynamicSmemBytes = smem;
-    cfg.stream = 0;
+    cfg.stream = stream;
     at[0].id = cudaLaunchAttributeClusterDimension;
     at[0].val.clusterDim.x = unsigned(G.cs);
     at[0].val.clusterDim.y = 1;
@@ -257,10 +207,10 @@ struct ClusterStep2 {
     cfg.numAttrs = 1;
     return cfg;
   }
-  /// Step 2 of a wave: one cluster per cluster of eigenvalues of the wave (nact).
-  cudaError_t launch(index_t nact, const WaveArgs& wa, R* dz) const {
+  /// Step 2 of a wave: one cluster per cluster of eigenvalues of the wave (nact), on stream.
+  cudaError_t launch(index_t nact, const WaveArgs& wa, R* dz, cudaStream_t stream = 0) const {
     cudaLaunchAttribute at[1];
-    const cudaLaunchConfig_t cfg = config(nact, at);
+    const cudaLaunchConfig_t cfg = config(nact, at, stream);
     return cudaLaunchKernelEx(&cfg, kern, wa, dz, G);
   }
 };
@@ -271,15 +221,9 @@ ClusterStep2<R> cluster_step2_try(index_t n, int cs) {
   ClusterStep2<R> P;
   if (!cluster_geom(n, cs, P.G)) return P;
   const bool vec = (std::size_t(n) * sizeof(R)) % 16 == 0;
-  const char* b2 = std::getenv("EIGSOLVE_GPU_INVIT_B2");
-  P.b2 = b2 && b2[0] == '1';
   const auto pick = [&](auto kc) {
     constexpr int KC = decltype(kc)::value;
-    if (P.b2)
-      return vec ? &step2_cluster_kernel<R, KC, true, true>
-                 : &step2_cluster_kernel<R, KC, false, true>;
-    return vec ? &step2_cluster_kernel<R, KC, true, false>
-               : &step2_cluster_kernel<R, KC, false, false>;
+    return vec ? &step2_cluster_kernel<R, KC, true> : &step2_cluster_kernel<R, KC, false>;
   };
   P.kern =
       P.G.kc == 1 ? pick(std::integral_constant<int, 1>{}) : pick(std::integral_constant<int, 2>{});
@@ -305,9 +249,9 @@ ClusterStep2<R> cluster_step2_try(index_t n, int cs) {
   if (prof && prof[0] == '1')
     std::fprintf(stderr,
                  "  invit phase B step 2: clusters of %d CTAs x %d threads, %d chunk(s) per "
-                 "thread, %lld tiles per CTA, up to %d clusters resident, exchange %s%s\n",
-                 cs, P.G.threads, P.G.kc, (long long)P.G.tpc, nclu, P.G.tx ? "st.async" : "barrier",
-                 P.b2 ? ", B2 (split barrier, next column ahead)" : "");
+                 "thread, %lld tiles per CTA, up to %d clusters resident, exchange %s\n",
+                 cs, P.G.threads, P.G.kc, (long long)P.G.tpc, nclu,
+                 P.G.tx ? "st.async" : "barrier");
   return P;
 }
 

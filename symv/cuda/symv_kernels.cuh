@@ -182,7 +182,6 @@ struct SymvArgs {
   T alpha, beta;
   bool beta_zero;
   bool rev;          ///< tiles visited last to first (tile t is stored tile ntiles-1-t): same bits
-  bool pdl;          ///< (host) launched as a programmatic dependent launch
   int shift;         ///< Shift kernels: components between A's column starts and 16-byte lines
   T* P;              ///< partials: P[(R * nt + C) * 64 + i]
   unsigned* ticket;  ///< nt tickets, zero on entry and on exit
@@ -195,16 +194,6 @@ template <class T>
 __device__ __forceinline__ void tile_at(const SymvArgs<T>& g, index_t tile, index_t& I,
                                         index_t& J) {
   tile_coords(g.rev ? g.ntiles - 1 - tile : tile, g.nt, I, J);
-}
-
-/// First act of every SYMV kernel: wait until the kernel before it in the stream has completed
-/// and its writes are visible, then let the next kernel be launched (programmatic dependent
-/// launch, SymvRunOptions::pdl). Without the launch attribute both are no-ops.
-__device__ __forceinline__ void symv_pdl_begin() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
 }
 
 /// The diagonal 8x8 block (a, a) of a diagonal tile: the 8 row chains of the expanded Hermitian
@@ -314,7 +303,6 @@ struct GroupSmem {
 
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 __global__ void __launch_bounds__(64 * TPB) symv_tiles(SymvArgs<T> g) {
-  symv_pdl_begin();
   extern __shared__ __align__(16) unsigned char smem_raw[];
   GroupSmem<T>* sm = reinterpret_cast<GroupSmem<T>*>(smem_raw);
   __shared__ int flag[TPB][2];
@@ -458,7 +446,6 @@ __device__ __forceinline__ void stage_tile(const SymvArgs<T>& g, index_t tile, S
 /// one arriving by cp.async while the current one is reduced (same chains, same bits).
 template <class T, int TPB, bool Wide, bool Ticket>
 __global__ void __launch_bounds__(64 * TPB) symv_tiles_staged(SymvArgs<T> g) {
-  symv_pdl_begin();
   extern __shared__ __align__(16) unsigned char smem_raw[];
   StagedSmem<T>* sm = reinterpret_cast<StagedSmem<T>*>(smem_raw);
   __shared__ int flag[TPB][2];
@@ -522,7 +509,6 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_staged(SymvArgs<T> g) {
 /// twopass, second kernel: two row panels per block of 128 threads.
 template <class T>
 __global__ void __launch_bounds__(128) symv_rowsums(SymvArgs<T> g) {
-  symv_pdl_begin();
   const index_t R = index_t(blockIdx.x) * 2 + (threadIdx.x >> 6);
   if (R < g.nt) row_sum(g, R, threadIdx.x & 63);
 }

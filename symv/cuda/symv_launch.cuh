@@ -10,7 +10,6 @@
 #include <string>
 #include <type_traits>
 
-#include "core/cuda/pdl_launch.cuh"
 #include "core/errors.hpp"
 #include "symv/cuda/symv_kernels.cuh"
 #include "symv/cuda/symv_xs.cuh"
@@ -34,9 +33,9 @@ inline std::size_t round256(std::size_t b) {
   return (b + 255) / 256 * 256;
 }
 
-/// Launches one SYMV kernel Kern (with g.pdl as a programmatic dependent launch: every SYMV
-/// kernel begins with symv_pdl_begin). The kernel's dynamic shared memory limit (and, with
-/// max_shared, the largest shared-memory carveout) is set once per kernel.
+/// Launches one SYMV kernel Kern (errors: the caller's check_launch). The kernel's dynamic
+/// shared memory limit (and, with max_shared, the largest shared-memory carveout) is set once
+/// per kernel.
 template <auto Kern, class T>
 void launch_k(const SymvArgs<T>& g, int blocks, int threads, std::size_t smem, cudaStream_t st,
               bool max_shared = false) {
@@ -47,9 +46,7 @@ void launch_k(const SymvArgs<T>& g, int blocks, int threads, std::size_t smem, c
       cudaFuncSetAttribute(Kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                            int(cudaSharedmemCarveoutMaxShared));
   });
-  const cudaError_t e =
-      launch_pdl(Kern, dim3(unsigned(blocks)), dim3(unsigned(threads)), smem, st, g.pdl, g);
-  if (e != cudaSuccess) throw DeviceError(std::string("symv_gpu launch: ") + cudaGetErrorString(e));
+  Kern<<<blocks, threads, smem, st>>>(g);
 }
 
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
@@ -280,7 +277,6 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   g.beta = beta;
   g.beta_zero = (beta == T(0));
   g.rev = opt.reverse;
-  g.pdl = opt.pdl;
   g.P = static_cast<T*>(workspace);
   // Tickets at the end of the workspace: a workspace sized for a larger n keeps them clear of
   // the partials of every smaller n.

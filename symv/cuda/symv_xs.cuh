@@ -107,7 +107,6 @@ __device__ __forceinline__ void xs_store(const typename Parts<T>::R* comp, int l
 
 template <class T, int TPB, bool Wide, bool Ticket>
 __global__ void __launch_bounds__(64 * TPB) symv_tiles_xs(SymvArgs<T> g) {
-  symv_pdl_begin();
   extern __shared__ __align__(16) unsigned char smem_raw[];
   XsSmem<T>* sm = reinterpret_cast<XsSmem<T>*>(smem_raw);
   __shared__ int flag[TPB][2];
@@ -379,7 +378,6 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
 template <int TPB, bool Wide, bool Ticket, int Mode>
 __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB) : 8 / TPB)
     symv_tiles_zxs(SymvArgs<Zd> g) {
-  symv_pdl_begin();
   x16_tiles<Zd, TPB, Wide, Ticket, Mode != 1>(g);
 }
 
@@ -391,7 +389,6 @@ __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB)
 template <int TPB, bool Wide, bool Ticket, int Var>
 __global__ void __launch_bounds__(64 * TPB, Var == 3 ? (TPB == 4 ? 1 : 6 / TPB) : 8 / TPB)
     symv_tiles_ddxs(SymvArgs<dd_real> g) {
-  symv_pdl_begin();
   x16_tiles<dd_real, TPB, Wide, Ticket, Var != 1>(g);
 }
 

@@ -99,7 +99,7 @@ void run_case(const Case& c, const std::vector<SymvConfig>& configs, std::uint64
     const bool reverse = visit % 2 == 1;
     dy.put(ys);
     symv_gpu<T>(cfg, n, alpha, Ap + off + lda * off, lda, dx.p, c.incx, beta, dy.p, c.incy, ws, wsb,
-                nullptr, SymvRunOptions{reverse, false});
+                nullptr, SymvRunOptions{reverse});
     CUDA_OK(cudaDeviceSynchronize());
     const std::vector<T> out = dy.get();
     for (index_t i = 0; i < n; ++i) {
