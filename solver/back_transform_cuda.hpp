@@ -35,6 +35,19 @@ template <class T>
 void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dtau, index_t m, T* dZ,
                               index_t lddz, void* work, std::size_t work_bytes, void* stream);
 
+/// apply_q_canonical_device in two parts, for a caller that transforms Z's columns as they
+/// become ready (solver/cuda/vectors_device.cu, during the inverse iteration): prepare computes
+/// the T factors into `work` (sized for n x m, as above) once; each columns call then applies Q
+/// to nc <= m columns at dZ with them. A column's bits do not depend on the call that transforms
+/// it: apply_q_canonical_device is prepare, then columns(m). Calls on one stream, in order; the
+/// workspace is shared, so calls must not run concurrently.
+template <class T>
+void apply_q_device_prepare(index_t n, const T* dA, index_t ldda, const T* dtau, index_t m,
+                            void* work, std::size_t work_bytes, void* stream);
+template <class T>
+void apply_q_device_columns(index_t n, const T* dA, index_t ldda, index_t m, index_t nc, T* dZ,
+                            index_t lddz, void* work, std::size_t work_bytes, void* stream);
+
 /// Host-pointer convenience form of apply_q_canonical_device: uploads A (n x n, lda >= n), tau
 /// and Z (n x m, ldz >= n) to the current device, runs it and downloads Z. Throws DeviceError
 /// when no device is visible, when the device memory needed (named with the bytes available)

@@ -301,10 +301,11 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
     if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); pf && pf[0] == '1')
       std::fprintf(stderr,
                    "eigsolve vectors on the device (n = %lld, m = %lld): inverse iteration %.3f s "
-                   "(%s), back-transformation %.3f s, download %.3f s\n",
+                   "(%s; %lld columns back-transformed meanwhile), back-transformation %.3f s "
+                   "after it, download %.3f s\n",
                    static_cast<long long>(n), static_cast<long long>(res.w.size()),
                    vt.inverse_iteration, vt.invit_on_device ? "device" : "host, uploaded",
-                   vt.back_transform, vt.download);
+                   static_cast<long long>(vt.early_columns), vt.back_transform, vt.download);
   } else {
     tridiag_stage<T>(ctx, sopt, n, d, e, res.w, zt);
   }

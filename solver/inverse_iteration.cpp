@@ -137,10 +137,12 @@ int phase_b_block(const Problem<R>& pr, R* z, index_t ldz, index_t p0, index_t j
 
 /// The whole inverse iteration. dz (device mode, cuda context): phases A and B into the device's
 /// dz (n x m, ld n), z unused; *on_device = false, nothing computed, when that path is not taken
-/// (T = 0, n = 1, EIGSOLVE_GPU_INVIT_B=0, or Z's working set does not fit on the device).
+/// (T = 0, n = 1, EIGSOLVE_GPU_INVIT_B=0, or Z's working set does not fit on the device); hooks:
+/// invit_cuda's (device mode only).
 template <class R>
 index_t invit_impl(const Context& ctx, index_t n, const R* d_in, const R* e_in, index_t m,
-                   const R* w_in, index_t k0, R* z, index_t ldz, R* dz, bool* on_device) {
+                   const R* w_in, index_t k0, R* z, index_t ldz, R* dz, bool* on_device,
+                   const InvitDeviceHooks* hooks = nullptr) {
   if (dz) *on_device = false;
   if (m == 0 || n == 0) {
     if (dz) *on_device = true;
@@ -220,7 +222,7 @@ index_t invit_impl(const Context& ctx, index_t n, const R* d_in, const R* e_in, 
     const char* gb = std::getenv("EIGSOLVE_GPU_INVIT_B");
     if (!(gb && gb[0] == '0' && gb[1] == '\0'))
       device_b = invit_cuda(n, pr.d, pr.e, m, x.data(), lo.data(), cb.data(), nclusters, P, k0, z,
-                            ldz, &device_fallbacks, dz);
+                            ldz, &device_fallbacks, dz, dz ? hooks : nullptr);
     if (dz && !device_b) return 0;  // the caller runs the host form
     if (dz) *on_device = true;
     if (!device_b) invit_phase_a_cuda(n, pr.d, pr.e, m, x.data(), P, k0, z, ldz);
@@ -313,9 +315,10 @@ void inverse_iteration(const Context& ctx, index_t n, const R* d, const R* e, in
 
 template <class R>
 bool inverse_iteration_device(const Context& ctx, index_t n, const R* d, const R* e, index_t m,
-                              const R* w, index_t k0, R* dz, index_t* fallbacks) {
+                              const R* w, index_t k0, R* dz, index_t* fallbacks,
+                              const InvitDeviceHooks* hooks) {
   bool on = false;
-  const index_t f = invit_impl(ctx, n, d, e, m, w, k0, static_cast<R*>(nullptr), n, dz, &on);
+  const index_t f = invit_impl(ctx, n, d, e, m, w, k0, static_cast<R*>(nullptr), n, dz, &on, hooks);
   if (fallbacks) *fallbacks = f;
   return on;
 }
@@ -326,7 +329,8 @@ bool inverse_iteration_device(const Context& ctx, index_t n, const R* d, const R
   template index_t inverse_iteration_counted<R>(const Context&, index_t, const R*, const R*,      \
                                                 index_t, const R*, index_t, R*, index_t);         \
   template bool inverse_iteration_device<R>(const Context&, index_t, const R*, const R*, index_t, \
-                                            const R*, index_t, R*, index_t*);
+                                            const R*, index_t, R*, index_t*,                      \
+                                            const InvitDeviceHooks*);
 EIGSOLVE_FOR_EACH_REAL(EIGSOLVE_INSTANTIATE_INVIT)
 #undef EIGSOLVE_INSTANTIATE_INVIT
 

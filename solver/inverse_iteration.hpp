@@ -6,6 +6,7 @@
 
 #include "core/context.hpp"
 #include "core/precision.hpp"
+#include "solver/invit_cuda.hpp"
 
 namespace eigsolve {
 
@@ -38,9 +39,11 @@ index_t inverse_iteration_counted(const Context& ctx, index_t n, const R* d, con
 /// dz (device memory, n x m, ld n). Returns false, having computed nothing, when this path is not
 /// taken (T = 0, n = 1, EIGSOLVE_GPU_INVIT_B=0, or phase B's working set does not fit in the free
 /// device memory): the caller then runs inverse_iteration into host memory. *fallbacks (may be
-/// null) receives the number of phase B fallbacks.
+/// null) receives the number of phase B fallbacks. hooks (may be null): the stream and the
+/// finished-columns callback of InvitDeviceHooks (solver/invit_cuda.hpp).
 template <class R>
 bool inverse_iteration_device(const Context& ctx, index_t n, const R* d, const R* e, index_t m,
-                              const R* w, index_t k0, R* dz, index_t* fallbacks);
+                              const R* w, index_t k0, R* dz, index_t* fallbacks,
+                              const InvitDeviceHooks* hooks = nullptr);
 
 }  // namespace eigsolve

@@ -9,6 +9,8 @@
 // In a CPU-only build it throws NotCompiled("cuda").
 #pragma once
 
+#include <functional>
+
 #include "core/precision.hpp"
 #include "solver/inverse_iteration_kernels.hpp"
 
@@ -20,6 +22,21 @@ template <class R>
 void invit_phase_a_cuda(index_t n, const R* d, const R* e, index_t m, const R* x,
                         const invit::Params<R>& P, index_t k0, R* z, index_t ldz);
 
+/// What a caller of the device inverse iteration may add (solver/cuda/vectors_device.cu: the
+/// back-transformation of the finished columns while phase B still runs on the others).
+struct InvitDeviceHooks {
+  /// cudaStream_t for every launch and copy of phases A and B (nullptr: the legacy default
+  /// stream). A non-blocking stream of high priority keeps phase B's dependent chain ahead of
+  /// the caller's work on other streams.
+  void* stream = nullptr;
+  /// Called on the host thread of the call with F (non-decreasing, 0 < F <= m): columns [0, F)
+  /// of Z are final on the device (every kernel that wrote them has completed) and no later
+  /// phase A or B work reads or writes them, so the caller may overwrite them. Called only at
+  /// phase B's stop checks of its first round and before any fallback; columns not reported are
+  /// final when invit_cuda returns.
+  std::function<void(index_t)> ready;
+};
+
 /// Phases A and B on the device with Z resident there (phase B: solver/cuda/invit_phase_b.cuh,
 /// in waves of one block of 32 per cluster, no host round trip per block;
 /// EIGSOLVE_GPU_INVIT_YGLOBAL=1 keeps y_j in global memory instead of shared, for tests; a vector
@@ -28,10 +45,12 @@ void invit_phase_a_cuda(index_t n, const R* d, const R* e, index_t m, const R* x
 /// doing nothing, when Z does not fit in the free device memory (the caller then runs phase A with
 /// invit_phase_a_cuda and phase B on the host); *fallbacks receives the number of fallbacks.
 /// dz_out (device, n x m, ld n): Z is computed there and stays on the device (z, ldz unused);
-/// nullptr: Z is allocated here and downloaded into the host's z.
+/// nullptr: Z is allocated here and downloaded into the host's z. hooks (with dz_out only): see
+/// InvitDeviceHooks.
 template <class R>
 bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const index_t* lo,
                 const index_t* cb, index_t nclusters, const invit::Params<R>& P, index_t k0, R* z,
-                index_t ldz, index_t* fallbacks, R* dz_out = nullptr);
+                index_t ldz, index_t* fallbacks, R* dz_out = nullptr,
+                const InvitDeviceHooks* hooks = nullptr);
 
 }  // namespace eigsolve

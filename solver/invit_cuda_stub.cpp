@@ -13,7 +13,8 @@ void invit_phase_a_cuda(index_t, const R*, const R*, index_t, const R*, const in
 
 template <class R>
 bool invit_cuda(index_t, const R*, const R*, index_t, const R*, const index_t*, const index_t*,
-                index_t, const invit::Params<R>&, index_t, R*, index_t, index_t*, R*) {
+                index_t, const invit::Params<R>&, index_t, R*, index_t, index_t*, R*,
+                const InvitDeviceHooks*) {
   throw NotCompiled("cuda");
 }
 
@@ -22,7 +23,7 @@ bool invit_cuda(index_t, const R*, const R*, index_t, const R*, const index_t*, 
                                       const invit::Params<R>&, index_t, R*, index_t);         \
   template bool invit_cuda<R>(index_t, const R*, const R*, index_t, const R*, const index_t*, \
                               const index_t*, index_t, const invit::Params<R>&, index_t, R*,  \
-                              index_t, index_t*, R*);
+                              index_t, index_t*, R*, const InvitDeviceHooks*);
 EIGSOLVE_FOR_EACH_REAL(EIGSOLVE_INSTANTIATE_INVIT_STUB)
 #undef EIGSOLVE_INSTANTIATE_INVIT_STUB
 

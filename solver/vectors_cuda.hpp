@@ -22,8 +22,11 @@ namespace eigsolve {
 
 /// Where the time of eigenvectors_cuda went (seconds, host clock).
 struct VectorsDeviceTimes {
+  /// back_transform: what is left of it once the inverse iteration has returned (the columns
+  /// [0, early_columns) were handed to it while phase B still ran).
   double inverse_iteration = 0, back_transform = 0, download = 0;
   bool invit_on_device = false;
+  index_t early_columns = 0;
 };
 
 /// z := the eigenvectors (n x m, ld n, host; resized here) of the reduced matrix for the m

@@ -306,119 +306,178 @@ std::size_t apply_q_device_workspace_bytes(index_t n, index_t m) {
   return make_plan<T>(n, m).bytes;
 }
 
-template <class T>
-void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dtau, index_t m, T* dZ,
-                              index_t lddz, void* work, std::size_t work_bytes, void* stream) {
-  using C = Cfg<T>;
-  if (n <= 1 || m <= 0) return;
-  if (ldda < n || lddz < n) throw DimensionError("apply_q_canonical_device: ldda or lddz < n");
-  const Plan p = make_plan<T>(n, m);
-  if (work == nullptr || work_bytes < p.bytes)
-    throw DimensionError("apply_q_canonical_device: the workspace has " +
-                         std::to_string(work_bytes) + " bytes, " + std::to_string(p.bytes) +
-                         " are needed (apply_q_device_workspace_bytes)");
-  cudaStream_t st = static_cast<cudaStream_t>(stream);
-  char* wb = static_cast<char*>(work);
-  T* Tall = reinterpret_cast<T*>(wb + p.off_t);
-  T* G = reinterpret_cast<T*>(wb + p.off_g);
-  T* P = reinterpret_cast<T*>(wb + p.off_p);
-  T* NY = reinterpret_cast<T*>(wb + p.off_ny);
-  T* Vp = reinterpret_cast<T*>(wb + p.off_v);
-  const index_t nrefl = n - 1;
-  constexpr int kWarps = kThreads / 32;
-  constexpr std::size_t smem1 = (C::kStages1 * C::kStage1 + C::kAcc1) * sizeof(T);
-  static_assert(C::kJC1 * C::kWS1 + kB * (kB + 1) <= C::kStages1 * C::kStage1, "ws, ts");
-  constexpr std::size_t smem3 = (kB * C::kVS3 + 2 * kB * C::kJC3) * sizeof(T);
-  ck(cudaFuncSetAttribute(step1_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          int(smem1)),
-     "step 1 shared memory");
-  ck(cudaFuncSetAttribute(step1_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          int(smem1)),
-     "step 1 shared memory");
-  ck(cudaFuncSetAttribute(step3_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem3)),
-     "step 3 shared memory");
-  int dev = 0, nsm = 0;
-  ck(cudaGetDevice(&dev), "cudaGetDevice");
-  ck(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev), "SM count");
-  auto pack = [&](index_t i0, int k, index_t L) {
-    const index_t nt = ceil_div(L, kTile);
-    pack_kernel<T><<<unsigned(nt * (kTile / kB)), kThreads, 0, st>>>(dA, ldda, i0, k, L, Vp);
-  };
-  auto block = [&](index_t b, index_t& i0, int& k, index_t& L) {
-    i0 = kB * b;
-    L = n - 1 - i0;
-    k = static_cast<int>(std::min<index_t>(kB, nrefl - i0));
-  };
+namespace {
 
-  // T factors of every block: G = V^H V (step 1 partials with Z = Vp), then the recurrence.
-  for (index_t b = 0; b < p.nblocks; ++b) {
-    index_t i0, L;
-    int k;
-    block(b, i0, k, L);
-    const index_t nt = ceil_div(L, kTile);
-    pack(i0, k, L);
-    step1_kernel<T, false><<<dim3(1, unsigned(nt)), C::kThreads1, smem1, st>>>(
-        Vp, Vp, kB, 1, L, k, 1, 0, k, P, kB, nullptr, nullptr, 0);
-    sum_kernel<T>
-        <<<unsigned(ceil_div(k, kWarps)), kThreads, 0, st>>>(nt, 1, k, kB, P, k, nullptr, G, 1, kB);
-    tfactor_kernel<T><<<1, kB, 0, st>>>(k, G, dtau + i0, Tall + kB * kB * b);
-    ck(cudaGetLastError(), "T factor launch");
+/// One reflector set's back-transformation: the T factors (tfactors), then Q applied to any
+/// group of Z's columns (columns; a column's bits do not depend on the group).
+template <class T>
+class DeviceBt {
+ public:
+  using C = Cfg<T>;
+  DeviceBt(index_t n, const T* dA, index_t ldda, index_t m, void* work, std::size_t work_bytes,
+           void* stream)
+      : n_(n),
+        m_(m),
+        ldda_(ldda),
+        dA_(dA),
+        p_(make_plan<T>(n, m)),
+        st_(static_cast<cudaStream_t>(stream)) {
+    if (n <= 1 || m <= 0) return;
+    if (ldda < n) throw DimensionError("apply_q_canonical_device: ldda < n");
+    if (work == nullptr || work_bytes < p_.bytes)
+      throw DimensionError("apply_q_canonical_device: the workspace has " +
+                           std::to_string(work_bytes) + " bytes, " + std::to_string(p_.bytes) +
+                           " are needed (apply_q_device_workspace_bytes)");
+    char* wb = static_cast<char*>(work);
+    Tall_ = reinterpret_cast<T*>(wb + p_.off_t);
+    G_ = reinterpret_cast<T*>(wb + p_.off_g);
+    P_ = reinterpret_cast<T*>(wb + p_.off_p);
+    NY_ = reinterpret_cast<T*>(wb + p_.off_ny);
+    Vp_ = reinterpret_cast<T*>(wb + p_.off_v);
+    static_assert(C::kJC1 * C::kWS1 + kB * (kB + 1) <= C::kStages1 * C::kStage1, "ws, ts");
+    ck(cudaFuncSetAttribute(step1_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            int(kSmem1)),
+       "step 1 shared memory");
+    ck(cudaFuncSetAttribute(step1_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            int(kSmem1)),
+       "step 1 shared memory");
+    ck(cudaFuncSetAttribute(step3_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            int(kSmem3)),
+       "step 3 shared memory");
+    int dev = 0;
+    ck(cudaGetDevice(&dev), "cudaGetDevice");
+    ck(cudaDeviceGetAttribute(&nsm_, cudaDevAttrMultiProcessorCount, dev), "SM count");
   }
 
-  // Steps 1 and 2 of block b (Vp = its V) on the nc columns at Zp -> NY_b.
-  auto step12 = [&](index_t b, index_t nc, T* Zp) {
+  /// T factors of every block: G = V^H V (step 1 partials with Z = Vp), then the recurrence.
+  void tfactors(const T* dtau) {
+    if (n_ <= 1 || m_ <= 0) return;
+    constexpr int kWarps = kThreads / 32;
+    for (index_t b = 0; b < p_.nblocks; ++b) {
+      index_t i0, L;
+      int k;
+      block(b, i0, k, L);
+      const index_t nt = ceil_div(L, kTile);
+      pack(i0, k, L);
+      step1_kernel<T, false><<<dim3(1, unsigned(nt)), C::kThreads1, kSmem1, st_>>>(
+          Vp_, Vp_, kB, 1, L, k, 1, 0, k, P_, kB, nullptr, nullptr, 0);
+      sum_kernel<T><<<unsigned(ceil_div(k, kWarps)), kThreads, 0, st_>>>(nt, 1, k, kB, P_, k,
+                                                                         nullptr, G_, 1, kB);
+      tfactor_kernel<T><<<1, kB, 0, st_>>>(k, G_, dtau + i0, Tall_ + kB * kB * b);
+      ck(cudaGetLastError(), "T factor launch");
+    }
+  }
+
+  /// Z := Q Z on the nc (<= m) columns at dZ: column panels of Z (p_.mc), each through all
+  /// blocks last to first.
+  void columns(index_t nc, T* dZ, index_t lddz) {
+    if (n_ <= 1 || nc <= 0) return;
+    if (lddz < n_) throw DimensionError("apply_q_canonical_device: lddz < n");
+    if (nc > m_) throw DimensionError("apply_q_canonical_device: more columns than planned");
+    for (index_t j0 = 0; j0 < nc; j0 += p_.mc) {
+      const index_t w = std::min(p_.mc, nc - j0);
+      T* Zp = dZ + j0 * lddz;
+      for (index_t b = p_.nblocks - 1; b >= 0; --b) {
+        index_t i0, L;
+        int k;
+        block(b, i0, k, L);
+        pack(i0, k, L);
+        step12(b, w, Zp, lddz);
+        step3(b, w, Zp, lddz);
+        ck(cudaGetLastError(), "block launch");
+      }
+    }
+  }
+
+ private:
+  static constexpr std::size_t kSmem1 = (C::kStages1 * C::kStage1 + C::kAcc1) * sizeof(T);
+  static constexpr std::size_t kSmem3 = (kB * C::kVS3 + 2 * kB * C::kJC3) * sizeof(T);
+
+  void block(index_t b, index_t& i0, int& k, index_t& L) const {
+    i0 = kB * b;
+    L = n_ - 1 - i0;
+    k = static_cast<int>(std::min<index_t>(kB, n_ - 1 - i0));
+  }
+  void pack(index_t i0, int k, index_t L) {
+    const index_t nt = ceil_div(L, kTile);
+    pack_kernel<T><<<unsigned(nt * (kTile / kB)), kThreads, 0, st_>>>(dA_, ldda_, i0, k, L, Vp_);
+  }
+  /// Steps 1 and 2 of block b (Vp = its V) on the nc columns at Zp -> NY_b.
+  void step12(index_t b, index_t nc, T* Zp, index_t lddz) {
+    constexpr int kWarps = kThreads / 32;
     index_t i0, L;
     int k;
     block(b, i0, k, L);
     const index_t nt = ceil_div(L, kTile), ng = ceil_div(nc, C::kJC1);
-    const T* Tb = Tall + kB * kB * b;
+    const T* Tb = Tall_ + kB * kB * b;
     bool sweep = false;
-    const index_t tps = step1_tiles_per_block(ng, nt, nsm, sweep);
+    const index_t tps = step1_tiles_per_block(ng, nt, nsm_, sweep);
     if (sweep) {
-      step1_kernel<T, true><<<dim3(unsigned(ng), 1), C::kThreads1, smem1, st>>>(
-          Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(nt), 0, k, nullptr, 0, Tb, NY, p.pw);
+      step1_kernel<T, true><<<dim3(unsigned(ng), 1), C::kThreads1, kSmem1, st_>>>(
+          Vp_, Zp + (i0 + 1), 1, lddz, L, nc, int(nt), 0, k, nullptr, 0, Tb, NY_, p_.pw);
     } else {
       // Segment 0 chains its tiles into P(0); the others leave tile partials.
       step1_kernel<T, false>
-          <<<dim3(unsigned(ng), unsigned(ceil_div(nt, tps))), C::kThreads1, smem1, st>>>(
-              Vp, Zp + (i0 + 1), 1, lddz, L, nc, int(tps), 1, k, P, p.pw, nullptr, nullptr, p.pw);
-      sum_kernel<T><<<unsigned(ceil_div(nc, kWarps)), kThreads, 0, st>>>(nt, tps, nc, p.pw, P, k,
-                                                                         Tb, NY, p.pw, 1);
+          <<<dim3(unsigned(ng), unsigned(ceil_div(nt, tps))), C::kThreads1, kSmem1, st_>>>(
+              Vp_, Zp + (i0 + 1), 1, lddz, L, nc, int(tps), 1, k, P_, p_.pw, nullptr, nullptr,
+              p_.pw);
+      sum_kernel<T><<<unsigned(ceil_div(nc, kWarps)), kThreads, 0, st_>>>(nt, tps, nc, p_.pw, P_, k,
+                                                                          Tb, NY_, p_.pw, 1);
     }
-  };
-  // Step 3 of block b (Vp = its V, NY = NY_b): about 1024 thread blocks, V rows reused over per
-  // sub-batches.
-  auto step3 = [&](index_t b, index_t nc, T* Zp) {
+  }
+  /// Step 3 of block b (Vp = its V, NY = NY_b): about 1024 thread blocks, V rows reused over per
+  /// sub-batches.
+  void step3(index_t b, index_t nc, T* Zp, index_t lddz) {
     index_t i0, L;
     int k;
     block(b, i0, k, L);
     const index_t ns3 = ceil_div(nc, C::kJC3), nr3 = ceil_div(L + 1, C::kRT3);
     const int per3 =
         static_cast<int>(std::max<index_t>(1, std::min<index_t>(16, ns3 * nr3 / 1024)));
-    step3_kernel<T><<<dim3(unsigned(ceil_div(ns3, per3)), unsigned(nr3)), kThreads, smem3, st>>>(
-        Vp, L, k, NY, p.pw, Zp + i0, lddz, nc, per3);
-  };
-
-  // Column panels of Z, each through all blocks last to first.
-  for (index_t j0 = 0; j0 < m; j0 += p.mc) {
-    const index_t nc = std::min(p.mc, m - j0);
-    T* Zp = dZ + j0 * lddz;
-    for (index_t b = p.nblocks - 1; b >= 0; --b) {
-      index_t i0, L;
-      int k;
-      block(b, i0, k, L);
-      pack(i0, k, L);
-      step12(b, nc, Zp);
-      step3(b, nc, Zp);
-      ck(cudaGetLastError(), "block launch");
-    }
+    step3_kernel<T><<<dim3(unsigned(ceil_div(ns3, per3)), unsigned(nr3)), kThreads, kSmem3, st_>>>(
+        Vp_, L, k, NY_, p_.pw, Zp + i0, lddz, nc, per3);
   }
+
+  index_t n_, m_, ldda_;
+  const T* dA_;
+  Plan p_;
+  cudaStream_t st_;
+  int nsm_ = 0;
+  T *Tall_ = nullptr, *G_ = nullptr, *P_ = nullptr, *NY_ = nullptr, *Vp_ = nullptr;
+};
+
+}  // namespace
+
+template <class T>
+void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dtau, index_t m, T* dZ,
+                              index_t lddz, void* work, std::size_t work_bytes, void* stream) {
+  if (n <= 1 || m <= 0) return;
+  if (ldda < n || lddz < n) throw DimensionError("apply_q_canonical_device: ldda or lddz < n");
+  DeviceBt<T> bt(n, dA, ldda, m, work, work_bytes, stream);
+  bt.tfactors(dtau);
+  bt.columns(m, dZ, lddz);
 }
 
-#define EIGSOLVE_INSTANTIATE_BACK_CUDA(T)                                                      \
-  template std::size_t apply_q_device_workspace_bytes<T>(index_t, index_t);                    \
-  template void apply_q_canonical_device<T>(index_t, const T*, index_t, const T*, index_t, T*, \
-                                            index_t, void*, std::size_t, void*);
+template <class T>
+void apply_q_device_prepare(index_t n, const T* dA, index_t ldda, const T* dtau, index_t m,
+                            void* work, std::size_t work_bytes, void* stream) {
+  DeviceBt<T>(n, dA, ldda, m, work, work_bytes, stream).tfactors(dtau);
+}
+
+template <class T>
+void apply_q_device_columns(index_t n, const T* dA, index_t ldda, index_t m, index_t nc, T* dZ,
+                            index_t lddz, void* work, std::size_t work_bytes, void* stream) {
+  DeviceBt<T>(n, dA, ldda, m, work, work_bytes, stream).columns(nc, dZ, lddz);
+}
+
+#define EIGSOLVE_INSTANTIATE_BACK_CUDA(T)                                                       \
+  template std::size_t apply_q_device_workspace_bytes<T>(index_t, index_t);                     \
+  template void apply_q_canonical_device<T>(index_t, const T*, index_t, const T*, index_t, T*,  \
+                                            index_t, void*, std::size_t, void*);                \
+  template void apply_q_device_prepare<T>(index_t, const T*, index_t, const T*, index_t, void*, \
+                                          std::size_t, void*);                                  \
+  template void apply_q_device_columns<T>(index_t, const T*, index_t, index_t, index_t, T*,     \
+                                          index_t, void*, std::size_t, void*);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_BACK_CUDA)
 #undef EIGSOLVE_INSTANTIATE_BACK_CUDA
 

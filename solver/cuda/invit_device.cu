@@ -60,12 +60,12 @@ class PhaseATimer {
   }
   PhaseATimer(const PhaseATimer&) = delete;
   PhaseATimer& operator=(const PhaseATimer&) = delete;
-  void start() {
-    if (on_) cudaEventRecord(a_);
+  void start(cudaStream_t st = 0) {
+    if (on_) cudaEventRecord(a_, st);
   }
-  void stop(index_t n, index_t m) {
+  void stop(index_t n, index_t m, cudaStream_t st = 0) {
     if (!on_) return;
-    cudaEventRecord(b_);
+    cudaEventRecord(b_, st);
     float ms = 0.0f;
     if (cudaEventSynchronize(b_) == cudaSuccess && cudaEventElapsedTime(&ms, a_, b_) == cudaSuccess)
       std::fprintf(stderr, "eigsolve device phase A kernels (n = %lld, m = %lld): %.4f s\n",
@@ -135,7 +135,7 @@ void invit_phase_a_cuda(index_t n, const R* d, const R* e, index_t m, const R* x
 template <class R>
 bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const index_t* lo,
                 const index_t* cb, index_t nclusters, const invit::Params<R>& P, index_t k0, R* z,
-                index_t ldz, index_t* fallbacks, R* dz_out) {
+                index_t ldz, index_t* fallbacks, R* dz_out, const InvitDeviceHooks* hooks) {
   if (m <= 0 || n <= 0) return true;
   if (!dz_out && ldz < n) throw DimensionError("invit_cuda: ldz < n");
   const std::size_t per = std::size_t(n) * (5 * sizeof(R) + 1);  // phase A work per vector
@@ -165,6 +165,16 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     cudaFree(cbuf);
   };
   index_t nfall = 0;
+  // Every launch and copy on st (hooks->stream, else the legacy default stream); copies to the
+  // host wait for it.
+  const cudaStream_t st = hooks ? static_cast<cudaStream_t>(hooks->stream) : cudaStream_t(0);
+  const auto h2d = [&](void* dst, const void* src, std::size_t bytes, const char* what) {
+    ck(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st), what);
+  };
+  const auto d2h = [&](void* dst, const void* src, std::size_t bytes, const char* what) {
+    ck(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, st), what);
+    ck(cudaStreamSynchronize(st), what);
+  };
   try {
     ck(cudaMalloc(&dd, sizeof(R) * std::size_t(n)), "cudaMalloc");
     ck(cudaMalloc(&de, sizeof(R) * std::size_t(n)), "cudaMalloc");
@@ -176,22 +186,22 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     ck(cudaMalloc(&work, 5 * sizeof(R) * std::size_t(n) * std::size_t(batch)), "cudaMalloc");
     ck(cudaMalloc(&sw, std::size_t(n) * std::size_t(batch)), "cudaMalloc");
     ck(cudaMalloc(&dlo, sizeof(index_t) * std::size_t(m)), "cudaMalloc");
-    ck(cudaMemcpy(dd, d, sizeof(R) * std::size_t(n), cudaMemcpyHostToDevice), "d");
-    if (n > 1) ck(cudaMemcpy(de, e, sizeof(R) * std::size_t(n - 1), cudaMemcpyHostToDevice), "e");
-    ck(cudaMemcpy(dx, x, sizeof(R) * std::size_t(m), cudaMemcpyHostToDevice), "x");
-    ck(cudaMemcpy(dlo, lo, sizeof(index_t) * std::size_t(m), cudaMemcpyHostToDevice), "lo");
+    h2d(dd, d, sizeof(R) * std::size_t(n), "d");
+    if (n > 1) h2d(de, e, sizeof(R) * std::size_t(n - 1), "e");
+    h2d(dx, x, sizeof(R) * std::size_t(m), "x");
+    h2d(dlo, lo, sizeof(index_t) * std::size_t(m), "lo");
     // Phase A straight into the resident Z (ld n).
     const auto phase_a = &phase_a_kernel<R>;
     {
       PhaseATimer timer;  // EIGSOLVE_GPU_PROFILE=1
-      timer.start();
+      timer.start(st);
       for (index_t j0 = 0; j0 < m; j0 += batch) {
         const index_t cnt = std::min(batch, m - j0);
-        phase_a<<<unsigned((cnt + 63) / 64), 64>>>(n, dd, de, dx + j0, P, k0 + j0, cnt, work, sw,
-                                                   dz + j0 * n);
+        phase_a<<<unsigned((cnt + 63) / 64), 64, 0, st>>>(n, dd, de, dx + j0, P, k0 + j0, cnt, work,
+                                                          sw, dz + j0 * n);
         ck(cudaGetLastError(), "phase A launch");
       }
-      timer.stop(n, m);
+      timer.stop(n, m, st);
     }
     // Phase B in rounds of waves (solver/cuda/invit_phase_b.cuh): wave k = block k of every
     // cluster, CGS kernel then sequential kernel, all launched without a host round trip. A
@@ -207,13 +217,10 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     const auto host_fallback = [&](index_t p0, index_t f) {
       const index_t nq = f - p0;
       qh.resize(static_cast<std::size_t>(std::max<index_t>(nq, 1) * n));
-      if (nq > 0)
-        ck(cudaMemcpy(qh.data(), dz + p0 * n, sizeof(R) * std::size_t(nq * n),
-                      cudaMemcpyDeviceToHost),
-           "window");
+      if (nq > 0) d2h(qh.data(), dz + p0 * n, sizeof(R) * std::size_t(nq * n), "window");
       invit::fallback(n, d, e, x[f], P, k0 + f, R(0), W, qh.data(), nq, n, yh.data());
-      ck(cudaMemcpy(dz + f * n, yh.data(), sizeof(R) * std::size_t(n), cudaMemcpyHostToDevice),
-         "fallback column");
+      h2d(dz + f * n, yh.data(), sizeof(R) * std::size_t(n), "fallback column");
+      ck(cudaStreamSynchronize(st), "fallback column");  // yh is reused
       ++nfall;
     };
     const index_t nc = nclusters;
@@ -233,8 +240,7 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     }
     ck(cudaMalloc(&dj, sizeof(index_t) * 6 * std::size_t(nc)), "cudaMalloc");
     ck(cudaMalloc(&cbuf, sizeof(R) * std::size_t(invit::kBlock) * std::size_t(m)), "cudaMalloc");
-    ck(cudaMemcpy(dj, hst.data(), sizeof(index_t) * 2 * std::size_t(nc), cudaMemcpyHostToDevice),
-       "clusters");
+    h2d(dj, hst.data(), sizeof(index_t) * 2 * std::size_t(nc), "clusters");
     invit_dev::WaveArgs wa{};
     wa.n = n;
     wa.ldz = n;
@@ -284,6 +290,27 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     std::vector<index_t> todo(static_cast<std::size_t>(nc));
     for (index_t c = 0; c < nc; ++c)
       todo[c] = c;
+    // hooks->ready, in the first round while no column has stopped: after wave k, cluster c
+    // (clusters are consecutive column ranges) has its first min(nb, k + 1) blocks final; its
+    // next block, starting at column s, and everything after it (fallbacks included) read
+    // columns from lo[s] on (lo is non-decreasing inside a cluster). So [0, F) is final and
+    // unread from here on, F the first cluster's lo[s] that is not complete (m when all are).
+    bool ready_ok = hooks && hooks->ready;
+    index_t ready_f = 0;
+    const auto report_ready = [&](index_t k) {
+      index_t f = m;
+      for (index_t c = 0; c < nc; ++c) {
+        const index_t s = cb[c] + (k + 1) * invit::kBlock;
+        if (s < cb[c + 1]) {
+          f = lo[s];
+          break;
+        }
+      }
+      if (f > ready_f) {
+        ready_f = f;
+        hooks->ready(f);
+      }
+    };
     while (!todo.empty()) {
       // Clusters with the most blocks first: wave k's clusters are a prefix of the order.
       std::stable_sort(todo.begin(), todo.end(),
@@ -296,10 +323,8 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
       }
       for (index_t c = 0; c < nc; ++c)
         hstop[c] = -1;
-      ck(cudaMemcpy(dj + 2 * nc, hkst,
-                    sizeof(index_t) * 3 * std::size_t(nc) + sizeof(index_t) * std::size_t(nt),
-                    cudaMemcpyHostToDevice),
-         "round state");
+      h2d(dj + 2 * nc, hkst,
+          sizeof(index_t) * 3 * std::size_t(nc) + sizeof(index_t) * std::size_t(nt), "round state");
       index_t nact = nt;
       for (index_t k = kmin; k < nb[todo[0]]; ++k) {
         while (nact > 0 && nb[todo[nact - 1]] <= k)
@@ -307,27 +332,30 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
         wa.k = k;
         if (k > 0)  // wave 0: every window is empty
           invit_dev::cgs2_wave_kernel<R>
-              <<<dim3(unsigned(nact), unsigned(invit::kBlock)), invit_dev::kT1>>>(wa, dz, cbuf);
+              <<<dim3(unsigned(nact), unsigned(invit::kBlock)), invit_dev::kT1, 0, st>>>(wa, dz,
+                                                                                         cbuf);
         if (cl2.on)
-          ck(cl2.launch(nact, wa, dz), "phase B cluster launch");
+          ck(cl2.launch(nact, wa, dz, st), "phase B cluster launch");
         else
-          step2<<<unsigned(nact), invit_dev::kT2, smem>>>(wa, dz);
+          step2<<<unsigned(nact), invit_dev::kT2, smem, st>>>(wa, dz);
         ck(cudaGetLastError(), "phase B launch");
         // Every 16 waves: once every cluster of the round has stopped (fallbacks: a giant
         // cluster stops at each one), the later waves would only launch kernels that exit;
         // end the round (one small copy per 16 waves otherwise).
         if ((k - kmin) % 16 == 15 && k + 1 < nb[todo[0]]) {
-          ck(cudaMemcpy(hstop, dj + 4 * nc, sizeof(index_t) * std::size_t(nc),
-                        cudaMemcpyDeviceToHost),
-             "stops");
-          bool all = true;
-          for (index_t i = 0; i < nt && all; ++i)
-            all = hstop[todo[i]] >= 0;
+          d2h(hstop, dj + 4 * nc, sizeof(index_t) * std::size_t(nc), "stops");
+          bool all = true, none = true;
+          for (index_t i = 0; i < nt; ++i) {
+            all = all && hstop[todo[i]] >= 0;
+            none = none && hstop[todo[i]] < 0;
+          }
           if (all) break;
+          if (!none) ready_ok = false;
+          if (ready_ok) report_ready(k);
         }
       }
-      ck(cudaMemcpy(hstop, dj + 4 * nc, sizeof(index_t) * std::size_t(nc), cudaMemcpyDeviceToHost),
-         "stops");
+      ready_ok = false;  // later rounds (after fallbacks): the columns are final at the return
+      d2h(hstop, dj + 4 * nc, sizeof(index_t) * std::size_t(nc), "stops");
       std::vector<index_t> next;
       for (index_t i = 0; i < nt; ++i) {
         const index_t c = todo[i], f = hstop[c];
@@ -346,12 +374,14 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
       }
       todo.swap(next);
     }
-    if (!dz_out)
-      ck(cudaMemcpy2D(z, sizeof(R) * std::size_t(ldz), dz, sizeof(R) * std::size_t(n),
-                      sizeof(R) * std::size_t(n), std::size_t(m), cudaMemcpyDeviceToHost),
+    if (!dz_out) {
+      ck(cudaMemcpy2DAsync(z, sizeof(R) * std::size_t(ldz), dz, sizeof(R) * std::size_t(n),
+                           sizeof(R) * std::size_t(n), std::size_t(m), cudaMemcpyDeviceToHost, st),
          "Z");
-    else
-      ck(cudaDeviceSynchronize(), "phase B");
+      ck(cudaStreamSynchronize(st), "Z");
+    } else {
+      ck(cudaStreamSynchronize(st), "phase B");
+    }
   } catch (...) {
     release();
     throw;
@@ -366,7 +396,7 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
                                       const invit::Params<R>&, index_t, R*, index_t);         \
   template bool invit_cuda<R>(index_t, const R*, const R*, index_t, const R*, const index_t*, \
                               const index_t*, index_t, const invit::Params<R>&, index_t, R*,  \
-                              index_t, index_t*, R*);
+                              index_t, index_t*, R*, const InvitDeviceHooks*);
 EIGSOLVE_FOR_EACH_REAL(EIGSOLVE_INSTANTIATE_INVIT_CUDA)
 #undef EIGSOLVE_INSTANTIATE_INVIT_CUDA
 

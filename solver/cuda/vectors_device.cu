@@ -4,13 +4,31 @@
 //   Z := T(Z_T)                                             [complex: one widening kernel]
 //   Z := Q Z, apply_q_canonical_device on the reflectors the tridiagonalization left there
 //   host z <-- Z through pinned chunks; z's pages were first touched by a host thread meanwhile
+//
+// The back-transformation overlaps phase B of the inverse iteration (EIGSOLVE_GPU_BT_OVERLAP=0:
+// after it). Phase B is a chain of dependent dots on a few SMs; the back-transformation of the
+// columns it has finished is independent work for the others:
+//
+//   stream ps (high priority)   phase A | phase B waves ..... check ..... check ....... |
+//                                                   ready(F1)     ready(F2)          return
+//   host thread "bt"                    T factors       |             |                 |
+//   stream bs (low priority)            T factors  [widen] Q Z[0,F1)  [widen] Q Z[F1,F2) .. Q
+//   Z[F2,m)
+//
+// ready(F) (InvitDeviceHooks) says columns [0, F) are final and never read again by phase B;
+// a group is sent once it has EIGSOLVE_GPU_BT_CHUNK columns (default max(1024, m / 8)). A
+// column's bits do not depend on its group (apply_q_device_columns), so Z is the same.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +58,101 @@ __global__ void widen_kernel(std::size_t count, const R* __restrict__ zr, R* __r
 
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// A non-blocking stream of the given priority, destroyed on every path.
+struct Stream {
+  cudaStream_t s = nullptr;
+  explicit Stream(int priority) {
+    ck(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority), "cudaStreamCreate");
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() { cudaStreamDestroy(s); }
+};
+
+/// A host thread that runs init(), then apply(c0, c1) for the column groups posted to it, in
+/// order: the enqueueing of a group's ~2000 kernels stays off the thread that drives phase B.
+class GroupWorker {
+ public:
+  GroupWorker(int device, std::function<void()> init, std::function<void(index_t, index_t)> apply)
+      : init_(std::move(init)), apply_(std::move(apply)), th_([this, device] { run(device); }) {}
+  GroupWorker(const GroupWorker&) = delete;
+  GroupWorker& operator=(const GroupWorker&) = delete;
+  ~GroupWorker() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    if (th_.joinable()) th_.join();
+  }
+  /// Columns [0, f) may be transformed.
+  void post(index_t f) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      target_ = std::max(target_, f);
+    }
+    cv_.notify_all();
+  }
+  index_t posted() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return target_;
+  }
+  /// Posts f, waits until every group is enqueued; rethrows the worker's exception.
+  void finish(index_t f) {
+    post(f);
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    th_.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void run(int device) {
+    index_t done = 0;
+    try {
+      ck(cudaSetDevice(device), "cudaSetDevice");
+      init_();
+      for (;;) {
+        index_t t = 0;
+        {
+          std::unique_lock<std::mutex> lk(mu_);
+          cv_.wait(lk, [&] { return quit_ || target_ > done; });
+          if (target_ <= done) return;  // quit, nothing left
+          t = target_;
+        }
+        apply_(done, t);
+        done = t;
+      }
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+  std::function<void()> init_;
+  std::function<void(index_t, index_t)> apply_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  index_t target_ = 0;
+  bool quit_ = false;
+  std::exception_ptr error_;
+  std::thread th_;  // last: starts after the members it uses
+};
+
+/// EIGSOLVE_GPU_BT_OVERLAP=0: the back-transformation after the inverse iteration.
+bool overlap_enabled() {
+  const char* e = std::getenv("EIGSOLVE_GPU_BT_OVERLAP");
+  return !(e && e[0] == '0');
+}
+
+/// The fewest columns per group sent during phase B (EIGSOLVE_GPU_BT_CHUNK=N, N >= 1).
+index_t group_columns(index_t m) {
+  if (const char* e = std::getenv("EIGSOLVE_GPU_BT_CHUNK"); e && std::atoll(e) > 0)
+    return static_cast<index_t>(std::atoll(e));
+  return std::max<index_t>(1024, (m / 8 + 63) / 64 * 64);
 }
 
 }  // namespace
@@ -89,6 +202,11 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
                       std::to_string(free_b) + " are available (of " + std::to_string(total_b) +
                       ")");
   auto t0 = std::chrono::steady_clock::now();
+  const bool overlap = overlap_enabled();
+  int lo_pri = 0, hi_pri = 0, dev = 0;
+  ck(cudaDeviceGetStreamPriorityRange(&lo_pri, &hi_pri), "stream priorities");
+  ck(cudaGetDevice(&dev), "cudaGetDevice");
+  const Stream ps(hi_pri), bs(lo_pri);
   DevMem dZ, dZr, dt, dw;
   dZ.alloc(bZ, "cudaMalloc Z");
   R* zr = static_cast<R*>(dZ.p);  // real T: Z_T is Z
@@ -96,30 +214,51 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
     dZr.alloc(bZr, "cudaMalloc Z of T");
     zr = static_cast<R*>(dZr.p);
   }
-  // 1. Z_T on the device, else on the host (same bits) and uploaded.
-  tm.invit_on_device = inverse_iteration_device<R>(ctx, n, d, e, m, w, k0, zr, nullptr);
+  dt.alloc(bt, "cudaMalloc tau");
+  if (n > 1)
+    ck(cudaMemcpyAsync(dt.p, tau, std::size_t(n - 1) * sizeof(T), cudaMemcpyHostToDevice, bs.s),
+       "tau");
+  dw.alloc(bw, "cudaMalloc workspace");
+  T* Z = static_cast<T*>(dZ.p);
+  const T* dtau = static_cast<const T*>(dt.p);
+  // 2. (on bs, from the worker thread) the T factors; then Z := Q Z by groups of columns
+  // [c0, c1) as they are posted (complex: Z_T's columns widened first).
+  GroupWorker worker(
+      dev, [&] { apply_q_device_prepare<T>(n, dA, ldda, dtau, m, dw.p, bw, bs.s); },
+      [&](index_t c0, index_t c1) {
+        if constexpr (cplx) {
+          widen_kernel<R><<<1024, 256, 0, bs.s>>>(std::size_t(n) * std::size_t(c1 - c0),
+                                                  zr + std::size_t(n) * std::size_t(c0),
+                                                  reinterpret_cast<R*>(Z + std::size_t(n) * c0));
+          ck(cudaGetLastError(), "widen Z");
+        }
+        apply_q_device_columns<T>(n, dA, ldda, m, c1 - c0, Z + std::size_t(n) * c0, n, dw.p, bw,
+                                  bs.s);
+      });
+  // 1. Z_T on the device (phase B handing finished columns to the worker), else on the host
+  // (same bits) and uploaded.
+  InvitDeviceHooks hooks;
+  hooks.stream = ps.s;
+  const index_t group = group_columns(m);
+  if (overlap)
+    hooks.ready = [&](index_t f) {
+      if (f - worker.posted() >= group) worker.post(f);
+    };
+  tm.invit_on_device = inverse_iteration_device<R>(ctx, n, d, e, m, w, k0, zr, nullptr, &hooks);
   if (!tm.invit_on_device) {
     std::vector<R> zt;
     assign_zeros_parallel(zt, count, ctx.num_threads());
     inverse_iteration<R>(ctx, n, d, e, m, w, k0, zt.data(), n);
-    ck(cudaMemcpy(zr, zt.data(), count * sizeof(R), cudaMemcpyHostToDevice), "upload Z of T");
-  }
-  if constexpr (cplx) {
-    widen_kernel<R><<<1024, 256>>>(count, zr, reinterpret_cast<R*>(dZ.p));
-    ck(cudaGetLastError(), "widen Z");
-    ck(cudaDeviceSynchronize(), "widen Z");
-    dZr.reset();
+    ck(cudaMemcpyAsync(zr, zt.data(), count * sizeof(R), cudaMemcpyHostToDevice, bs.s),
+       "upload Z of T");
+    ck(cudaStreamSynchronize(bs.s), "upload Z of T");  // zt goes out of scope
   }
   tm.inverse_iteration = since(t0);
-  // 2. Z := Q Z.
+  tm.early_columns = worker.posted();
   t0 = std::chrono::steady_clock::now();
-  dt.alloc(bt, "cudaMalloc tau");
-  if (n > 1)
-    ck(cudaMemcpy(dt.p, tau, std::size_t(n - 1) * sizeof(T), cudaMemcpyHostToDevice), "tau");
-  dw.alloc(bw, "cudaMalloc workspace");
-  apply_q_canonical_device<T>(n, dA, ldda, static_cast<const T*>(dt.p), m, static_cast<T*>(dZ.p), n,
-                              dw.p, bw, nullptr);
-  ck(cudaDeviceSynchronize(), "back-transformation kernels");
+  worker.finish(m);
+  ck(cudaStreamSynchronize(bs.s), "back-transformation kernels");
+  if constexpr (cplx) dZr.reset();
   tm.back_transform = since(t0);
   // 3. Download into z, whose pages are present by now.
   t0 = std::chrono::steady_clock::now();

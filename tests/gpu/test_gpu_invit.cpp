@@ -8,6 +8,7 @@
 // and double only, dd has no cluster kernel), and on the host (EIGSOLVE_GPU_INVIT_B=0).
 // LargeRandom: one big cluster of many blocks of 32 (n not a multiple of 64; above 8192 rows the
 // sequential kernel's second register slot).
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -154,6 +155,82 @@ TYPED_TEST(GpuInvit, LargeRandom) {
       v = R(u(g));
     check(d, e, 0, n - 1, "large random", n == 3001, true);
     if (n == 4000) check(d, e, 1000, 2999, "large random subset");
+  }
+}
+
+/// InvitDeviceHooks (what the back-transformation's overlap with phase B relies on): when phase B
+/// reports columns [0, F) finished, they already hold the CPU's bits, and the final Z is the
+/// CPU's too; F increases. Phase B on a non-blocking stream of high priority. Cases: one big
+/// cluster (many reports), and 100 well separated eigenvalues before a 1000-fold one (a report at
+/// the first check, then fallbacks: no report after them).
+template <class R>
+void check_ready(const std::vector<R>& d, const std::vector<R>& e, const char* what,
+                 bool fallbacks) {
+  const index_t n = static_cast<index_t>(d.size()), m = n;
+  Context cpu, gpu;
+  cpu.threads = gpu.threads = 2;
+  gpu.backend = Backend::cuda;
+  std::vector<R> w(static_cast<std::size_t>(m)), z1(static_cast<std::size_t>(n * m));
+  bisection_eigenvalues(cpu, n, d.data(), e.data(), 0, n - 1, w.data());
+  const index_t f1 =
+      inverse_iteration_counted(cpu, n, d.data(), e.data(), m, w.data(), 0, z1.data(), n);
+  EXPECT_EQ(f1 > 0, fallbacks) << what << ": CPU fallbacks " << f1;
+  R* dz = nullptr;
+  ASSERT_EQ(cudaMalloc(&dz, z1.size() * sizeof(R)), cudaSuccess);
+  int lo_pri = 0, hi_pri = 0;
+  cudaDeviceGetStreamPriorityRange(&lo_pri, &hi_pri);
+  cudaStream_t st = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking, hi_pri), cudaSuccess);
+  InvitDeviceHooks hooks;
+  hooks.stream = st;
+  index_t last = 0;
+  int calls = 0;
+  std::vector<R> col;
+  hooks.ready = [&](index_t f) {
+    ++calls;
+    EXPECT_GT(f, last) << what;
+    EXPECT_LE(f, m) << what;
+    last = f;
+    col.resize(static_cast<std::size_t>(f * n));
+    ASSERT_EQ(cudaMemcpy(col.data(), dz, col.size() * sizeof(R), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    EXPECT_EQ(std::memcmp(col.data(), z1.data(), col.size() * sizeof(R)), 0)
+        << what << ": columns [0, " << f << ") reported final differ from the CPU's";
+  };
+  index_t f2 = -1;
+  const bool on =
+      inverse_iteration_device(gpu, n, d.data(), e.data(), m, w.data(), 0, dz, &f2, &hooks);
+  EXPECT_TRUE(on) << what;
+  EXPECT_EQ(f1, f2) << what << ": fallbacks";
+  std::vector<R> z2(z1.size());
+  EXPECT_EQ(cudaMemcpy(z2.data(), dz, z2.size() * sizeof(R), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(std::memcmp(z1.data(), z2.data(), z1.size() * sizeof(R)), 0) << what << ": Z";
+  EXPECT_GT(calls, 0) << what << ": phase B reported no finished columns";
+  cudaStreamDestroy(st);
+  cudaFree(dz);
+}
+
+TYPED_TEST(GpuInvit, FinishedColumnsReported) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using R = TypeParam;
+  std::mt19937_64 g(13);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  {  // one big cluster: 94 blocks, reports at blocks 16, 32, ...
+    const index_t n = 3001;
+    std::vector<R> d(n), e(n - 1);
+    for (auto& v : d)
+      v = R(u(g));
+    for (auto& v : e)
+      v = R(u(g));
+    check_ready(d, e, "large random", false);
+  }
+  {  // -1000, -990, ..., -10 (decoupled), then T = I of order 1000: 100 clusters of one, then a
+     // 1000-fold eigenvalue whose last vectors fall back
+    const index_t k = 100, n = k + 1000;
+    std::vector<R> d(n, R(1)), e(n - 1, R(0));
+    for (index_t i = 0; i < k; ++i)
+      d[i] = R(double(-1000 + 10 * i));
+    check_ready(d, e, "separated then 1000-fold", true);
   }
 }
 
