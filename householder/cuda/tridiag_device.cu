@@ -253,9 +253,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     ck(cudaMemcpyAsync(dW_, hW_, bytes, cudaMemcpyHostToDevice, st_), "W");
     const index_t nt = (m + 63) / 64;
     ck(cudaEventRecord(ev0_, st_), "cudaEventRecord");
-    const Rank2kLaunch<T> r2k = rank2k_launch<T>();  // dd: EIGSOLVE_GPU_RANK2K_DD
-    r2k.kernel<<<unsigned(nt * (nt + 1) / 2) * r2k.per_tile, r2k.threads, 0, st_>>>(
-        m, kb, dV_, m, dW_, m, dA_ + s + ldd_ * s, ldd_, nt, false);
+    rank2k_kernel<T><<<unsigned(nt * (nt + 1) / 2), 256, 0, st_>>>(m, kb, dV_, m, dW_, m,
+                                                                   dA_ + s + ldd_ * s, ldd_, nt);
     ck(cudaGetLastError(), "rank2k_kernel");
     ck(cudaEventRecord(ev1_, st_), "cudaEventRecord");
     ck(cudaStreamSynchronize(st_), "rank2k_kernel");
@@ -530,12 +529,10 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   void panel_update(index_t j0, index_t nb) {
     using R = real_t<T>;
     const index_t s = j0 + nb, m = n_ - s, nt = (m + 63) / 64;
-    if (m > 0) {
-      const Rank2kLaunch<T> r2k = rank2k_launch<T>();  // dd: EIGSOLVE_GPU_RANK2K_DD
-      launch(r2k.kernel, unsigned(nt * (nt + 1) / 2) * r2k.per_tile, r2k.threads, m, index_t(nb),
+    if (m > 0)
+      launch(rank2k_kernel<T>, unsigned(nt * (nt + 1) / 2), 256, m, index_t(nb),
              static_cast<const T*>(dA_ + s + ldd_ * j0), ldd_, static_cast<const T*>(dW_ + s), n_,
              dA_ + s + ldd_ * s, ldd_, nt, next_reverse());
-    }
     mark(7);
     launch(panel_finish_kernel<T>, 1, unsigned(nb), j0, index_t(nb), dA_, ldd_,
            static_cast<const R*>(de_), dd_);

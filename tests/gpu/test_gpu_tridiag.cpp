@@ -105,55 +105,6 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
   }
 }
 
-/// Every dd form of the device rank-2k update (EIGSOLVE_GPU_RANK2K_DD, householder/cuda/
-/// panel_kernels.cuh) == CPU bitwise, whole panels on the device and host panels: trailing sizes
-/// that are not multiples of 64, panel widths below, at and between the k chunk (5, 8, 12, 32),
-/// random matrices and block-diagonal ones with -0 in the zero block (exact zero products and
-/// sums, so the signed-zero selections of the dd product and sum are exercised).
-TEST(GpuTridiagDd, Rank2kFormsBitwiseEqualToCpu) {
-  EIGSOLVE_REQUIRE_DEVICE();
-  using T = dd_real;
-  Context ctx;
-  ctx.threads = 2;
-  for (const char* form : {"0", "1", "2", "3", "4", "5"}) {
-    setenv("EIGSOLVE_GPU_RANK2K_DD", form, 1);
-    std::uint64_t seed = 7;
-    for (bool device_panels : {true, false})
-      for (index_t n : {65, 150, 203})
-        for (int nb : {12, 5, 32, 8})
-          for (int kind = 0; kind < 2; ++kind) {
-            const index_t lda = n + 1;
-            std::vector<T> A1 = random_hermitian<T>(n, lda, seed++);
-            if (kind == 1)  // two diagonal blocks; the block between them -0 and +0
-              for (index_t j = 0; j < n / 2; ++j)
-                for (index_t i = n / 2; i < n; ++i)
-                  A1[i + lda * j] = ((i + j) % 3 == 0) ? T(-0.0) : T(0.0);
-            std::vector<T> A2 = A1;
-            std::vector<real_t<T>> d1(n), e1(n, real_t<T>(0)), d2(n), e2(n, real_t<T>(0));
-            std::vector<T> t1(n, T(0)), t2(n, T(0));
-            TridiagOptions o;
-            o.nb = nb;
-            tridiagonalize(ctx, n, A1.data(), lda, d1.data(), e1.data(), t1.data(), o);
-            auto dev = make_cuda_tridiag<T>(n, A2.data(), lda, nb, nullptr, device_panels);
-            tridiagonalize(ctx, n, A2.data(), lda, d2.data(), e2.data(), t2.data(), o, dev.get());
-            bool lower_same = true;
-            for (index_t j = 0; j < n; ++j)
-              for (index_t i = j; i < n; ++i)
-                lower_same =
-                    lower_same && std::memcmp(&A1[i + lda * j], &A2[i + lda * j], sizeof(T)) == 0;
-            EXPECT_TRUE(same_bytes(d1, d2) && same_bytes(e1, e2) && same_bytes(t1, t2) &&
-                        lower_same)
-                << "dd form " << form << " n=" << n << " nb=" << nb << " kind " << kind
-                << " device panels " << device_panels;
-            if (::testing::Test::HasFailure()) {
-              unsetenv("EIGSOLVE_GPU_RANK2K_DD");
-              return;
-            }
-          }
-  }
-  unsetenv("EIGSOLVE_GPU_RANK2K_DD");
-}
-
 /// eigensolve_device on a device copy of A (leading dimension n + 5).
 template <class T>
 SolveResult<T> solve_from_device(const HostMatrix<T>& A, const SolveOptions& opt) {
