@@ -121,7 +121,8 @@ class GreenStream {
   static void get(F*& f, const char* name) {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion(name, &p, 12040, cudaEnableDefault, &q) != cudaSuccess ||
+    if (cudaGetDriverEntryPointByVersion(name, &p, CUDA_VERSION, cudaEnableDefault, &q) !=
+            cudaSuccess ||
         q != cudaDriverEntryPointSuccess || !p)
       throw DeviceError(std::string("EIGSOLVE_GPU_BT_SMS: the driver has no ") + name);
     f = reinterpret_cast<F*>(p);
