@@ -18,9 +18,6 @@
 // ready(F) (InvitDeviceHooks) says columns [0, F) are final and never read again by phase B;
 // a group is sent once it has EIGSOLVE_GPU_BT_CHUNK columns (default max(1024, m / 8)). A
 // column's bits do not depend on its group (apply_q_device_columns), so Z is the same.
-// EIGSOLVE_GPU_BT_SMS=N puts stream bs on a green context of about N SMs (the driver's
-// partition granularity), so that phase B's waves do not share SMs with the back-transformation.
-#include <cuda.h>  // green-context types; the entry points come through the runtime (no libcuda link)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -72,77 +69,6 @@ struct Stream {
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   ~Stream() { cudaStreamDestroy(s); }
-};
-
-/// EIGSOLVE_GPU_BT_SMS=N (N > 0): a non-blocking stream of the given priority on a green context
-/// of about N of the device's SMs; 0 when unset.
-unsigned bt_sms() {
-  const char* e = std::getenv("EIGSOLVE_GPU_BT_SMS");
-  return e && std::atoi(e) > 0 ? static_cast<unsigned>(std::atoi(e)) : 0u;
-}
-
-/// A stream whose kernels run only on a partition of the SMs (a green context). The driver entry
-/// points are fetched through the runtime, so nothing links against libcuda.
-class GreenStream {
- public:
-  GreenStream(int device, unsigned sms, int priority) {
-    get(get_dev_, "cuDeviceGet");
-    get(get_res_, "cuDeviceGetDevResource");
-    get(split_, "cuDevSmResourceSplitByCount");
-    get(desc_, "cuDevResourceGenerateDesc");
-    get(create_, "cuGreenCtxCreate");
-    get(stream_, "cuGreenCtxStreamCreate");
-    get(destroy_, "cuGreenCtxDestroy");
-    get(sdestroy_, "cuStreamDestroy");
-    CUdevice dev = 0;
-    CUdevResource all{}, part{}, rest{};
-    CUdevResourceDesc desc = nullptr;
-    unsigned groups = 1;
-    drv(get_dev_(&dev, device), "cuDeviceGet");
-    drv(get_res_(dev, &all, CU_DEV_RESOURCE_TYPE_SM), "cuDeviceGetDevResource");
-    drv(split_(&part, &groups, &all, &rest, 0, sms), "cuDevSmResourceSplitByCount");
-    if (groups < 1) throw DeviceError("EIGSOLVE_GPU_BT_SMS: no SM partition of that size");
-    drv(desc_(&desc, &part, 1), "cuDevResourceGenerateDesc");
-    drv(create_(&g_, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM), "cuGreenCtxCreate");
-    drv(stream_(&s_, g_, CU_STREAM_NON_BLOCKING, priority), "cuGreenCtxStreamCreate");
-    sms_ = part.sm.smCount;
-  }
-  GreenStream(const GreenStream&) = delete;
-  GreenStream& operator=(const GreenStream&) = delete;
-  ~GreenStream() {
-    if (s_) sdestroy_(s_);
-    if (g_) destroy_(g_);
-  }
-  cudaStream_t stream() const { return reinterpret_cast<cudaStream_t>(s_); }
-  unsigned sms() const { return sms_; }
-
- private:
-  template <class F>
-  static void get(F*& f, const char* name) {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion(name, &p, CUDA_VERSION, cudaEnableDefault, &q) !=
-            cudaSuccess ||
-        q != cudaDriverEntryPointSuccess || !p)
-      throw DeviceError(std::string("EIGSOLVE_GPU_BT_SMS: the driver has no ") + name);
-    f = reinterpret_cast<F*>(p);
-  }
-  static void drv(CUresult r, const char* what) {
-    if (r != CUDA_SUCCESS)
-      throw DeviceError(std::string("EIGSOLVE_GPU_BT_SMS: ") + what + " failed (CUresult " +
-                        std::to_string(int(r)) + ")");
-  }
-  decltype(cuDeviceGet)* get_dev_ = nullptr;
-  decltype(cuDeviceGetDevResource)* get_res_ = nullptr;
-  decltype(cuDevSmResourceSplitByCount)* split_ = nullptr;
-  decltype(cuDevResourceGenerateDesc)* desc_ = nullptr;
-  decltype(cuGreenCtxCreate)* create_ = nullptr;
-  decltype(cuGreenCtxStreamCreate)* stream_ = nullptr;
-  decltype(cuGreenCtxDestroy)* destroy_ = nullptr;
-  decltype(cuStreamDestroy)* sdestroy_ = nullptr;
-  CUgreenCtx g_ = nullptr;
-  CUstream s_ = nullptr;
-  unsigned sms_ = 0;
 };
 
 /// A host thread that runs init(), then apply(c0, c1) for the column groups posted to it, in
@@ -280,15 +206,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   int lo_pri = 0, hi_pri = 0, dev = 0;
   ck(cudaDeviceGetStreamPriorityRange(&lo_pri, &hi_pri), "stream priorities");
   ck(cudaGetDevice(&dev), "cudaGetDevice");
-  const Stream ps(hi_pri), bs_plain(lo_pri);
-  std::unique_ptr<GreenStream> green;
-  if (const unsigned sms = overlap ? bt_sms() : 0u) {
-    green = std::make_unique<GreenStream>(dev, sms, lo_pri);
-    if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); pf && pf[0] == '1')
-      std::fprintf(stderr, "eigsolve back-transformation on a green context of %u SMs\n",
-                   green->sms());
-  }
-  const cudaStream_t bs = green ? green->stream() : bs_plain.s;
+  const Stream ps(hi_pri), bs(lo_pri);
   DevMem dZ, dZr, dt, dw;
   dZ.alloc(bZ, "cudaMalloc Z");
   R* zr = static_cast<R*>(dZ.p);  // real T: Z_T is Z
@@ -298,7 +216,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   }
   dt.alloc(bt, "cudaMalloc tau");
   if (n > 1)
-    ck(cudaMemcpyAsync(dt.p, tau, std::size_t(n - 1) * sizeof(T), cudaMemcpyHostToDevice, bs),
+    ck(cudaMemcpyAsync(dt.p, tau, std::size_t(n - 1) * sizeof(T), cudaMemcpyHostToDevice, bs.s),
        "tau");
   dw.alloc(bw, "cudaMalloc workspace");
   T* Z = static_cast<T*>(dZ.p);
@@ -306,16 +224,16 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   // 2. (on bs, from the worker thread) the T factors; then Z := Q Z by groups of columns
   // [c0, c1) as they are posted (complex: Z_T's columns widened first).
   GroupWorker worker(
-      dev, [&] { apply_q_device_prepare<T>(n, dA, ldda, dtau, m, dw.p, bw, bs); },
+      dev, [&] { apply_q_device_prepare<T>(n, dA, ldda, dtau, m, dw.p, bw, bs.s); },
       [&](index_t c0, index_t c1) {
         if constexpr (cplx) {
-          widen_kernel<R><<<1024, 256, 0, bs>>>(std::size_t(n) * std::size_t(c1 - c0),
-                                                zr + std::size_t(n) * std::size_t(c0),
-                                                reinterpret_cast<R*>(Z + std::size_t(n) * c0));
+          widen_kernel<R><<<1024, 256, 0, bs.s>>>(std::size_t(n) * std::size_t(c1 - c0),
+                                                  zr + std::size_t(n) * std::size_t(c0),
+                                                  reinterpret_cast<R*>(Z + std::size_t(n) * c0));
           ck(cudaGetLastError(), "widen Z");
         }
         apply_q_device_columns<T>(n, dA, ldda, m, c1 - c0, Z + std::size_t(n) * c0, n, dw.p, bw,
-                                  bs);
+                                  bs.s);
       });
   // 1. Z_T on the device (phase B handing finished columns to the worker), else on the host
   // (same bits) and uploaded.
@@ -331,15 +249,15 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
     std::vector<R> zt;
     assign_zeros_parallel(zt, count, ctx.num_threads());
     inverse_iteration<R>(ctx, n, d, e, m, w, k0, zt.data(), n);
-    ck(cudaMemcpyAsync(zr, zt.data(), count * sizeof(R), cudaMemcpyHostToDevice, bs),
+    ck(cudaMemcpyAsync(zr, zt.data(), count * sizeof(R), cudaMemcpyHostToDevice, bs.s),
        "upload Z of T");
-    ck(cudaStreamSynchronize(bs), "upload Z of T");  // zt goes out of scope
+    ck(cudaStreamSynchronize(bs.s), "upload Z of T");  // zt goes out of scope
   }
   tm.inverse_iteration = since(t0);
   tm.early_columns = worker.posted();
   t0 = std::chrono::steady_clock::now();
   worker.finish(m);
-  ck(cudaStreamSynchronize(bs), "back-transformation kernels");
+  ck(cudaStreamSynchronize(bs.s), "back-transformation kernels");
   if constexpr (cplx) dZr.reset();
   tm.back_transform = since(t0);
   // 3. Download into z, whose pages are present by now.
