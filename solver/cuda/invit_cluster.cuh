@@ -176,6 +176,157 @@ __global__ void __launch_bounds__(kCT, 1) step2_cluster_kernel(WaveArgs a, R* Z,
   if (G.tx) cluster_barrier();
 }
 
+constexpr int kCT3 = 256;  // most threads per CTA of the B3 kernel (two columns in registers)
+
+/// The B3 form of step 2 (EIGSOLVE_GPU_INVIT_B3=1, opt-in, not yet run on a GPU): two columns
+/// in flight. One chunk per thread (G.kc == 1, G.threads <= kCT3), barrier exchange only
+/// (G.tx == 0). Dynamic shared memory: 16 bytes (unused), then 4 * G.ntp partials: buffer b
+/// (the parity of the step count) holds the lead's partials at 2 b G.ntp, the follower's at
+/// (2 b + 1) G.ntp.
+///
+/// Per column exactly the dots of step2_cluster_kernel, with the same operands in the same order
+/// (the same cluster_chunk, tree8_all, tile slots and ascending chain); only the schedule
+/// changes. The lead column j runs its dots k = k0 .. 2 nq; the follower f = j + 1 (y_f and its
+/// first q loaded in the lead's first step, "armed") runs, one per later step of the lead, its
+/// first-pass dots against q_p for p < j (dot k_f < nq_f - 1: q_p final, stored by this thread
+/// or before the launch), its partials in the same exchange and barrier as the lead's, its
+/// chain interleaved with the lead's (cluster_chain2). After the lead's norm and store, the
+/// follower becomes the lead at dot k_f (its next v is q_j, taken from the division: the bits
+/// a reload returns, absent rows 0), and column j + 2 the follower. Which dots run in a step
+/// depends on lo[], j, k, k_f only: the same on every CTA. The follower never runs its norm and
+/// never stores: on a stop its work is dropped (y_f in Z untouched), as the resumed round expects.
+/// Steps per column in a block: nq + 2 instead of 2 nq + 1 (nq >= 2).
+template <class R, bool VEC>
+__global__ void __launch_bounds__(kCT3, 1)
+    step2_cluster_b3_kernel(WaveArgs a, R* Z, ClusterGeom G) {
+  index_t c, j0, js, j1;
+  if (!wave_block(a, index_t(blockIdx.x) / G.cs, c, j0, js, j1)) return;  // whole cluster
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  R* part = reinterpret_cast<R*>(smem_raw + 16);
+  const int rank = int(__clusterRelativeBlockRank()), t = threadIdx.x, q8 = t & 7;
+  const index_t n = a.n, ld = a.ldz;
+  const index_t te = (rank + 1) * G.tpc < G.ntiles ? (rank + 1) * G.tpc : G.ntiles;
+  const index_t cend = te * (kTile / kChunk), g0 = rank * G.tpc * (kTile / kChunk) + t;
+  // This thread's one chunk g0 (owned: inside this CTA's tiles), its first row (n when not
+  // owned), whether all its 8 rows are below n.
+  const bool own = g0 < cend;
+  const index_t row = own ? g0 * kChunk : n;
+  const bool full = row + kChunk <= n;
+  cluster_barrier();  // every CTA of the cluster runs before any store
+  // Lead column j: y, v (the next dot's q), qp (the previous dot's q), cprev (its c); the
+  // follower: the same with f.
+  R y[kChunk], v[kChunk], qp[kChunk], yf[kChunk], vf[kChunk], qpf[kChunk];
+  R cprev = R(0), cprevf = R(0);
+  index_t j = js, ps = a.lo[j] > j0 ? a.lo[j] : j0, nq = j - ps, k = 0, par = 0;
+  load_chunk<VEC>(Z + j * ld, full, row, n, y);
+  if (nq > 0) load_chunk<VEC>(Z + ps * ld, full, row, n, v);
+#pragma unroll
+  for (int u = 0; u < kChunk; ++u)
+    qp[u] = R(0);  // with cprev = +0: the first dot's update is exact (y unchanged)
+  const auto send = [&](R* dst, R tp) {  // lane q8 of a tile -> CTAs q8, q8 + 8
+    if (q8 < G.cs) *static_cast<R*>(__cluster_map_shared_rank(dst, unsigned(q8))) = tp;
+    if (q8 + 8 < G.cs) *static_cast<R*>(__cluster_map_shared_rank(dst, unsigned(q8 + 8))) = tp;
+  };
+  for (;;) {
+    R* const yg = Z + j * ld;
+    const index_t L = 2 * nq + 1, f = j + 1;
+    const bool hasf = f < j1;
+    const index_t psf = hasf ? (a.lo[f] > j0 ? a.lo[f] : j0) : f, nqf = f - psf;
+    const index_t pre = nqf - 1;  // the follower's dots against q_p, p < j
+    bool armed = false;
+    index_t kf = 0;  // the follower's dots done
+    for (; k < L; ++k) {
+      const bool nrm = k == L - 1, runf = armed && kf < pre;
+      R* const buf = part + 2 * par * G.ntp;
+      R* const buff = buf + G.ntp;
+      {
+        const R ncp = -cprev;
+        R cs = R(0);
+        if (own) {
+          if (full)
+            cs = nrm ? cluster_chunk<true, true>(row, n, ncp, y, qp, v)
+                     : cluster_chunk<true, false>(row, n, ncp, y, qp, v);
+          else
+            cs = nrm ? cluster_chunk<false, true>(row, n, ncp, y, qp, v)
+                     : cluster_chunk<false, false>(row, n, ncp, y, qp, v);
+        }
+        const R tp = tree8_all(cs);
+        if (own) send(buf + (row >> 6), tp);
+      }
+      if (runf) {  // the follower's dot kf (first pass, never its norm)
+        const R ncp = -cprevf;
+        R cs = R(0);
+        if (own)
+          cs = full ? cluster_chunk<true, false>(row, n, ncp, yf, qpf, vf)
+                    : cluster_chunk<false, false>(row, n, ncp, yf, qpf, vf);
+        const R tp = tree8_all(cs);
+        if (own) send(buff + (row >> 6), tp);
+      }
+      if (!nrm) {  // the lead's dot k + 1 updates with this v; its own v is loaded now
+#pragma unroll
+        for (int u = 0; u < kChunk; ++u)
+          qp[u] = v[u];
+        if (k + 1 < L - 1) {
+          const index_t m = k + 1 < nq ? k + 1 : k + 1 - nq;  // (k + 1) % nq
+          load_chunk<VEC>(Z + (ps + m) * ld, full, row, n, v);
+        }
+      }
+      if (runf) {  // the same for the follower's dot kf + 1 (p = psf + kf + 1 < j)
+#pragma unroll
+        for (int u = 0; u < kChunk; ++u)
+          qpf[u] = vf[u];
+        if (kf + 1 < pre) load_chunk<VEC>(Z + (psf + kf + 1) * ld, full, row, n, vf);
+      } else if (hasf && !armed) {  // arm the follower: its first dot runs in the next step
+        load_chunk<VEC>(Z + f * ld, full, row, n, yf);
+        if (pre > 0) load_chunk<VEC>(Z + psf * ld, full, row, n, vf);
+#pragma unroll
+        for (int u = 0; u < kChunk; ++u)
+          qpf[u] = R(0);
+        cprevf = R(0);
+        armed = true;
+      }
+      cluster_barrier();
+      if (runf) {
+        cluster_chain2(buf, buff, G.ntiles, cprev, cprevf);
+        ++kf;
+      } else {
+        cprev = cluster_chain(buf, G.ntiles);
+      }
+      par ^= 1;
+    }
+    const R nr = sqrt_(cprev);
+    if (!(nr >= R(invit::kFallbackNorm))) {  // the same on every CTA of the cluster
+      if (rank == 0 && t == 0) a.stop[c] = j;
+      return;
+    }
+    // The follower ran all its dots below j: its next dot is against q_j.
+    const bool vq = hasf && nqf > 0 && kf == pre;
+#pragma unroll
+    for (int u = 0; u < kChunk; ++u) {
+      if (row + u < n) {
+        const R q = y[u] / nr;
+        yg[row + u] = q;
+        if (vq) vf[u] = q;
+      } else if (vq) {
+        vf[u] = R(0);
+      }
+    }
+    if (!hasf) return;
+    // The follower becomes the lead at its dot kf (armed: L >= 1 step ran).
+    j = f;
+    ps = psf;
+    nq = nqf;
+    k = kf;
+    cprev = cprevf;
+#pragma unroll
+    for (int u = 0; u < kChunk; ++u) {
+      y[u] = yf[u];
+      v[u] = vf[u];
+      qp[u] = qpf[u];
+    }
+  }
+}
+
 /// The cluster form of step 2 for n rows, or off (dd, EIGSOLVE_GPU_INVIT_CLUSTER=0, n below
 /// kClusterMinN unless forced, n too large, no cluster of that size fits on the device).
 /// EIGSOLVE_GPU_INVIT_CLUSTER: unset: clusters of 16 (else 8) from kClusterMinN rows on; 0: off
@@ -183,12 +334,16 @@ __global__ void __launch_bounds__(kCT, 1) step2_cluster_kernel(WaveArgs a, R* Z,
 /// every n.
 /// EIGSOLVE_GPU_INVIT_CLUSTER_TX=1: the partials exchanged by st.async + mbarrier instead of the
 /// cluster barrier (invit_cluster_sync.cuh; opt-in, not yet run on a GPU).
+/// EIGSOLVE_GPU_INVIT_B3=1: the B3 form (step2_cluster_b3_kernel: two columns in flight; same
+/// bits; opt-in, not yet run on a GPU; bench/notes-invit-b3-s9.md) where it applies (one chunk
+/// per thread, at most kCT3 threads, barrier exchange), else the default kernel.
 template <class R>
 struct ClusterStep2 {
   bool on = false;
   ClusterGeom G{};
   void (*kern)(WaveArgs, R*, ClusterGeom) = nullptr;
   std::size_t smem = 0;
+  bool b3 = false;  // the B3 kernel
 
   /// A launch configuration of nclu clusters on stream (at: its one attribute, the cluster
   /// size).
@@ -230,6 +385,12 @@ ClusterStep2<R> cluster_step2_try(index_t n, int cs) {
   P.smem = 16 + 2 * sizeof(R) * std::size_t(P.G.ntp);
   const char* tx = std::getenv("EIGSOLVE_GPU_INVIT_CLUSTER_TX");
   P.G.tx = tx && tx[0] == '1' ? 1 : 0;
+  const char* b3 = std::getenv("EIGSOLVE_GPU_INVIT_B3");
+  if (b3 && b3[0] == '1' && P.G.kc == 1 && P.G.threads <= kCT3 && !P.G.tx) {
+    P.b3 = true;
+    P.kern = vec ? &step2_cluster_b3_kernel<R, true> : &step2_cluster_b3_kernel<R, false>;
+    P.smem = 16 + 4 * sizeof(R) * std::size_t(P.G.ntp);
+  }
   if (cudaFuncSetAttribute(P.kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(P.smem)) !=
           cudaSuccess ||
       (cs > 8 && cudaFuncSetAttribute(P.kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
@@ -249,9 +410,9 @@ ClusterStep2<R> cluster_step2_try(index_t n, int cs) {
   if (prof && prof[0] == '1')
     std::fprintf(stderr,
                  "  invit phase B step 2: clusters of %d CTAs x %d threads, %d chunk(s) per "
-                 "thread, %lld tiles per CTA, up to %d clusters resident, exchange %s\n",
-                 cs, P.G.threads, P.G.kc, (long long)P.G.tpc, nclu,
-                 P.G.tx ? "st.async" : "barrier");
+                 "thread, %lld tiles per CTA, up to %d clusters resident, exchange %s%s\n",
+                 cs, P.G.threads, P.G.kc, (long long)P.G.tpc, nclu, P.G.tx ? "st.async" : "barrier",
+                 P.b3 ? ", B3 (two columns in flight)" : "");
   return P;
 }
 

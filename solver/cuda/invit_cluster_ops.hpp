@@ -145,5 +145,55 @@ ES_HD_INLINE R cluster_chain(const R* p, index_t nt) {
   return acc;
 }
 
+/// a = cluster_chain(p, nt), af = cluster_chain(pf, nt): the same adds in the same order per
+/// chain, the two chains interleaved in one loop (two independent dependency chains; the B3
+/// form of step 2, two columns in flight). pf as readable as p.
+template <class R>
+ES_HD_INLINE void cluster_chain2(const R* p, const R* pf, index_t nt, R& a, R& af) {
+  R b[8], nx[8], bf[8], nxf[8];
+  load8(p, b);
+  load8(pf, bf);
+  R acc = b[0], accf = bf[0];
+  if (nt < 8) {
+    for (int u = 1; u < 8; ++u)
+      if (u < nt) {
+        acc = acc + b[u];
+        accf = accf + bf[u];
+      }
+    a = acc;
+    af = accf;
+    return;
+  }
+  load8(p + 8, nx);
+  load8(pf + 8, nxf);
+  for (int u = 1; u < 8; ++u) {
+    acc = acc + b[u];
+    accf = accf + bf[u];
+  }
+  index_t i = 8;  // nx, nxf: the group [i, i + 8)
+  for (; i + 8 <= nt; i += 8) {
+    for (int u = 0; u < 8; ++u) {
+      b[u] = nx[u];
+      bf[u] = nxf[u];
+    }
+    load8(p + i + 8, nx);
+    load8(pf + i + 8, nxf);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int u = 0; u < 8; ++u) {
+      acc = acc + b[u];
+      accf = accf + bf[u];
+    }
+  }
+  for (int u = 0; u < 8; ++u)
+    if (i + u < nt) {
+      acc = acc + nx[u];
+      accf = accf + nxf[u];
+    }
+  a = acc;
+  af = accf;
+}
+
 }  // namespace invit_dev
 }  // namespace eigsolve

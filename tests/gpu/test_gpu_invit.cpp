@@ -5,7 +5,9 @@
 // single-CTA sequential kernel (EIGSOLVE_GPU_INVIT_CLUSTER=0; y_j in shared memory and,
 // EIGSOLVE_GPU_INVIT_YGLOBAL=1, in global memory), with the thread-block-cluster kernel forced
 // for every n (EIGSOLVE_GPU_INVIT_CLUSTER=1: clusters of 8; LargeRandom also 2 and 16; float
-// and double only, dd has no cluster kernel), and on the host (EIGSOLVE_GPU_INVIT_B=0).
+// and double only, dd has no cluster kernel), the cluster kernel's B3 form
+// (EIGSOLVE_GPU_INVIT_B3=1: two columns in flight; clusters of 8 forced, LargeRandom also 16),
+// and on the host (EIGSOLVE_GPU_INVIT_B=0).
 // LargeRandom: hundreds of clusters, the largest of several blocks of 32 (n not a multiple of 64;
 // above 8192 rows the sequential kernel's second register slot). FinishedColumnsReported: one
 // cluster of more than 16 blocks, the finished-columns reports of InvitDeviceHooks.
@@ -43,12 +45,14 @@ void check(const std::vector<R>& d, const std::vector<R>& e, index_t il, index_t
   const index_t f1 =
       inverse_iteration_counted(cpu, n, d.data(), e.data(), m, w.data(), il, z1.data(), n);
   // Phase B on the device: one CTA per cluster of eigenvalues (y_j in shared memory; in global
-  // memory), thread block clusters of 8 (2, 16); and on the host.
+  // memory), thread block clusters of 8 (2, 16), the B3 form on clusters of 8 (16); and on the
+  // host.
   struct Mode {
-    const char *b, *yglobal, *cluster;
+    const char *b, *yglobal, *cluster, *b3;
   };
-  const Mode modes[] = {{"1", "0", "0"}, {"1", "1", "0"},  {"1", "0", "1"},
-                        {"1", "0", "2"}, {"1", "0", "16"}, {"0", "0", "0"}};
+  const Mode modes[] = {{"1", "0", "0", "0"},  {"1", "1", "0", "0"},  {"1", "0", "1", "0"},
+                        {"1", "0", "2", "0"},  {"1", "0", "16", "0"}, {"1", "0", "1", "1"},
+                        {"1", "0", "16", "1"}, {"0", "0", "0", "0"}};
   for (const Mode& md : modes) {
     if (md.yglobal[0] == '1' && !global_y) continue;
     if ((md.cluster[0] == '2' || md.cluster[1] == '6') && !sizes) continue;
@@ -56,8 +60,9 @@ void check(const std::vector<R>& d, const std::vector<R>& e, index_t il, index_t
     setenv("EIGSOLVE_GPU_INVIT_B", md.b, 1);
     setenv("EIGSOLVE_GPU_INVIT_YGLOBAL", md.yglobal, 1);
     setenv("EIGSOLVE_GPU_INVIT_CLUSTER", md.cluster, 1);
-    const std::string b =
-        std::string(md.b) + (md.yglobal[0] == '1' ? ", y global" : "") + ", clusters " + md.cluster;
+    setenv("EIGSOLVE_GPU_INVIT_B3", md.b3, 1);
+    const std::string b = std::string(md.b) + (md.yglobal[0] == '1' ? ", y global" : "") +
+                          ", clusters " + md.cluster + (md.b3[0] == '1' ? ", B3" : "");
     std::fill(z2.begin(), z2.end(), R(0));
     const index_t f2 =
         inverse_iteration_counted(gpu, n, d.data(), e.data(), m, w.data(), il, z2.data(), n);
@@ -69,6 +74,7 @@ void check(const std::vector<R>& d, const std::vector<R>& e, index_t il, index_t
   unsetenv("EIGSOLVE_GPU_INVIT_B");
   unsetenv("EIGSOLVE_GPU_INVIT_YGLOBAL");
   unsetenv("EIGSOLVE_GPU_INVIT_CLUSTER");
+  unsetenv("EIGSOLVE_GPU_INVIT_B3");
   if (std::string(what) == "1000-fold") {
     EXPECT_GT(f1, 0) << "the fallback was not exercised";
   }
