@@ -205,6 +205,121 @@ ES_HD R bisect_eigenvalue(index_t n, const R* d, const R* e2, const SturmSetup<R
   return final_value(lo, hi);
 }
 
+// --- Speculative multisection: the same path, L levels per round -------------------------
+//
+// The searches below visit exactly the intervals of bisect_eigenvalue and return its bits;
+// they only evaluate the counts of the next levels before the decisions that choose among them.
+// The points of the next L levels from [lo, hi] form a heap (node 0: midpoint(lo, hi); node j's
+// left half gives node 2j+1, its right half node 2j+2):
+//
+//   level 0                 x0 = mid(lo, hi)
+//   level 1       x1 = mid(lo, x0)         x2 = mid(x0, hi)
+//   level 2   x3 = mid(lo, x1)  x4 = mid(x1, x0)  x5 = mid(x0, x2)  x6 = mid(x2, hi)
+//
+// spec_replay then takes the sequential steps one by one: the cap test, mid = midpoint(lo, hi),
+// the canonical converged() test, and count(mid) > k ? hi = mid : lo = mid, where count(mid) is
+// the precomputed count of the heap node reached so far. mid is bit-identical to that node's
+// point (same formula on the same operands, derived by the same assignments), so each step is
+// the sequential one; counts of nodes that are never reached are discarded.
+
+/// Depth of heap node j (0 for the root): the bit length of j + 1, minus one.
+ES_HD_INLINE int spec_depth(int j) {
+  int l = 0;
+  while (((j + 1) >> (l + 1)) != 0)
+    ++l;
+  return l;
+}
+
+/// The point of heap node j over [lo, hi]: the midpoints along the path from the root, in the
+/// order the sequential search forms them.
+template <class R>
+ES_HD R spec_point(const R& lo, const R& hi, int j) {
+  const int v = j + 1;
+  R a = lo, b = hi;
+  for (int l = spec_depth(j) - 1; l >= 0; --l) {
+    const R m = midpoint(a, b);
+    if ((v >> l) & 1)
+      a = m;
+    else
+      b = m;
+  }
+  return midpoint(a, b);
+}
+
+/// Whether the sequential search at [lo, hi] after it steps has stopped (the loop test of
+/// bisect_eigenvalue: the cap, then converged()).
+template <class R>
+ES_HD_INLINE bool spec_stopped(const R& lo, const R& hi, int it, const R& pivmin) {
+  if (it >= kMaxBisectIter) return true;
+  return converged(lo, hi, midpoint(lo, hi), pivmin);
+}
+
+/// Up to `levels` sequential steps of bisect_eigenvalue for eigenvalue k from [lo, hi] (it steps
+/// taken), with c[j] = count(point j) for the heap nodes j < 2^levels - 1 over [lo, hi]. Updates
+/// lo, hi, it; returns true when the search has stopped (the result is final_value(lo, hi)).
+template <class R, class Counts>
+ES_HD bool spec_replay(R& lo, R& hi, int& it, const R& pivmin, index_t k, int levels,
+                       const Counts& c) {
+  int j = 0;
+  for (int l = 0; l < levels; ++l) {
+    if (it >= kMaxBisectIter) return true;
+    const R mid = midpoint(lo, hi);
+    if (converged(lo, hi, mid, pivmin)) return true;
+    if (index_t(c[j]) > k) {
+      hi = mid;
+      j = 2 * j + 1;
+    } else {
+      lo = mid;
+      j = 2 * j + 2;
+    }
+    ++it;
+  }
+  return false;
+}
+
+/// The counts at the P points x[0..P): P interleaved sturm_count recurrences (each one is
+/// exactly sturm_count(x[w]); the interleaving only gives independent division chains).
+template <int P, class R>
+ES_HD void sturm_count_ilp(index_t n, const R* d, const R* e2, const R& pivmin, const R* x,
+                           index_t* cnt) {
+  R q[P];
+  index_t c[P];
+  for (int w = 0; w < P; ++w) {
+    q[w] = guard(R(d[0] - x[w]), pivmin);
+    c[w] = q[w] < R(0) ? 1 : 0;
+  }
+  for (index_t i = 1; i < n; ++i) {
+    const R di = d[i], ei = e2[i - 1];
+    for (int w = 0; w < P; ++w) {
+      q[w] = guard(R((di - x[w]) - ei / q[w]), pivmin);
+      c[w] += q[w] < R(0) ? 1 : 0;
+    }
+  }
+  for (int w = 0; w < P; ++w)
+    cnt[w] = c[w];
+}
+
+/// Eigenvalue k by speculative multisection, L levels (2^L - 1 counts) per round, after the
+/// first `top` levels taken from top_counts (the counts at the heap points of the first `top`
+/// levels over [gl, gu], shared by all k; top = 0: none). Bitwise equal to bisect_eigenvalue.
+template <int L, class R>
+ES_HD R bisect_eigenvalue_spec(index_t n, const R* d, const R* e2, const SturmSetup<R>& s,
+                               index_t k, int top = 0, const index_t* top_counts = nullptr) {
+  constexpr int P = (1 << L) - 1;
+  R lo = s.gl, hi = s.gu;
+  int it = 0;
+  if (top > 0 && spec_replay(lo, hi, it, s.pivmin, k, top, top_counts)) return final_value(lo, hi);
+  while (!spec_stopped(lo, hi, it, s.pivmin)) {
+    R x[P];
+    index_t c[P];
+    for (int j = 0; j < P; ++j)
+      x[j] = spec_point(lo, hi, j);
+    sturm_count_ilp<P>(n, d, e2, s.pivmin, x, c);
+    if (spec_replay(lo, hi, it, s.pivmin, k, L, c)) break;
+  }
+  return final_value(lo, hi);
+}
+
 }  // namespace bisect
 
 /// Eigenvalues il..iu (0-based, inclusive, ascending) of the symmetric tridiagonal T of order

@@ -1,7 +1,27 @@
-// Canonical bisection on the device (solver/bisection_cuda.hpp): one thread per eigenvalue,
-// bisect::bisect_eigenvalue compiled for the device (-fmad=false, IEEE division): the CPU's bits.
+// Canonical bisection on the device (solver/bisection_cuda.hpp): the CPU's bits
+// (docs/canonical-bisection.md), compiled with -fmad=false and IEEE division.
+//
+// Modes (env EIGSOLVE_GPU_BISECT, for A/B; all give the same bits):
+//   0   one thread per eigenvalue running bisect::bisect_eigenvalue (the old kernel): a full
+//       search of ~55 (double) / ~110 (dd) dependent Sturm counts per thread.
+//   1   (default) speculative multisection over lanes, L = 2: a group of 3 lanes per eigenvalue
+//       evaluates the counts of the next 2 levels at once (heap points x0, x1, x2, one count per
+//       lane), the group gathers them with shuffles and every lane replays the 2 sequential
+//       decisions (bisect::spec_replay). Half the dependent rounds, 3x the warps (10 groups
+//       per warp).
+//   2   the same with L = 3: 7 lanes (4 groups per warp), a third of the rounds.
+//   3   one thread per eigenvalue running bisect::bisect_eigenvalue_spec<2> (3 interleaved
+//       count chains in one thread).
+// Modes 1-3 first take the top levels shared by all eigenvalues (env EIGSOLVE_GPU_BISECT_TOP,
+// default min(bit length of n, 16) levels; 0 = none): one kernel evaluates the counts at all
+// 2^T - 1 heap points of the first T levels over [gl, gu], and every search replays its first
+// T steps from that table (spec_replay, the same decisions), then continues per eigenvalue.
+// The lane kernels' counts load d and e2 a few steps ahead (registers); the operations are
+// sturm_count's, in its order.
 #include <cuda_runtime.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -19,12 +39,187 @@ void ck(cudaError_t st, const char* what) {
   }
 }
 
+constexpr unsigned kFull = 0xffffffffu;
+constexpr int kThreads = 128;
+constexpr int kMaxTop = 16;
+
+/// Prefetch distance of the count loop (steps): covers an L2 hit with the step latency.
+template <class R>
+struct Prefetch {
+  static constexpr int value = sizeof(R) == 4 ? 8 : (sizeof(R) == 8 ? 4 : 2);
+};
+
+/// bisect::sturm_count(n, d, e2, pivmin, x), the same operations in the same order; the loads of
+/// d[i], e2[i-1] are issued D steps ahead (a register double buffer), so that a step's
+/// division does not wait for its e2 load.
+template <int D, class R>
+__device__ __forceinline__ index_t sturm_count_pf(index_t n, const R* __restrict__ d,
+                                                  const R* __restrict__ e2, const R& pivmin,
+                                                  const R& x) {
+  R q = bisect::guard(R(d[0] - x), pivmin);
+  index_t c = q < R(0) ? 1 : 0;
+  index_t i = 1;
+  if (n - 1 >= 2 * D) {
+    R nd[D], ne[D];
+#pragma unroll
+    for (int u = 0; u < D; ++u) {
+      nd[u] = d[i + u];
+      ne[u] = e2[i - 1 + u];
+    }
+    for (; i + 2 * D <= n; i += D) {
+      R cd[D], ce[D];
+#pragma unroll
+      for (int u = 0; u < D; ++u) {
+        cd[u] = nd[u];
+        ce[u] = ne[u];
+        nd[u] = d[i + D + u];
+        ne[u] = e2[i - 1 + D + u];
+      }
+#pragma unroll
+      for (int u = 0; u < D; ++u) {
+        q = bisect::guard(R((cd[u] - x) - ce[u] / q), pivmin);
+        c += q < R(0) ? 1 : 0;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < D; ++u) {
+      q = bisect::guard(R((nd[u] - x) - ne[u] / q), pivmin);
+      c += q < R(0) ? 1 : 0;
+    }
+    i += D;
+  }
+  for (; i < n; ++i) {
+    q = bisect::guard(R((d[i] - x) - e2[i - 1] / q), pivmin);
+    c += q < R(0) ? 1 : 0;
+  }
+  return c;
+}
+
+/// Mode 0: one thread per eigenvalue, the definition itself.
 template <class R>
 __global__ void bisect_kernel(index_t n, const R* d, const R* e2, bisect::SturmSetup<R> s,
                               index_t il, index_t count, R* w) {
   const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (q >= count) return;
   w[q] = bisect::bisect_eigenvalue(n, d, e2, s, il + q);
+}
+
+/// The shared top levels: c[j] = count(spec_point(gl, gu, j)) for the heap nodes j < points.
+template <class R>
+__global__ void __launch_bounds__(kThreads)
+    top_kernel(index_t n, const R* d, const R* e2, bisect::SturmSetup<R> s, int points,
+               index_t* c) {
+  const int j = int(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= points) return;
+  c[j] = sturm_count_pf<Prefetch<R>::value>(n, d, e2, s.pivmin, bisect::spec_point(s.gl, s.gu, j));
+}
+
+/// Mode 3: one thread per eigenvalue, bisect_eigenvalue_spec<2> (3 interleaved chains).
+template <class R>
+__global__ void bisect_ilp_kernel(index_t n, const R* d, const R* e2, bisect::SturmSetup<R> s,
+                                  index_t il, index_t count, int top, const index_t* topc, R* w) {
+  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (q >= count) return;
+  w[q] = bisect::bisect_eigenvalue_spec<2>(n, d, e2, s, il + q, top, topc);
+}
+
+/// Modes 1, 2: a group of P = 2^L - 1 lanes per eigenvalue (32 / P groups per warp). Each round,
+/// lane j of a group counts at heap point j of the group's current interval; the group gathers
+/// the P counts and every lane replays the same L sequential steps, so the lanes of a group
+/// hold the same (lo, hi, it) throughout. The whole warp takes every shuffle (the loop ends
+/// when no group of the warp is searching).
+template <int L, class R>
+__global__ void __launch_bounds__(kThreads)
+    bisect_lanes_kernel(index_t n, const R* d, const R* e2, bisect::SturmSetup<R> s, index_t il,
+                        index_t count, int top, const index_t* topc, R* w) {
+  constexpr int P = (1 << L) - 1;
+  constexpr int G = 32 / P;
+  const int lane = int(threadIdx.x) & 31;
+  const int g = lane / P;
+  const int j = lane - g * P;
+  const index_t warp = (index_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const index_t q = warp * G + g;
+  const bool mine = g < G && q < count;
+  const int base = (g < G ? g : G - 1) * P;
+  const index_t k = il + q;
+  R lo = s.gl, hi = s.gu;
+  int it = 0;
+  bool done = !mine;
+  if (!done && top > 0) done = bisect::spec_replay(lo, hi, it, s.pivmin, k, top, topc);
+  for (;;) {
+    if (!done) done = bisect::spec_stopped(lo, hi, it, s.pivmin);
+    if (!__any_sync(kFull, !done)) break;
+    long long own = 0;
+    if (!done)
+      own = sturm_count_pf<Prefetch<R>::value>(n, d, e2, s.pivmin, bisect::spec_point(lo, hi, j));
+    index_t c[P];
+#pragma unroll
+    for (int u = 0; u < P; ++u)
+      c[u] = index_t(__shfl_sync(kFull, own, base + u));
+    if (!done) done = bisect::spec_replay(lo, hi, it, s.pivmin, k, L, c);
+  }
+  if (mine && j == 0) w[q] = bisect::final_value(lo, hi);
+}
+
+/// EIGSOLVE_GPU_BISECT: 0, 1 (default), 2 or 3 (see the head of this file).
+int bisect_mode() {
+  const char* m = std::getenv("EIGSOLVE_GPU_BISECT");
+  if (!m || !m[0]) return 1;
+  const int v = std::atoi(m);
+  return (v >= 0 && v <= 3) ? v : 1;
+}
+
+/// Shared top levels for modes 1-3: EIGSOLVE_GPU_BISECT_TOP (0 = none, else at most 16),
+/// default min(bit length of n, 16).
+int top_levels(index_t n) {
+  int bl = 0;
+  while (bl < kMaxTop && (n >> bl) != 0)
+    ++bl;
+  if (const char* t = std::getenv("EIGSOLVE_GPU_BISECT_TOP"); t && t[0]) {
+    const int v = std::atoi(t);
+    return v < 0 ? 0 : (v > kMaxTop ? kMaxTop : v);
+  }
+  return bl;
+}
+
+/// EIGSOLVE_GPU_PROFILE=1: events around the kernels, one stderr line.
+class BisectTimer {
+ public:
+  BisectTimer() {
+    const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE");
+    on_ = pf && pf[0] == '1';
+    if (on_ && (cudaEventCreate(&a_) != cudaSuccess || cudaEventCreate(&b_) != cudaSuccess)) {
+      cudaGetLastError();
+      on_ = false;
+    }
+  }
+  ~BisectTimer() {
+    if (a_) cudaEventDestroy(a_);
+    if (b_) cudaEventDestroy(b_);
+  }
+  BisectTimer(const BisectTimer&) = delete;
+  BisectTimer& operator=(const BisectTimer&) = delete;
+  void start() {
+    if (on_) cudaEventRecord(a_);
+  }
+  void stop(index_t n, index_t count, int mode, int top) {
+    if (!on_) return;
+    cudaEventRecord(b_);
+    float ms = 0.0f;
+    if (cudaEventSynchronize(b_) == cudaSuccess && cudaEventElapsedTime(&ms, a_, b_) == cudaSuccess)
+      std::fprintf(stderr,
+                   "eigsolve device bisection (n = %lld, count = %lld, mode %d, top %d): %.4f s\n",
+                   static_cast<long long>(n), static_cast<long long>(count), mode, top, ms * 1e-3);
+    cudaGetLastError();
+  }
+
+ private:
+  bool on_ = false;
+  cudaEvent_t a_ = nullptr, b_ = nullptr;
+};
+
+unsigned blocks_for(index_t items, index_t per_block) {
+  return unsigned((items + per_block - 1) / per_block);
 }
 
 }  // namespace
@@ -38,22 +233,49 @@ void bisection_eigenvalues_cuda(index_t n, const R* d, const R* e, index_t il, i
   std::vector<R> e2(static_cast<std::size_t>(n > 1 ? n - 1 : 1));
   const bisect::SturmSetup<R> s = bisect::sturm_setup(n, d, e, e2.data());
   const index_t count = iu - il + 1;
+  const int mode = bisect_mode();
+  const int top = mode == 0 ? 0 : top_levels(n);
+  const int points = (1 << top) - 1;
   R *dd = nullptr, *de2 = nullptr, *dw = nullptr;
+  index_t* dtop = nullptr;
   auto release = [&] {
     cudaFree(dd);
     cudaFree(de2);
     cudaFree(dw);
+    cudaFree(dtop);
   };
   try {
     ck(cudaMalloc(&dd, sizeof(R) * std::size_t(n)), "cudaMalloc");
     ck(cudaMalloc(&de2, sizeof(R) * e2.size()), "cudaMalloc");
     ck(cudaMalloc(&dw, sizeof(R) * std::size_t(count)), "cudaMalloc");
+    if (points > 0) ck(cudaMalloc(&dtop, sizeof(index_t) * std::size_t(points)), "cudaMalloc");
     ck(cudaMemcpy(dd, d, sizeof(R) * std::size_t(n), cudaMemcpyHostToDevice), "d");
     ck(cudaMemcpy(de2, e2.data(), sizeof(R) * e2.size(), cudaMemcpyHostToDevice), "e2");
-    const int threads = 128;
-    bisect_kernel<R>
-        <<<unsigned((count + threads - 1) / threads), threads>>>(n, dd, de2, s, il, count, dw);
+    BisectTimer timer;
+    timer.start();
+    if (points > 0) {
+      top_kernel<R><<<blocks_for(points, kThreads), kThreads>>>(n, dd, de2, s, points, dtop);
+      ck(cudaGetLastError(), "launch (top levels)");
+    }
+    switch (mode) {
+      case 0:
+        bisect_kernel<R><<<blocks_for(count, kThreads), kThreads>>>(n, dd, de2, s, il, count, dw);
+        break;
+      case 2:
+        bisect_lanes_kernel<3, R><<<blocks_for(count, (kThreads / 32) * (32 / 7)), kThreads>>>(
+            n, dd, de2, s, il, count, top, dtop, dw);
+        break;
+      case 3:
+        bisect_ilp_kernel<R>
+            <<<blocks_for(count, kThreads), kThreads>>>(n, dd, de2, s, il, count, top, dtop, dw);
+        break;
+      default:
+        bisect_lanes_kernel<2, R><<<blocks_for(count, (kThreads / 32) * (32 / 3)), kThreads>>>(
+            n, dd, de2, s, il, count, top, dtop, dw);
+        break;
+    }
     ck(cudaGetLastError(), "launch");
+    timer.stop(n, count, mode, top);
     ck(cudaMemcpy(w, dw, sizeof(R) * std::size_t(count), cudaMemcpyDeviceToHost), "w");
   } catch (...) {
     release();

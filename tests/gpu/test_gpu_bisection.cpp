@@ -1,11 +1,19 @@
 // Device bisection (solver/bisection_cuda.hpp) == host bisection bitwise, for float, double and
-// dd: random, Laplacian, Wilkinson, zero and repeated-diagonal tridiagonals, full and subsets.
+// dd: random, Laplacian, Wilkinson, zero and repeated-diagonal tridiagonals, full and subsets,
+// in every device mode (EIGSOLVE_GPU_BISECT = 0 one thread per eigenvalue, 1 and 2 speculative
+// multisection over 3 / 7 lanes, 3 speculative in one thread) with and without the shared top
+// levels (EIGSOLVE_GPU_BISECT_TOP).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "core/arith.hpp"
 #include "core/context.hpp"
 #include "core/precision.hpp"
 #include "solver/bisection.hpp"
@@ -25,9 +33,20 @@ void check(const std::vector<R>& d, const std::vector<R>& e, index_t il, index_t
   Context ctx;
   ctx.threads = 2;
   bisection_eigenvalues(ctx, n, d.data(), e.data(), il, iu, w1.data());
-  bisection_eigenvalues_cuda(n, d.data(), e.data(), il, iu, w2.data());
-  EXPECT_EQ(std::memcmp(w1.data(), w2.data(), cnt * sizeof(R)), 0)
-      << ScalarTraits<R>::name << " " << what << " n=" << n << " [" << il << ", " << iu << "]";
+  // (mode, top levels): "" is the default top (min(bit length of n, 16)).
+  const std::pair<const char*, const char*> modes[] = {
+      {"0", ""}, {"1", ""}, {"1", "0"}, {"1", "3"}, {"2", ""}, {"2", "0"}, {"3", ""}, {"3", "0"}};
+  for (const auto& [mode, top] : modes) {
+    setenv("EIGSOLVE_GPU_BISECT", mode, 1);
+    setenv("EIGSOLVE_GPU_BISECT_TOP", top, 1);
+    std::fill(w2.begin(), w2.end(), R(-7));
+    bisection_eigenvalues_cuda(n, d.data(), e.data(), il, iu, w2.data());
+    EXPECT_EQ(std::memcmp(w1.data(), w2.data(), cnt * sizeof(R)), 0)
+        << ScalarTraits<R>::name << " " << what << " n=" << n << " [" << il << ", " << iu
+        << "] mode " << mode << " top '" << top << "'";
+  }
+  unsetenv("EIGSOLVE_GPU_BISECT");
+  unsetenv("EIGSOLVE_GPU_BISECT_TOP");
 }
 
 template <class R>
@@ -40,7 +59,8 @@ TYPED_TEST(GpuBisection, BitwiseEqualToHost) {
   using R = TypeParam;
   std::mt19937_64 g(5);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (index_t n : {1, 2, 3, 100, 1000}) {
+  // Sizes off the block sizes (40 eigenvalues per block in mode 1, 16 in mode 2, 128 in 0, 3).
+  for (index_t n : {1, 2, 3, 31, 41, 100, 129, 1000}) {
     std::vector<R> d(n), e(n > 1 ? n - 1 : 1, R(0));
     for (auto& v : d)
       v = R(u(g));
@@ -48,6 +68,43 @@ TYPED_TEST(GpuBisection, BitwiseEqualToHost) {
       e[i] = R(u(g));
     check(d, e, 0, n - 1, "random");
     if (n > 3) check(d, e, n / 3, n / 2, "random subset");
+    if (n > 50) {
+      check(d, e, 7, 7, "random single");
+      check(d, e, n - 41, n - 1, "random top subset");
+    }
+  }
+  {  // Glued Wilkinson W21+ x 4, small couplings: tight pairs.
+    std::vector<R> d, e;
+    for (int b = 0; b < 4; ++b) {
+      for (index_t i = 0; i < 21; ++i) {
+        d.push_back(R(double(i > 10 ? i - 10 : 10 - i)));
+        e.push_back(R(1));
+      }
+      e.back() = R(std::is_same_v<R, float> ? 1e-4 : 1e-8);
+    }
+    e.pop_back();
+    check(d, e, 0, index_t(d.size()) - 1, "glued wilkinson");
+  }
+  {  // All-equal diagonal, tiny e: one tight cluster, converged inside the top levels.
+    const index_t n = 77;
+    std::vector<R> d(n, R(1)), e(n - 1, R(std::is_same_v<R, float> ? 1e-30 : 1e-200));
+    check(d, e, 0, n - 1, "equal diagonal tiny e");
+  }
+  {  // Huge and tiny scales.
+    const bool f = std::is_same_v<R, float>, q = std::is_same_v<R, dd_real>;
+    const index_t n = 60;
+    std::vector<R> dh(n), eh(n - 1), dt(n), et(n - 1);
+    for (index_t i = 0; i < n; ++i) {
+      const double a = u(g), b = u(g);
+      dh[i] = scale2(R(a), f ? 120 : (q ? 900 : 1015));
+      dt[i] = scale2(R(a), f ? -120 : (q ? -900 : -1000));
+      if (i + 1 < n) {
+        eh[i] = scale2(R(b), f ? 60 : (q ? 450 : 500));
+        et[i] = scale2(R(b), f ? -120 : (q ? -900 : -1000));
+      }
+    }
+    check(dh, eh, 0, n - 1, "huge");
+    check(dt, et, 0, n - 1, "tiny");
   }
   {
     const index_t n = 500;
