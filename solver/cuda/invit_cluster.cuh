@@ -178,8 +178,9 @@ __global__ void __launch_bounds__(kCT, 1) step2_cluster_kernel(WaveArgs a, R* Z,
 
 constexpr int kCT3 = 256;  // most threads per CTA of the B3 kernel (two columns in registers)
 
-/// The B3 form of step 2 (EIGSOLVE_GPU_INVIT_B3=1, opt-in, not yet run on a GPU): two columns
-/// in flight. One chunk per thread (G.kc == 1, G.threads <= kCT3), barrier exchange only
+/// The B3 form of step 2 (the default where it applies; EIGSOLVE_GPU_INVIT_B3=0 turns it off):
+/// two columns in flight. H200, d n = m = 16384: phases A+B 0.666 -> 0.514 s alone, 1.086 ->
+/// 0.833 s beside the back-transformation (session 10; the same files). One chunk per thread (G.kc == 1, G.threads <= kCT3), barrier exchange only
 /// (G.tx == 0). Dynamic shared memory: 16 bytes (unused), then 4 * G.ntp partials: buffer b
 /// (the parity of the step count) holds the lead's partials at 2 b G.ntp, the follower's at
 /// (2 b + 1) G.ntp.
@@ -334,9 +335,9 @@ __global__ void __launch_bounds__(kCT3, 1)
 /// every n.
 /// EIGSOLVE_GPU_INVIT_CLUSTER_TX=1: the partials exchanged by st.async + mbarrier instead of the
 /// cluster barrier (invit_cluster_sync.cuh; opt-in, not yet run on a GPU).
-/// EIGSOLVE_GPU_INVIT_B3=1: the B3 form (step2_cluster_b3_kernel: two columns in flight; same
-/// bits; opt-in, not yet run on a GPU; bench/notes-invit-b3-s9.md) where it applies (one chunk
-/// per thread, at most kCT3 threads, barrier exchange), else the default kernel.
+/// B3 form (step2_cluster_b3_kernel: two columns in flight; same bits) by default where it
+/// applies (one chunk per thread, at most kCT3 threads, barrier exchange), else
+/// step2_cluster_kernel; EIGSOLVE_GPU_INVIT_B3=0: step2_cluster_kernel always.
 template <class R>
 struct ClusterStep2 {
   bool on = false;
@@ -372,7 +373,7 @@ struct ClusterStep2 {
 
 /// The plan for clusters of cs CTAs, or off (P.on false) if they cannot run here.
 template <class R>
-ClusterStep2<R> cluster_step2_try(index_t n, int cs) {
+ClusterStep2<R> cluster_step2_try(index_t n, int cs, bool allow_b3 = true) {
   ClusterStep2<R> P;
   if (!cluster_geom(n, cs, P.G)) return P;
   const bool vec = (std::size_t(n) * sizeof(R)) % 16 == 0;
@@ -386,7 +387,7 @@ ClusterStep2<R> cluster_step2_try(index_t n, int cs) {
   const char* tx = std::getenv("EIGSOLVE_GPU_INVIT_CLUSTER_TX");
   P.G.tx = tx && tx[0] == '1' ? 1 : 0;
   const char* b3 = std::getenv("EIGSOLVE_GPU_INVIT_B3");
-  if (b3 && b3[0] == '1' && P.G.kc == 1 && P.G.threads <= kCT3 && !P.G.tx) {
+  if (allow_b3 && !(b3 && b3[0] == '0') && P.G.kc == 1 && P.G.threads <= kCT3 && !P.G.tx) {
     P.b3 = true;
     P.kern = vec ? &step2_cluster_b3_kernel<R, true> : &step2_cluster_b3_kernel<R, false>;
     P.smem = 16 + 4 * sizeof(R) * std::size_t(P.G.ntp);
@@ -396,6 +397,7 @@ ClusterStep2<R> cluster_step2_try(index_t n, int cs) {
       (cs > 8 && cudaFuncSetAttribute(P.kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
                      cudaSuccess)) {
     cudaGetLastError();
+    if (P.b3) return cluster_step2_try<R>(n, cs, false);
     return P;
   }
   cudaLaunchAttribute at[1];
@@ -403,6 +405,7 @@ ClusterStep2<R> cluster_step2_try(index_t n, int cs) {
   int nclu = 0;
   if (cudaOccupancyMaxActiveClusters(&nclu, P.kern, &cfg) != cudaSuccess || nclu < 1) {
     cudaGetLastError();
+    if (P.b3) return cluster_step2_try<R>(n, cs, false);  // B3 does not fit: the plain kernel
     return P;
   }
   P.on = true;

@@ -5,8 +5,9 @@
 // single-CTA sequential kernel (EIGSOLVE_GPU_INVIT_CLUSTER=0; y_j in shared memory and,
 // EIGSOLVE_GPU_INVIT_YGLOBAL=1, in global memory), with the thread-block-cluster kernel forced
 // for every n (EIGSOLVE_GPU_INVIT_CLUSTER=1: clusters of 8; LargeRandom also 2 and 16; float
-// and double only, dd has no cluster kernel), the cluster kernel's B3 form
-// (EIGSOLVE_GPU_INVIT_B3=1: two columns in flight; clusters of 8 forced, LargeRandom also 16),
+// and double only, dd has no cluster kernel; EIGSOLVE_GPU_INVIT_B3=0: the plain cluster kernel),
+// the cluster kernel's B3 form (the default since session 10, EIGSOLVE_GPU_INVIT_B3=1: two
+// columns in flight; clusters of 8 forced, LargeRandom also 16),
 // and on the host (EIGSOLVE_GPU_INVIT_B=0).
 // LargeRandom: hundreds of clusters, the largest of several blocks of 32 (n not a multiple of 64;
 // above 8192 rows the sequential kernel's second register slot). FinishedColumnsReported: one
