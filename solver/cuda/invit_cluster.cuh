@@ -180,10 +180,10 @@ constexpr int kCT3 = 256;  // most threads per CTA of the B3 kernel (two columns
 
 /// The B3 form of step 2 (the default where it applies; EIGSOLVE_GPU_INVIT_B3=0 turns it off):
 /// two columns in flight. H200, d n = m = 16384: phases A+B 0.666 -> 0.514 s alone, 1.086 ->
-/// 0.833 s beside the back-transformation (session 10; the same files). One chunk per thread (G.kc == 1, G.threads <= kCT3), barrier exchange only
-/// (G.tx == 0). Dynamic shared memory: 16 bytes (unused), then 4 * G.ntp partials: buffer b
-/// (the parity of the step count) holds the lead's partials at 2 b G.ntp, the follower's at
-/// (2 b + 1) G.ntp.
+/// 0.833 s beside the back-transformation (session 10; the same files).
+/// One chunk per thread (G.kc == 1, G.threads <= kCT3), barrier exchange only (G.tx == 0).
+/// Dynamic shared memory: 16 bytes (unused), then 4 * G.ntp partials: buffer b (the parity of
+/// the step count) holds the lead's partials at 2 b G.ntp, the follower's at (2 b + 1) G.ntp.
 ///
 /// Per column exactly the dots of step2_cluster_kernel, with the same operands in the same order
 /// (the same cluster_chunk, tree8_all, tile slots and ascending chain); only the schedule
