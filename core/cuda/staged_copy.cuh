@@ -39,11 +39,15 @@ inline bool enabled() {
 class Stager {
  public:
   /// Bytes per pinned chunk: 32 MiB, or EIGSOLVE_GPU_STAGED_CHUNK (>= 4096; tests use small ones
-  /// so that many chunks and both buffers are exercised).
-  Stager() {
+  /// so that many chunks and both buffers are exercised). Host threads for the pinned <->
+  /// pageable copies: `threads`, or (0) as many as the host has, at most 16.
+  explicit Stager(int threads = 0) {
     if (const char* c = std::getenv("EIGSOLVE_GPU_STAGED_CHUNK"))
       chunk_ = std::max<std::size_t>(4096, std::strtoull(c, nullptr, 10));
-    threads_ = std::max(1, std::min(16, static_cast<int>(std::thread::hardware_concurrency())));
+    threads_ =
+        threads > 0
+            ? threads
+            : std::max(1, std::min(16, static_cast<int>(std::thread::hardware_concurrency())));
     for (int b = 0; b < 2; ++b) {
       ck(cudaHostAlloc(&buf_[b], chunk_, cudaHostAllocDefault), "cudaHostAlloc staging");
       ck(cudaEventCreateWithFlags(&ev_[b], cudaEventDisableTiming), "cudaEventCreate");

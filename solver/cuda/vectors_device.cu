@@ -3,17 +3,17 @@
 //   Z_T (real, n x m) := inverse_iteration_device          [device; else host, then uploaded]
 //   Z := T(Z_T)                                             [complex: one widening kernel]
 //   Z := Q Z, apply_q_canonical_device on the reflectors the tridiagonalization left there
-//   host z <-- Z through pinned chunks; z's pages were first touched by a host thread meanwhile
+//   host z <-- Z through pinned chunks, group by group; z's pages first touched meanwhile
 //
 // The back-transformation overlaps phase B of the inverse iteration (EIGSOLVE_GPU_BT_OVERLAP=0:
-// after it). Phase B is a chain of dependent dots on a few SMs; the back-transformation of the
-// columns it has finished is independent work for the others:
+// after it), and the download overlaps the back-transformation. Phase B is a chain of dependent
+// dots on a few SMs; the back-transformation of the columns it has finished is independent work
+// for the others:
 //
-//   stream ps (high priority)   phase A | phase B waves ..... check ..... check ....... |
-//                                                   ready(F1)     ready(F2)          return
-//   host thread "bt"                    T factors       |             |                 |
-//   stream bs (low priority)            T factors  [widen] Q Z[0,F1)  [widen] Q Z[F1,F2) .. Q
-//   Z[F2,m)
+//   stream ps (high pri.)  phase A | phase B waves ... check ...... check ........ |
+//                                                   ready(F1)     ready(F2)       return
+//   thread "bt", stream bs (low pri.)  T factors [widen] QZ[0,F1) [widen] QZ[F1,F2) .. QZ[F2,m)
+//   thread "down"          touch z's pages ........ z[0,F1) <-- Z ... z[F1,F2) <-- Z .. [F2,m)
 //
 // ready(F) (InvitDeviceHooks) says columns [0, F) are final and never read again by phase B;
 // a group is sent once it has EIGSOLVE_GPU_BT_CHUNK columns (default max(1024, m / 8)). A
@@ -25,6 +25,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -142,6 +143,104 @@ class GroupWorker {
   std::thread th_;  // last: starts after the members it uses
 };
 
+/// A host thread that first touches the host vectors' pages (fill: a 2 GB vector's page faults
+/// cost ~0.3 s even in parallel; here they overlap the inverse iteration), then downloads the
+/// column groups posted to it, each once its event has completed (the back-transformation of
+/// those columns is done), in order: the download overlaps the back-transformation of the
+/// later groups. Columns are contiguous (ld = n): group [c0, c1) is bytes [c0 cb, c1 cb).
+class Downloader {
+ public:
+  /// fill() touches the pages and returns the host base address.
+  Downloader(int device, std::function<void*()> fill, const void* dev, std::size_t cb)
+      : fill_(std::move(fill)),
+        dev_(static_cast<const char*>(dev)),
+        cb_(cb),
+        th_([this, device] { run(device); }) {}
+  Downloader(const Downloader&) = delete;
+  Downloader& operator=(const Downloader&) = delete;
+  ~Downloader() {  // on an error path: pending downloads are dropped
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      abort_ = true;
+    }
+    stop();
+    for (const Job& j : jobs_)
+      cudaEventDestroy(j.ev);
+  }
+  /// Columns [c0, c1) are final on the device once ev (recorded by the caller) has completed;
+  /// the downloader owns ev.
+  void post(index_t c0, index_t c1, cudaEvent_t ev) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      jobs_.push_back({c0, c1, ev});
+    }
+    cv_.notify_all();
+  }
+  /// Waits until the page touching and every posted download are done; rethrows their error.
+  void finish() {
+    stop();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  struct Job {
+    index_t c0, c1;
+    cudaEvent_t ev;
+  };
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    if (th_.joinable()) th_.join();
+  }
+  void run(int device) {
+    try {
+      host_ = static_cast<char*>(fill_());
+      ck(cudaSetDevice(device), "cudaSetDevice");
+      std::unique_ptr<staged::Stager> sg;
+      if (staged::enabled())
+        sg = std::make_unique<staged::Stager>(8);  // phase B's driver keeps a core
+      for (;;) {
+        Job j{};
+        {
+          std::unique_lock<std::mutex> lk(mu_);
+          cv_.wait(lk, [&] { return quit_ || (eager_ && !jobs_.empty()); });
+          if (abort_ || jobs_.empty()) return;  // dropped, or quit with nothing left
+          j = jobs_.front();
+          jobs_.pop_front();
+        }
+        const cudaError_t st = cudaEventSynchronize(j.ev);
+        cudaEventDestroy(j.ev);
+        ck(st, "back-transformation kernels");
+        const std::size_t off = std::size_t(j.c0) * cb_, nc = std::size_t(j.c1 - j.c0);
+        if (sg)
+          sg->d2h(host_ + off, cb_, dev_ + off, cb_, cb_, nc);
+        else
+          ck(cudaMemcpy(host_ + off, dev_ + off, nc * cb_, cudaMemcpyDeviceToHost), "download Z");
+      }
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+  std::function<void*()> fill_;
+  char* host_ = nullptr;
+  const char* dev_;
+  std::size_t cb_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Job> jobs_;
+  bool quit_ = false, abort_ = false;
+  // EIGSOLVE_GPU_DOWNLOAD_OVERLAP=0: every download after the whole back-transformation.
+  const bool eager_ = [] {
+    const char* e = std::getenv("EIGSOLVE_GPU_DOWNLOAD_OVERLAP");
+    return !(e && e[0] == '0');
+  }();
+  std::exception_ptr error_;
+  std::thread th_;  // last: starts after the members it uses
+};
+
 /// EIGSOLVE_GPU_BT_OVERLAP=0: the back-transformation after the inverse iteration.
 bool overlap_enabled() {
   const char* e = std::getenv("EIGSOLVE_GPU_BT_OVERLAP");
@@ -167,25 +266,8 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   if (n > 0 && ldda < n) throw DimensionError("eigenvectors_cuda: ldda < n");
   VectorsDeviceTimes tm;
   const std::size_t count = std::size_t(n) * std::size_t(m);
-  // z's pages are first touched on host threads while the device works (a 2 GB vector's page
-  // faults cost ~0.3 s even in parallel; here they overlap the inverse iteration).
-  std::exception_ptr fill_error;
-  std::thread filler([&] {
-    try {
-      assign_zeros_parallel(z, count, ctx.num_threads());
-    } catch (...) {
-      fill_error = std::current_exception();
-    }
-  });
-  struct Join {
-    std::thread& t;
-    ~Join() {
-      if (t.joinable()) t.join();
-    }
-  } join{filler};
   if (count == 0) {
-    filler.join();
-    if (fill_error) std::rethrow_exception(fill_error);
+    assign_zeros_parallel(z, count, ctx.num_threads());
     if (times) *times = tm;
     return;
   }
@@ -221,6 +303,15 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   dw.alloc(bw, "cudaMalloc workspace");
   T* Z = static_cast<T*>(dZ.p);
   const T* dtau = static_cast<const T*>(dt.p);
+  // 3. (a host thread) z's pages touched, then each group of columns downloaded once it is
+  // back-transformed. Declared before the worker, which posts to it.
+  Downloader down(
+      dev,
+      [&]() -> void* {
+        assign_zeros_parallel(z, count, ctx.num_threads());
+        return z.data();
+      },
+      Z, sizeof(T) * std::size_t(n));
   // 2. (on bs, from the worker thread) the T factors; then Z := Q Z by groups of columns
   // [c0, c1) as they are posted (complex: Z_T's columns widened first).
   GroupWorker worker(
@@ -234,6 +325,12 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
         }
         apply_q_device_columns<T>(n, dA, ldda, m, c1 - c0, Z + std::size_t(n) * c0, n, dw.p, bw,
                                   bs.s);
+        cudaEvent_t ev = nullptr;
+        ck(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
+        const cudaError_t st = cudaEventRecord(ev, bs.s);
+        if (st != cudaSuccess) cudaEventDestroy(ev);
+        ck(st, "cudaEventRecord");
+        down.post(c0, c1, ev);
       });
   // 1. Z_T on the device (phase B handing finished columns to the worker), else on the host
   // (same bits) and uploaded.
@@ -260,17 +357,9 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   ck(cudaStreamSynchronize(bs.s), "back-transformation kernels");
   if constexpr (cplx) dZr.reset();
   tm.back_transform = since(t0);
-  // 3. Download into z, whose pages are present by now.
+  // 3. What is left of the download.
   t0 = std::chrono::steady_clock::now();
-  filler.join();
-  if (fill_error) std::rethrow_exception(fill_error);
-  const std::size_t es = sizeof(T);
-  if (staged::enabled()) {
-    staged::Stager sg;
-    sg.d2h(z.data(), es * n, dZ.p, es * n, es * n, std::size_t(m));
-  } else {
-    ck(cudaMemcpy(z.data(), dZ.p, bZ, cudaMemcpyDeviceToHost), "download Z");
-  }
+  down.finish();
   tm.download = since(t0);
   if (times) *times = tm;
 }

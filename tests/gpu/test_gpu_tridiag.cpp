@@ -311,12 +311,16 @@ TEST(GpuPipeline, BackTransformOverlapsInverseIteration) {
     }
     return A;
   };
-  for (const char* chunk : {"1", "700", "default", "off"}) {
+  // Each group is downloaded once back-transformed: groups of 1 column and more also through
+  // the plain copy, groups of 700 through small pinned chunks (several per group).
+  for (const char* chunk : {"1", "1 plain", "700", "default", "off"}) {
     const std::string c(chunk);
     if (c == "off")
       setenv("EIGSOLVE_GPU_BT_OVERLAP", "0", 1);
     else if (c != "default")
-      setenv("EIGSOLVE_GPU_BT_CHUNK", chunk, 1);
+      setenv("EIGSOLVE_GPU_BT_CHUNK", chunk, 1);  // atoll: "1 plain" is 1
+    if (c == "1 plain") setenv("EIGSOLVE_GPU_STAGED", "0", 1);
+    if (c == "700") setenv("EIGSOLVE_GPU_STAGED_CHUNK", "65536", 1);
     pipeline_equal(random_matrix(double(), 2500, 31), "overlap d 2500 chunk " + c, true);
     if (c == "1") {
       pipeline_equal(random_matrix(float(), 2100, 32), "overlap s 2100 chunk " + c, true);
@@ -326,6 +330,8 @@ TEST(GpuPipeline, BackTransformOverlapsInverseIteration) {
     }
     unsetenv("EIGSOLVE_GPU_BT_CHUNK");
     unsetenv("EIGSOLVE_GPU_BT_OVERLAP");
+    unsetenv("EIGSOLVE_GPU_STAGED");
+    unsetenv("EIGSOLVE_GPU_STAGED_CHUNK");
     if (::testing::Test::HasFailure()) return;
   }
 }
