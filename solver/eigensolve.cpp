@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -286,6 +287,7 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
   auto t0 = Clock::now();
   std::vector<R> zt;
   double resident_bt = -1;  // seconds of the device back-transformation and download, if resident
+  std::atomic<bool> finite{true};
   if (dev) {
     SolveOptions vopt = sopt;
     vopt.vectors = false;
@@ -294,8 +296,20 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
     index_t ldd = 0;
     const T* dA = dev->device_reflectors(A, n, &ldd);
     VectorsDeviceTimes vt;
+    // Each group of columns is sign-normalized and checked as soon as it is in res.z, while the
+    // device still works on the later groups (8 threads: the device's driver keeps its cores).
+    Context hctx = ctx;
+    hctx.threads = std::min(8, ctx.num_threads());
+    const std::function<void(index_t, index_t)> landed = [&](index_t c0, index_t c1) {
+      T* zc = res.z.data() + c0 * n;
+      normalize_signs(hctx, n, c1 - c0, zc, n);
+      parallel_for(c1 - c0, hctx.num_threads(), 16, [&](index_t jb, index_t je) {
+        for (index_t k = jb * n; k < je * n && finite.load(std::memory_order_relaxed); ++k)
+          if (!is_finite(zc[k])) finite = false;
+      });
+    };
     eigenvectors_cuda<T>(ctx, n, d.data(), e.data(), static_cast<index_t>(res.w.size()),
-                         res.w.data(), k0, dA, ldd, tau.data(), res.z, &vt);
+                         res.w.data(), k0, dA, ldd, tau.data(), res.z, &vt, &landed);
     report(opt, "eigenvectors", 1.0);
     resident_bt = vt.back_transform + vt.download;
     if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); pf && pf[0] == '1')
@@ -344,12 +358,13 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
         back_transform(ctx, n, A, n, tau.data(), m, res.z.data(), n, opt.back_transform);
       t2 = Clock::now();
     }
-    normalize_signs(ctx, n, m, res.z.data(), n);
-    std::atomic<bool> finite{true};
-    parallel_for(m, ctx.num_threads(), 16, [&](index_t jb, index_t je) {
-      for (index_t k = jb * n; k < je * n && finite.load(std::memory_order_relaxed); ++k)
-        if (!is_finite(res.z[k])) finite = false;
-    });
+    if (!dev) {  // the device route did both per group as the columns arrived
+      normalize_signs(ctx, n, m, res.z.data(), n);
+      parallel_for(m, ctx.num_threads(), 16, [&](index_t jb, index_t je) {
+        for (index_t k = jb * n; k < je * n && finite.load(std::memory_order_relaxed); ++k)
+          if (!is_finite(res.z[k])) finite = false;
+      });
+    }
     if (!finite) throw NumericalError("eigenvectors are not finite (internal failure)");
     res.times.back_transform = (dev ? resident_bt : 0.0) + seconds_since(t0);
     if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); !dev && pf && pf[0] == '1')

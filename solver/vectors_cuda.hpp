@@ -7,12 +7,14 @@
 //                                                       working set does not fit: on the host,
 //                                                       then uploaded)
 //   Z := T(Z_T) (complex: imaginary parts 0)  -->  Z := Q Z (canonical blocked order)
-//   host:   Z  <-- one download through pinned chunks (its pages first touched on a host thread
-//                  while the device works)
+//   host:   Z  <-- downloaded group by group through pinned chunks as the back-transformation
+//                  finishes them (its pages first touched on a host thread while the device
+//                  works); `landed` runs on each group once it is in z
 //
 // In a CPU-only build it throws NotCompiled("cuda").
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "core/context.hpp"
@@ -32,11 +34,15 @@ struct VectorsDeviceTimes {
 /// z := the eigenvectors (n x m, ld n, host; resized here) of the reduced matrix for the m
 /// ascending eigenvalues w of T = (d, e) with indices k0 .. k0+m-1, back-transformed by the
 /// reflectors dA (device, ldda; ?sytrd('L') storage) and tau (host, n-1). Not sign-normalized
-/// (the caller's normalize_signs). Throws DeviceError when the device memory needed (named with
-/// the bytes available) is not there, or on a CUDA failure.
+/// (the caller's normalize_signs, which may run in `landed`). Throws DeviceError when the device
+/// memory needed (named with the bytes available) is not there, or on a CUDA failure.
+/// landed (optional): called with [c0, c1) once columns c0 .. c1-1 are final in z (z.data() no
+/// longer changes then), on one host thread, group after group in ascending order, while later
+/// groups are still on the device; what it throws comes out of eigenvectors_cuda.
 template <class T>
 void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const real_t<T>* e,
                        index_t m, const real_t<T>* w, index_t k0, const T* dA, index_t ldda,
-                       const T* tau, std::vector<T>& z, VectorsDeviceTimes* times = nullptr);
+                       const T* tau, std::vector<T>& z, VectorsDeviceTimes* times = nullptr,
+                       const std::function<void(index_t, index_t)>* landed = nullptr);
 
 }  // namespace eigsolve

@@ -150,9 +150,12 @@ class GroupWorker {
 /// later groups. Columns are contiguous (ld = n): group [c0, c1) is bytes [c0 cb, c1 cb).
 class Downloader {
  public:
-  /// fill() touches the pages and returns the host base address.
-  Downloader(int device, std::function<void*()> fill, const void* dev, std::size_t cb)
+  /// fill() touches the pages and returns the host base address; landed(c0, c1) (optional)
+  /// runs after each group's copy.
+  Downloader(int device, std::function<void*()> fill, const void* dev, std::size_t cb,
+             const std::function<void(index_t, index_t)>* landed)
       : fill_(std::move(fill)),
+        landed_(landed),
         dev_(static_cast<const char*>(dev)),
         cb_(cb),
         th_([this, device] { run(device); }) {}
@@ -219,12 +222,14 @@ class Downloader {
           sg->d2h(host_ + off, cb_, dev_ + off, cb_, cb_, nc);
         else
           ck(cudaMemcpy(host_ + off, dev_ + off, nc * cb_, cudaMemcpyDeviceToHost), "download Z");
+        if (landed_ && *landed_) (*landed_)(j.c0, j.c1);
       }
     } catch (...) {
       error_ = std::current_exception();
     }
   }
   std::function<void*()> fill_;
+  const std::function<void(index_t, index_t)>* landed_;
   char* host_ = nullptr;
   const char* dev_;
   std::size_t cb_;
@@ -259,7 +264,8 @@ index_t group_columns(index_t m) {
 template <class T>
 void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const real_t<T>* e,
                        index_t m, const real_t<T>* w, index_t k0, const T* dA, index_t ldda,
-                       const T* tau, std::vector<T>& z, VectorsDeviceTimes* times) {
+                       const T* tau, std::vector<T>& z, VectorsDeviceTimes* times,
+                       const std::function<void(index_t, index_t)>* landed) {
   using R = real_t<T>;
   constexpr bool cplx = is_complex_v<T>;
   if (n < 0 || m < 0 || m > n) throw DimensionError("eigenvectors_cuda: bad n or m");
@@ -311,7 +317,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
         assign_zeros_parallel(z, count, ctx.num_threads());
         return z.data();
       },
-      Z, sizeof(T) * std::size_t(n));
+      Z, sizeof(T) * std::size_t(n), landed);
   // 2. (on bs, from the worker thread) the T factors; then Z := Q Z by groups of columns
   // [c0, c1) as they are posted (complex: Z_T's columns widened first).
   GroupWorker worker(
@@ -367,7 +373,8 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
 #define EIGSOLVE_INSTANTIATE_VECTORS_CUDA(T)                                                      \
   template void eigenvectors_cuda<T>(const Context&, index_t, const real_t<T>*, const real_t<T>*, \
                                      index_t, const real_t<T>*, index_t, const T*, index_t,       \
-                                     const T*, std::vector<T>&, VectorsDeviceTimes*);
+                                     const T*, std::vector<T>&, VectorsDeviceTimes*,              \
+                                     const std::function<void(index_t, index_t)>*);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_VECTORS_CUDA)
 #undef EIGSOLVE_INSTANTIATE_VECTORS_CUDA
 
