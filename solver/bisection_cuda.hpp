@@ -1,9 +1,12 @@
 // Canonical bisection on the device (backend-neutral header): the eigenvalues il..iu of the
-// symmetric tridiagonal (d, e) with one thread per eigenvalue running bisect::bisect_eigenvalue,
-// the same __host__ __device__ function that defines the order on the CPU
-// (docs/canonical-bisection.md), so the bits are the CPU's.
+// symmetric tridiagonal (d, e), each the value bisect::bisect_eigenvalue defines
+// (docs/canonical-bisection.md), so the bits are the CPU's. By default a few lanes per
+// eigenvalue evaluate the counts of the next two levels at once, after a shared table of the
+// top levels, and replay the sequential steps on them (bisect::spec_replay: the same midpoints,
+// tests and decisions); EIGSOLVE_GPU_BISECT=0 runs bisect_eigenvalue itself, one thread per
+// eigenvalue.
 //
-//   host: sturm_setup (e2, pivmin, gl, gu)  --d, e2-->  device: w[k - il] = bisect_eigenvalue(k)
+//   host: sturm_setup (e2, pivmin, gl, gu)  --d, e2-->  device: w[k - il] = eigenvalue k
 //
 // In a CPU-only build it throws NotCompiled("cuda").
 #pragma once
