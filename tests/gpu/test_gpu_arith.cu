@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include <cmath>
 #include <cstring>
 
 #include "core/precision.hpp"
@@ -58,6 +59,16 @@ T* to_device(const std::vector<T>& v) {
   return p;
 }
 
+/// Bitwise equal; a dd NaN (high word NaN) matches any dd NaN: NaN payloads are not in the
+/// contract (the host's default NaN is negative, the device's positive).
+bool same(const dd_real& x, const dd_real& y) {
+  if (std::isnan(x.hi) || std::isnan(y.hi)) return std::isnan(x.hi) && std::isnan(y.hi);
+  return std::memcmp(&x, &y, sizeof(dd_real)) == 0;
+}
+bool same(const cdouble& x, const cdouble& y) {
+  return std::memcmp(&x, &y, sizeof(cdouble)) == 0;
+}
+
 template <class T, class Kernel, class HostOp>
 void check(const std::vector<T>& a, const std::vector<T>& b, Kernel kernel, HostOp host) {
   const int n = static_cast<int>(a.size());
@@ -76,7 +87,7 @@ void check(const std::vector<T>& a, const std::vector<T>& b, Kernel kernel, Host
     T want[kOps];
     host(a[i], b[i], want);
     for (int k = 0; k < kOps; ++k)
-      if (std::memcmp(&want[k], &got[kOps * i + k], sizeof(T)) != 0) ++mismatches;
+      if (!same(want[k], got[kOps * i + k])) ++mismatches;
   }
   EXPECT_EQ(mismatches, 0);
 }
@@ -91,6 +102,36 @@ TEST(GpuArith, DoubleDoubleBitwiseEqualToHost) {
     double bh = std::ldexp(u(rng), static_cast<int>(rng() % 200) - 100);
     a.push_back(dd_real::from_sum(ah, std::ldexp(u(rng), -60) * ah));
     b.push_back(dd_real::from_sum(bh, std::ldexp(u(rng), -60) * bh));
+  }
+  check(a, b, run_dd, dd_ops);
+}
+
+/// Zeros of both signs, subnormals whose high word is zero (0x1p-1074: the device's signed-zero
+/// tests look at the two 32-bit words), exact cancellation, huge and tiny magnitudes: every
+/// pair, so the zero-sign selects of +, * and / take both branches with every sign.
+TEST(GpuArith, DoubleDoubleSignedZerosAndSubnormalsBitwiseEqualToHost) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  const double hs[] = {0.0,       1.0,         0x1p-1074, 3 * 0x1p-1074, 0x1p-1042,
+                       0x1p-1022, 0x1.8p-1000, 0.1,       1.5,           0x1p+1000};
+  std::vector<dd_real> v;
+  for (double h : hs)
+    for (double sg : {1.0, -1.0}) {
+      v.push_back(dd_real(sg * h, 0.0));
+      v.push_back(dd_real(sg * h, -0.0));
+      if (h >= 0x1p-1000) {  // a low word below the high word's half ulp
+        v.push_back(dd_real::from_sum(sg * h, sg * h * 0x1p-60));
+        v.push_back(dd_real::from_sum(sg * h, -sg * h * 0x1p-70));
+      }
+    }
+  std::vector<dd_real> a, b;
+  for (const dd_real& x : v)
+    for (const dd_real& y : v) {
+      a.push_back(x);
+      b.push_back(y);
+    }
+  for (const dd_real& x : v) {  // x + (-x) and x - x: exact zeros from cancellation
+    a.push_back(x);
+    b.push_back(-x);
   }
   check(a, b, run_dd, dd_ops);
 }
