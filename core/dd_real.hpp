@@ -38,26 +38,12 @@ ES_HD_INLINE void two_prod(double a, double b, double& p, double& e) {
 }
 /// x == 0.0 (true for +0 and -0, false for NaN). On the device as an integer test of the bit
 /// pattern, so that it runs on the integer pipe instead of the FP64 pipe that the dd formulas
-/// saturate (a dd madd has 3 of these among ~33 FP64 instructions); same truth value. The test
-/// is on the two 32-bit words, (high & 0x7fffffff) | low == 0: one LOP3 and one ISETP, where
-/// a 64-bit shift and compare take four instructions.
+/// saturate (a dd madd has 3 of these among ~33 FP64 instructions); same truth value.
 ES_HD_INLINE bool is_zero(double x) {
 #if defined(__CUDA_ARCH__)
-  return ((static_cast<unsigned>(__double2hiint(x)) & 0x7fffffffu) |
-          static_cast<unsigned>(__double2loint(x))) == 0u;
+  return (static_cast<unsigned long long>(__double_as_longlong(x)) << 1) == 0ull;
 #else
   return x == 0.0;
-#endif
-}
-/// is_zero(x) && is_zero(y), on the device as one test of the four words.
-ES_HD_INLINE bool both_zero(double x, double y) {
-#if defined(__CUDA_ARCH__)
-  return (((static_cast<unsigned>(__double2hiint(x)) | static_cast<unsigned>(__double2hiint(y))) &
-           0x7fffffffu) |
-          static_cast<unsigned>(__double2loint(x)) | static_cast<unsigned>(__double2loint(y))) ==
-         0u;
-#else
-  return x == 0.0 && y == 0.0;
 #endif
 }
 }  // namespace ddops
@@ -117,7 +103,7 @@ ES_HD_INLINE dd_real operator+(const dd_real& a, const dd_real& b) {
   s2 = s2 + t2;
   dd_real r;
   ddops::quick_two_sum(s1, s2, r.hi, r.lo);
-  r.hi = ddops::both_zero(r.hi, s0) ? s0 : r.hi;
+  r.hi = (ddops::is_zero(r.hi) && ddops::is_zero(s0)) ? s0 : r.hi;
   return r;
 }
 /// a - b = a + (-b) (negation is exact).
