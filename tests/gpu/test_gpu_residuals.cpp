@@ -56,6 +56,13 @@ TEST(GpuResiduals, AgreeWithTheHost) {
   check(read_matrix<float>(dir + "bcsstk13.mtx"), "bcsstk13 s");
   check(read_matrix<Complex<double>>(dir + "mhd1280b.mtx"), "mhd1280b z");
   check(read_matrix<Complex<float>>(dir + "mhd1280b.mtx"), "mhd1280b c");
+  // The uploads through pinned chunks (opt-in), small chunks so that both buffers take turns.
+  setenv("EIGSOLVE_GPU_RESIDUALS_STAGED", "1", 1);
+  setenv("EIGSOLVE_GPU_STAGED_CHUNK", "65536", 1);
+  check(read_matrix<double>(dir + "494_bus.mtx"), "494_bus d, staged uploads");
+  check(read_matrix<Complex<float>>(dir + "mhd1280b.mtx"), "mhd1280b c, staged uploads");
+  unsetenv("EIGSOLVE_GPU_RESIDUALS_STAGED");
+  unsetenv("EIGSOLVE_GPU_STAGED_CHUNK");
 }
 
 }  // namespace
