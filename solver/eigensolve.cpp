@@ -287,7 +287,16 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
   auto t0 = Clock::now();
   std::vector<R> zt;
   double resident_bt = -1;  // seconds of the device back-transformation and download, if resident
+  // Sign normalization and the finiteness check of columns [c0, c1) of res.z.
   std::atomic<bool> finite{true};
+  const auto finish_columns = [&](const Context& c, index_t c0, index_t c1) {
+    T* zc = res.z.data() + c0 * n;
+    normalize_signs(c, n, c1 - c0, zc, n);
+    parallel_for(c1 - c0, c.num_threads(), 16, [&](index_t jb, index_t je) {
+      for (index_t k = jb * n; k < je * n && finite.load(std::memory_order_relaxed); ++k)
+        if (!is_finite(zc[k])) finite = false;
+    });
+  };
   if (dev) {
     SolveOptions vopt = sopt;
     vopt.vectors = false;
@@ -301,12 +310,7 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
     Context hctx = ctx;
     hctx.threads = std::min(8, ctx.num_threads());
     const std::function<void(index_t, index_t)> landed = [&](index_t c0, index_t c1) {
-      T* zc = res.z.data() + c0 * n;
-      normalize_signs(hctx, n, c1 - c0, zc, n);
-      parallel_for(c1 - c0, hctx.num_threads(), 16, [&](index_t jb, index_t je) {
-        for (index_t k = jb * n; k < je * n && finite.load(std::memory_order_relaxed); ++k)
-          if (!is_finite(zc[k])) finite = false;
-      });
+      finish_columns(hctx, c0, c1);
     };
     eigenvectors_cuda<T>(ctx, n, d.data(), e.data(), static_cast<index_t>(res.w.size()),
                          res.w.data(), k0, dA, ldd, tau.data(), res.z, &vt, &landed);
@@ -358,13 +362,7 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
         back_transform(ctx, n, A, n, tau.data(), m, res.z.data(), n, opt.back_transform);
       t2 = Clock::now();
     }
-    if (!dev) {  // the device route did both per group as the columns arrived
-      normalize_signs(ctx, n, m, res.z.data(), n);
-      parallel_for(m, ctx.num_threads(), 16, [&](index_t jb, index_t je) {
-        for (index_t k = jb * n; k < je * n && finite.load(std::memory_order_relaxed); ++k)
-          if (!is_finite(res.z[k])) finite = false;
-      });
-    }
+    if (!dev) finish_columns(ctx, 0, m);  // the device route did it per group as columns arrived
     if (!finite) throw NumericalError("eigenvectors are not finite (internal failure)");
     res.times.back_transform = (dev ? resident_bt : 0.0) + seconds_since(t0);
     if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); !dev && pf && pf[0] == '1')

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda/profile_timer.cuh"
 #include "core/errors.hpp"
 #include "solver/bisection.hpp"
 #include "solver/bisection_cuda.hpp"
@@ -182,42 +183,6 @@ int top_levels(index_t n) {
   return bl;
 }
 
-/// EIGSOLVE_GPU_PROFILE=1: events around the kernels, one stderr line.
-class BisectTimer {
- public:
-  BisectTimer() {
-    const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE");
-    on_ = pf && pf[0] == '1';
-    if (on_ && (cudaEventCreate(&a_) != cudaSuccess || cudaEventCreate(&b_) != cudaSuccess)) {
-      cudaGetLastError();
-      on_ = false;
-    }
-  }
-  ~BisectTimer() {
-    if (a_) cudaEventDestroy(a_);
-    if (b_) cudaEventDestroy(b_);
-  }
-  BisectTimer(const BisectTimer&) = delete;
-  BisectTimer& operator=(const BisectTimer&) = delete;
-  void start() {
-    if (on_) cudaEventRecord(a_);
-  }
-  void stop(index_t n, index_t count, int mode, int top) {
-    if (!on_) return;
-    cudaEventRecord(b_);
-    float ms = 0.0f;
-    if (cudaEventSynchronize(b_) == cudaSuccess && cudaEventElapsedTime(&ms, a_, b_) == cudaSuccess)
-      std::fprintf(stderr,
-                   "eigsolve device bisection (n = %lld, count = %lld, mode %d, top %d): %.4f s\n",
-                   static_cast<long long>(n), static_cast<long long>(count), mode, top, ms * 1e-3);
-    cudaGetLastError();
-  }
-
- private:
-  bool on_ = false;
-  cudaEvent_t a_ = nullptr, b_ = nullptr;
-};
-
 unsigned blocks_for(index_t items, index_t per_block) {
   return unsigned((items + per_block - 1) / per_block);
 }
@@ -251,7 +216,7 @@ void bisection_eigenvalues_cuda(index_t n, const R* d, const R* e, index_t il, i
     if (points > 0) ck(cudaMalloc(&dtop, sizeof(index_t) * std::size_t(points)), "cudaMalloc");
     ck(cudaMemcpy(dd, d, sizeof(R) * std::size_t(n), cudaMemcpyHostToDevice), "d");
     ck(cudaMemcpy(de2, e2.data(), sizeof(R) * e2.size(), cudaMemcpyHostToDevice), "e2");
-    BisectTimer timer;
+    ProfileTimer timer;  // EIGSOLVE_GPU_PROFILE=1
     timer.start();
     if (points > 0) {
       top_kernel<R><<<blocks_for(points, kThreads), kThreads>>>(n, dd, de2, s, points, dtop);
@@ -275,7 +240,10 @@ void bisection_eigenvalues_cuda(index_t n, const R* d, const R* e, index_t il, i
         break;
     }
     ck(cudaGetLastError(), "launch");
-    timer.stop(n, count, mode, top);
+    if (const double sec = timer.stop(); sec >= 0)
+      std::fprintf(stderr,
+                   "eigsolve device bisection (n = %lld, count = %lld, mode %d, top %d): %.4f s\n",
+                   static_cast<long long>(n), static_cast<long long>(count), mode, top, sec);
     ck(cudaMemcpy(w, dw, sizeof(R) * std::size_t(count), cudaMemcpyDeviceToHost), "w");
   } catch (...) {
     release();

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/cuda/profile_timer.cuh"
 #include "core/errors.hpp"
 #include "solver/cuda/invit_phase_b.cuh"
 #include "solver/cuda/invit_cluster.cuh"
@@ -42,41 +43,12 @@ __global__ void phase_a_kernel(index_t n, const R* d, const R* e, const R* x, in
   invit::phase_a(n, d, e, x[q], P, k + q, W, y + q * n);
 }
 
-/// EIGSOLVE_GPU_PROFILE=1: the device time of the Phase A kernels (events around the
-/// launches; one synchronization), one line on stderr.
-class PhaseATimer {
- public:
-  PhaseATimer() {
-    const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE");
-    on_ = pf && pf[0] == '1';
-    if (on_ && (cudaEventCreate(&a_) != cudaSuccess || cudaEventCreate(&b_) != cudaSuccess)) {
-      cudaGetLastError();
-      on_ = false;
-    }
-  }
-  ~PhaseATimer() {
-    if (a_) cudaEventDestroy(a_);
-    if (b_) cudaEventDestroy(b_);
-  }
-  PhaseATimer(const PhaseATimer&) = delete;
-  PhaseATimer& operator=(const PhaseATimer&) = delete;
-  void start(cudaStream_t st = 0) {
-    if (on_) cudaEventRecord(a_, st);
-  }
-  void stop(index_t n, index_t m, cudaStream_t st = 0) {
-    if (!on_) return;
-    cudaEventRecord(b_, st);
-    float ms = 0.0f;
-    if (cudaEventSynchronize(b_) == cudaSuccess && cudaEventElapsedTime(&ms, a_, b_) == cudaSuccess)
-      std::fprintf(stderr, "eigsolve device phase A kernels (n = %lld, m = %lld): %.4f s\n",
-                   static_cast<long long>(n), static_cast<long long>(m), ms * 1e-3);
-    cudaGetLastError();
-  }
-
- private:
-  bool on_ = false;
-  cudaEvent_t a_ = nullptr, b_ = nullptr;
-};
+/// EIGSOLVE_GPU_PROFILE=1: the device time of the Phase A kernels, one line on stderr.
+void report_phase_a(double sec, index_t n, index_t m) {
+  if (sec >= 0)
+    std::fprintf(stderr, "eigsolve device phase A kernels (n = %lld, m = %lld): %.4f s\n",
+                 static_cast<long long>(n), static_cast<long long>(m), sec);
+}
 
 }  // namespace
 
@@ -115,12 +87,12 @@ void invit_phase_a_cuda(index_t n, const R* d, const R* e, index_t m, const R* x
     const auto phase_a = &phase_a_kernel<R>;
     for (index_t j0 = 0; j0 < m; j0 += batch) {
       const index_t cnt = std::min(batch, m - j0);
-      PhaseATimer timer;  // EIGSOLVE_GPU_PROFILE=1: per batch (one at d 16384)
+      ProfileTimer timer;  // EIGSOLVE_GPU_PROFILE=1: per batch (one at d 16384)
       timer.start();
       phase_a<<<unsigned((cnt + threads - 1) / threads), threads>>>(n, dd, de, dx + j0, P, k0 + j0,
                                                                     cnt, work, sw, dy);
       ck(cudaGetLastError(), "launch");
-      timer.stop(n, cnt);
+      report_phase_a(timer.stop(), n, cnt);
       ck(cudaMemcpy2D(z + j0 * ldz, sizeof(R) * std::size_t(ldz), dy, sizeof(R) * std::size_t(n),
                       sizeof(R) * std::size_t(n), std::size_t(cnt), cudaMemcpyDeviceToHost),
          "y");
@@ -193,7 +165,7 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
     // Phase A straight into the resident Z (ld n).
     const auto phase_a = &phase_a_kernel<R>;
     {
-      PhaseATimer timer;  // EIGSOLVE_GPU_PROFILE=1
+      ProfileTimer timer;  // EIGSOLVE_GPU_PROFILE=1
       timer.start(st);
       for (index_t j0 = 0; j0 < m; j0 += batch) {
         const index_t cnt = std::min(batch, m - j0);
@@ -201,7 +173,7 @@ bool invit_cuda(index_t n, const R* d, const R* e, index_t m, const R* x, const 
                                                           sw, dz + j0 * n);
         ck(cudaGetLastError(), "phase A launch");
       }
-      timer.stop(n, m, st);
+      report_phase_a(timer.stop(st), n, m);
     }
     // Phase B in rounds of waves (solver/cuda/invit_phase_b.cuh): wave k = block k of every
     // cluster, CGS kernel then sequential kernel, all launched without a host round trip. A
