@@ -58,12 +58,12 @@ cublasStatus_t gemm(cublasHandle_t h, bool ct, int n, int m, int k, const cdoubl
 
 constexpr int kThreads = 256;
 
-/// EIGSOLVE_GPU_RESIDUALS_STAGED=1 (opt-in, not yet run on a GPU): A and Z uploaded through the
-/// pinned chunks of core/cuda/staged_copy.cuh (~25 GB/s on the H200 host) instead of plain
-/// pageable copies (~8 GB/s: ~0.5 s for A and Z at d n = 16384). Same bytes.
+/// A and Z are uploaded through the pinned chunks of core/cuda/staged_copy.cuh instead of plain
+/// pageable copies (H200, d n = 16384 with vectors: residuals 1.59 -> 1.18 s; bench/NOTES.md
+/// session 11). EIGSOLVE_GPU_RESIDUALS_STAGED=0: the plain copies (A/B). Same bytes.
 bool staged_uploads() {
   const char* e = std::getenv("EIGSOLVE_GPU_RESIDUALS_STAGED");
-  return e && e[0] == '1';
+  return !(e && e[0] == '0');
 }
 
 /// out[j] = sum_i |P_ij - s_j Q_ij| (Q given) or |P_ij - delta_ij| (Q null), in double, by one

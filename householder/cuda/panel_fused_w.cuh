@@ -10,14 +10,17 @@ namespace panel_fused {
 
 /// Row r's canonical dot over k in [0, i): sum_k get(k) * tv[k] (tiles of 64 in k, chunks of
 /// 8 with operands preloaded, tile_tree, tiles ascending): tile_dot<false> of the host.
+///
+/// double-double: the chunks in a rolled loop (only the ceil(i / 8) that hold terms run; the
+/// others stay 0, as in the unrolled form). Eight unrolled dd chunk chains are ~20 KB of code
+/// that every block fetches cold at each launch, mostly predicated off (i < nb = 32); the same
+/// operations in the same order either way.
 template <class T, class Get>
 __device__ __forceinline__ T row_dot(index_t i, Get get, const T* tv) {
   T d = T(0);
   for (index_t k0 = 0; k0 < i; k0 += kTile) {
     const index_t hi = k0 + kTile < i ? k0 + kTile : i;
-    T c[kChunk];
-#pragma unroll
-    for (int q = 0; q < kChunk; ++q) {
+    const auto chunk = [&](int q) {
       const index_t cb = k0 + index_t(q) * kChunk;
       T av[kChunk];
 #pragma unroll
@@ -27,7 +30,21 @@ __device__ __forceinline__ T row_dot(index_t i, Get get, const T* tv) {
 #pragma unroll
       for (int u = 0; u < kChunk; ++u)
         if (cb + u < hi) s = madd(av[u], tv[cb + u], s);
-      c[q] = s;
+      return s;
+    };
+    T c[kChunk];
+    if constexpr (std::is_same_v<T, dd_real>) {
+#pragma unroll
+      for (int q = 0; q < kChunk; ++q)
+        c[q] = T(0);
+      const int nq = int((hi - k0 + kChunk - 1) / kChunk);
+#pragma unroll 1
+      for (int q = 0; q < nq; ++q)
+        c[q] = chunk(q);
+    } else {
+#pragma unroll
+      for (int q = 0; q < kChunk; ++q)
+        c[q] = chunk(q);
     }
     const T p = tile_tree(c);
     d = k0 == 0 ? p : d + p;

@@ -92,9 +92,7 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
 ///      memory, <= 128 registers: 4 blocks of 128 threads per SM);
 ///   2: every configuration (ldg, cg, cs, st, xs; w and n) runs symv_tiles_ddxs<Var 1> with its
 ///      tiles per block, blocks per SM and variant (twopass / ticket);
-///   3, 4: as 1, 2 with Var 3 (x of panel I in registers, <= 168 registers: 3 blocks per SM);
-///   5: as 4 with Var 5 (opt-in: Var 3 with the skewed schedule, two transposed chains in
-///      flight, 34 KB of shared memory per group: still 12 warps per SM; symv_xs.cuh).
+///   3, 4: as 1, 2 with Var 3 (x of panel I in registers, <= 168 registers: 3 blocks per SM).
 /// Default 4 (H200, session 8: dd n = 16384 2008 -> 2164 GB/s, 4096 1450 -> 1525; dd eigenvalues
 /// at 16384 13.44 -> 12.90 s; mode 2: 2139 GB/s, 12.96 s; bench/NOTES.md). Same bits in every mode.
 struct DdxsMode {
@@ -103,17 +101,17 @@ struct DdxsMode {
 };
 inline DdxsMode ddxs_mode(SymvLoad load) {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_DDXS");
-  const int m = e && e[0] >= '0' && e[0] <= '5' && e[1] == 0 ? e[0] - '0' : 4;
+  const int m = e && e[0] >= '0' && e[0] <= '4' && e[1] == 0 ? e[0] - '0' : 4;
   DdxsMode r;
-  r.on = m != 0 && (m % 2 == 0 || m == 5 || load == SymvLoad::xs);
-  r.var = m == 5 ? 5 : (m >= 3 ? 3 : 1);
+  r.on = m != 0 && (m % 2 == 0 || load == SymvLoad::xs);
+  r.var = m >= 3 ? 3 : 1;
   return r;
 }
 
 template <int TPB, bool Wide, bool Ticket, int Var>
 void launch_ddxs(const SymvArgs<dd_real>& g, int blocks, cudaStream_t st) {
-  constexpr std::size_t group = Var == 5 ? sizeof(X16SmemN<2>) : sizeof(X16Smem);
-  launch_k<symv_tiles_ddxs<TPB, Wide, Ticket, Var>>(g, blocks, 64 * TPB, group * TPB, st, true);
+  launch_k<symv_tiles_ddxs<TPB, Wide, Ticket, Var>>(g, blocks, 64 * TPB, sizeof(X16Smem) * TPB, st,
+                                                    true);
 }
 
 /// symv_tiles_ddxs for tiles_per_block tpb; wide: A 16-byte aligned (every element then is).
@@ -132,10 +130,7 @@ void launch_ddxs_tpb(bool wide, bool ticket, int var, const SymvArgs<dd_real>& g
   using F1 = std::false_type;
   using V1 = std::integral_constant<int, 1>;
   using V3 = std::integral_constant<int, 3>;
-  using V5 = std::integral_constant<int, 5>;
-  if (var == 5)
-    wide ? go(T1{}, V5{}) : go(F1{}, V5{});
-  else if (var == 3)
+  if (var == 3)
     wide ? go(T1{}, V3{}) : go(F1{}, V3{});
   else
     wide ? go(T1{}, V1{}) : go(F1{}, V1{});
@@ -354,7 +349,7 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   }
   check_launch("symv_gpu tiles kernel");
   if (!ticket) {
-    launch_k<symv_rowsums<T>>(g, int((g.nt + 1) / 2), 128, 0, st);
+    launch_k<symv_rowsums<T>>(g, int((g.n + kSumRows - 1) / kSumRows), kSumThreads, 0, st);
     check_launch("symv_gpu row-sum kernel");
   }
 }

@@ -226,20 +226,14 @@ __device__ __forceinline__ double2 x16_put(const dd_real& v) {
   return make_double2(v.hi, v.lo);
 }
 
-/// Slots: column buffers per warp (2: the skewed schedule of symv_tiles_ddxs<Var 5>, which reads
-/// the previous step's column while the next one is stored).
-template <int Slots>
-struct X16SmemN {
-  double2 xc[kTile];                  ///< x of the tile column's panel J
-  double2 xr[kTile];                  ///< x of the tile row's panel I, x16_sw
-  double2 sD[kTile * 8];              ///< chunk sums of the rows of panel I, x16_cs
-  double2 sT[kTile * 8];              ///< rows of panel J (transposed partials), x16_cs
-  double2 buf[2 * Slots][4 * kTile];  ///< warp w, slot q: buf[2q + w]: 4 columns of 64 rows, x16_sw
+struct X16Smem {
+  double2 xc[kTile];          ///< x of the tile column's panel J
+  double2 xr[kTile];          ///< x of the tile row's panel I, x16_sw
+  double2 sD[kTile * 8];      ///< chunk sums of the rows of panel I, x16_cs
+  double2 sT[kTile * 8];      ///< rows of panel J (transposed partials), x16_cs
+  double2 buf[2][4 * kTile];  ///< one per warp: 4 columns of 64 rows, x16_sw
 };
-using X16Smem = X16SmemN<1>;
 static_assert(sizeof(X16Smem) == 26624, "26 KB per group: 4 blocks of 2 groups in 228 KB");
-static_assert(sizeof(X16SmemN<2>) == 34816,
-              "34 KB per group: 6 blocks of 1 group or 3 of 2 (12 warps) in 228 KB");
 
 /// The loads of step c of tile `tile` (warp w's columns 8(4w + q/2) + c, rows 32 (q%2) + lane)
 /// into v[q], zeros where the element is not stored or past n, or the tile does not exist.
@@ -271,108 +265,6 @@ __device__ __forceinline__ void x16_load(const SymvArgs<T>& g, index_t tile, int
   }
 }
 
-/// Where the loads of a tile go (x16_load_at): its first row and column, whether it is diagonal,
-/// whether it exists. Formed once per tile, so that a step's loads need no tile_at (a sqrt and
-/// two short loops, whose branches cut the step's arithmetic into separately scheduled pieces).
-struct X16At {
-  index_t r0 = 0, c0 = 0;
-  bool diag = false, on = false;
-};
-template <class T>
-__device__ __forceinline__ X16At x16_at(const SymvArgs<T>& g, index_t tile) {
-  X16At r;
-  r.on = tile < g.ntiles;
-  if (r.on) {
-    index_t I, J;
-    tile_at(g, tile, I, J);
-    r.r0 = I * kTile;
-    r.c0 = J * kTile;
-    r.diag = I == J;
-  }
-  return r;
-}
-
-/// One streaming 16-byte load (ld.global.cs.v2) if ok, else (0, 0): a predicated load, no branch.
-__device__ __forceinline__ double2 x16_ldcs_if(const void* p, bool ok) {
-  double2 v;
-  asm("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %3, 0;\n\tmov.f64 %0, 0d0000000000000000;\n\t"
-      "mov.f64 %1, 0d0000000000000000;\n\t@q ld.global.cs.v2.f64 {%0, %1}, [%2];\n\t}"
-      : "=d"(v.x), "=d"(v.y)
-      : "l"(p), "r"(int(ok)));
-  return v;
-}
-/// One streaming 8-byte load (ld.global.cs) if ok, else 0.
-__device__ __forceinline__ double x16_ldcs_if(const double* p, bool ok) {
-  double v;
-  asm("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %2, 0;\n\tmov.f64 %0, 0d0000000000000000;\n\t"
-      "@q ld.global.cs.f64 %0, [%1];\n\t}"
-      : "=d"(v)
-      : "l"(p), "r"(int(ok)));
-  return v;
-}
-
-/// x16_load with the tile's coordinates formed beforehand (the same loads, the same zeros), as
-/// predicated loads: a step's loads put no branch among its arithmetic.
-template <class T, bool Wide>
-__device__ __forceinline__ void x16_load_at(const SymvArgs<T>& g, index_t r0, index_t c0, bool diag,
-                                            bool on, int c, int w, int lane, double2* v) {
-  static_assert(sizeof(T) == 16, "two doubles");
-#pragma unroll
-  for (int q = 0; q < 8; ++q) {
-    const int row = (q & 1) * 32 + lane, col = 8 * (4 * w + (q >> 1)) + c;
-    const T* p = g.A + (r0 + row) + g.lda * (c0 + col);
-    const bool ok = on & (r0 + row < g.n) & (!diag | (row >= col));
-    if constexpr (Wide) {
-      v[q] = x16_ldcs_if(static_cast<const void*>(p), ok);
-    } else {
-      const double* h = reinterpret_cast<const double*>(p);
-      v[q] = make_double2(x16_ldcs_if(h, ok), x16_ldcs_if(h + 1, ok));
-    }
-  }
-}
-
-/// The madd of the skewed schedule. dd: core/dd_real.hpp's a * b + c, operation for operation
-/// (the same bits: checked bitwise against symv_reference by GpuSymvDdxs), except that the
-/// sign-of-zero choice of the sum, (is_zero(r.hi) && is_zero(s0)) ? s0 : r.hi, tests both
-/// operands (&): the same value (is_zero has no side effect), but no short-circuit branch, which
-/// NVVM emits for some of the chains and ptxas then keeps as a divergent region that cuts the
-/// step's arithmetic into separately scheduled pieces. Complex double: madd / madd_conj.
-__device__ __forceinline__ dd_real x16_madd(const dd_real& a, const dd_real& b, const dd_real& c) {
-  using namespace ddops;
-  // m = a * b (operator*)
-  double p, e;
-  two_prod(a.hi, b.hi, p, e);
-  double t = a.lo * b.lo;
-  t = ES_FMA(a.hi, b.lo, t);
-  t = ES_FMA(a.lo, b.hi, t);
-  e = e + t;
-  dd_real m;
-  quick_two_sum(p, e, m.hi, m.lo);
-  m.hi = is_zero(m.hi) ? p : m.hi;
-  // m + c (operator+)
-  double s1, s2, t1, t2;
-  two_sum(m.hi, c.hi, s1, s2);
-  two_sum(m.lo, c.lo, t1, t2);
-  const double s0 = s1;
-  s2 = s2 + t1;
-  quick_two_sum(s1, s2, s1, s2);
-  s2 = s2 + t2;
-  dd_real r;
-  quick_two_sum(s1, s2, r.hi, r.lo);
-  r.hi = (is_zero(r.hi) & is_zero(s0)) ? s0 : r.hi;
-  return r;
-}
-__device__ __forceinline__ dd_real x16_madd_conj(const dd_real& a, const dd_real& b,
-                                                 const dd_real& c) {
-  return x16_madd(a, b, c);
-}
-__device__ __forceinline__ Zd x16_madd(const Zd& a, const Zd& b, const Zd& c) {
-  return madd(a, b, c);
-}
-__device__ __forceinline__ Zd x16_madd_conj(const Zd& a, const Zd& b, const Zd& c) {
-  return madd_conj(a, b, c);
-}
-
 /// One partial to the workspace: one 16-byte store where the workspace is 16-byte aligned.
 template <class T>
 __device__ __forceinline__ void x16_store_p(T* p, const T& v, bool p16) {
@@ -383,29 +275,21 @@ __device__ __forceinline__ void x16_store_p(T* p, const T& v, bool p16) {
 }
 
 /// The body of symv_tiles_zxs and symv_tiles_ddxs. XrReg: x of panel I in registers (else read
-/// from shared memory at every use). Skew: two transposed chains in flight (see below; two column
-/// buffers per warp).
-template <class T, int TPB, bool Wide, bool Ticket, bool XrReg, bool Skew = false>
+/// from shared memory at every use).
+template <class T, int TPB, bool Wide, bool Ticket, bool XrReg>
 __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
-  using Smem = X16SmemN<Skew ? 2 : 1>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  Smem* sm = reinterpret_cast<Smem*>(smem_raw);
+  X16Smem* sm = reinterpret_cast<X16Smem*>(smem_raw);
   __shared__ int flag[TPB][2];
   const int grp = threadIdx.x >> 6, t = threadIdx.x & 63, a = t & 7, k = t >> 3;
   const int w = t >> 5, lane = t & 31, kk = lane >> 3;
-  Smem& s = sm[grp];
+  X16Smem& s = sm[grp];
   double2* buf = s.buf[w];
   const bool p16 = (reinterpret_cast<std::uintptr_t>(g.P) & 15) == 0;
   double2 v[8];
   const index_t stride = index_t(gridDim.x) * TPB;
   index_t base = index_t(blockIdx.x) * TPB;
-  X16At at_next;  // Skew: the tile whose step 0 is loaded during step 7
-  if constexpr (Skew) {
-    at_next = x16_at(g, base + grp);
-    x16_load_at<T, Wide>(g, at_next.r0, at_next.c0, at_next.diag, at_next.on, 0, w, lane, v);
-  } else {
-    x16_load<T, Wide>(g, base + grp, 0, w, lane, v);
-  }
+  x16_load<T, Wide>(g, base + grp, 0, w, lane, v);
   for (; base < g.ntiles; base += stride) {
     const index_t tile = base + grp;
     const bool active = tile < g.ntiles;
@@ -427,98 +311,30 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
       if constexpr (XrReg) xr[r] = x16_get<T>(s.xr[8 * a + (r ^ a)]);
       d[r] = T(0);
     }
-    const double2* xs = s.xr + 8 * a;
-    if constexpr (!Skew) {
 #pragma unroll 1
-      for (int c = 0; c < 8; ++c) {
-        __syncwarp();
+    for (int c = 0; c < 8; ++c) {
+      __syncwarp();
 #pragma unroll
-        for (int q = 0; q < 8; ++q)
-          buf[(q >> 1) * kTile + x16_sw((q & 1) * 32 + lane)] = v[q];
-        __syncwarp();
-        // The next step's loads fly while this step is reduced.
-        if (c < 7)
-          x16_load<T, Wide>(g, tile, c + 1, w, lane, v);
-        else
-          x16_load<T, Wide>(g, tile + stride, 0, w, lane, v);
-        if (offd) {
-          const T xc = x16_get<T>(s.xc[8 * k + c]);
-          const double2* col = buf + kk * kTile + 8 * a;
-          T tc = T(0);
+      for (int q = 0; q < 8; ++q)
+        buf[(q >> 1) * kTile + x16_sw((q & 1) * 32 + lane)] = v[q];
+      __syncwarp();
+      // The next step's loads fly while this step is reduced.
+      if (c < 7)
+        x16_load<T, Wide>(g, tile, c + 1, w, lane, v);
+      else
+        x16_load<T, Wide>(g, tile + stride, 0, w, lane, v);
+      if (offd) {
+        const T xc = x16_get<T>(s.xc[8 * k + c]);
+        const double2* col = buf + kk * kTile + 8 * a;
+        const double2* xs = s.xr + 8 * a;
+        T tc = T(0);
 #pragma unroll
-          for (int r = 0; r < 8; ++r) {
-            const T e = x16_get<T>(col[r ^ a]);
-            d[r] = madd(e, xc, d[r]);
-            tc = madd_conj(e, XrReg ? xr[r] : x16_get<T>(xs[r ^ a]), tc);
-          }
-          dT[x16_cs(8 * k + c, a)] = x16_put(tc);
+        for (int r = 0; r < 8; ++r) {
+          const T e = x16_get<T>(col[r ^ a]);
+          d[r] = madd(e, xc, d[r]);
+          tc = madd_conj(e, XrReg ? xr[r] : x16_get<T>(xs[r ^ a]), tc);
         }
-      }
-    } else {
-      // Skewed: the transposed chain of column c (8 dependent madds, r = 0..7) is run in two
-      // halves, rows 0..3 in step c and rows 4..7 in step c + 1, where they interleave with the
-      // first half of column c + 1's chain (two chains in flight instead of one). Column c lies
-      // in slot c % 2 of the warp's buffers, so that it is still there in step c + 1. Every
-      // chain keeps its operands and order; only the schedule changes:
-      //
-      //   step c:  d[r] = madd(e(r, c), xc(c), d[r])          r = 0..7  (column c, as before)
-      //            tc   = madd_conj(e(r, c), xr[r], tc)       r = 0..3  (column c, 1st half)
-      //            tp   = madd_conj(e(r, c - 1), xr[r], tp)   r = 4..7  (column c - 1, 2nd half)
-      //            store tp as column c - 1's partial (c > 0); tp = tc
-      //   after step 7: tp = madd_conj(e(r, 7), xr[r], tp), r = 4..7; store tp (column 7)
-      //
-      //   before:  step c | tc(c) r0 r1 r2 r3 r4 r5 r6 r7 |            one chain of 8 per step
-      //   after:   step c | tc(c)   r0 r1 r2 r3           |            two chains of 4 per step
-      //                   | tc(c-1) r4 r5 r6 r7           |
-      //
-      // (madd = x16_madd below: the same operations as core/dd_real.hpp's, branch-free.)
-      //
-      // In step 0 the second-half chain runs on column 0 (in place of a column -1) and its value
-      // is dropped: 4 idle madds per tile, kept so that the loop body has no branch.
-      double2* const buf1 = s.buf[2 + w];
-      const X16At at_cur = at_next;
-      at_next = x16_at(g, tile + stride);
-      T tp = T(0);  // column c - 1's transposed chain after its rows 0..3
-#pragma unroll 1
-      for (int c = 0; c < 8; ++c) {
-        double2* const cur = (c & 1) ? buf1 : buf;
-        __syncwarp();  // slot c % 2 (column c - 2) is read by all lanes
-#pragma unroll
-        for (int q = 0; q < 8; ++q)
-          cur[(q >> 1) * kTile + x16_sw((q & 1) * 32 + lane)] = v[q];
-        __syncwarp();
-        // The next step's loads (one copy of the load code, no tile_at: no branch in the step).
-        const bool same = c < 7;
-        x16_load_at<T, Wide>(g, same ? at_cur.r0 : at_next.r0, same ? at_cur.c0 : at_next.c0,
-                             same ? at_cur.diag : at_next.diag, same ? at_cur.on : at_next.on,
-                             same ? c + 1 : 0, w, lane, v);
-        if (offd) {
-          const T xc = x16_get<T>(s.xc[8 * k + c]);
-          const double2* col = cur + kk * kTile + 8 * a;
-          const double2* pcol = (c == 0 ? cur : ((c & 1) ? buf : buf1)) + kk * kTile + 8 * a;
-          T tc = T(0);
-#pragma unroll
-          for (int r = 0; r < 4; ++r) {
-            const T e = x16_get<T>(col[r ^ a]);
-            d[r] = x16_madd(e, xc, d[r]);
-            tc = x16_madd_conj(e, XrReg ? xr[r] : x16_get<T>(xs[r ^ a]), tc);
-            const int r2 = r + 4;
-            tp = x16_madd_conj(x16_get<T>(pcol[r2 ^ a]), XrReg ? xr[r2] : x16_get<T>(xs[r2 ^ a]),
-                               tp);
-          }
-#pragma unroll
-          for (int r = 4; r < 8; ++r)
-            d[r] = x16_madd(x16_get<T>(col[r ^ a]), xc, d[r]);
-          if (c > 0) dT[x16_cs(8 * k + c - 1, a)] = x16_put(tp);
-          tp = tc;
-        }
-      }
-      if (offd) {  // column 7 (slot 1), rows 4..7
-        const double2* col = buf1 + kk * kTile + 8 * a;
-#pragma unroll
-        for (int r = 4; r < 8; ++r)
-          tp = x16_madd_conj(x16_get<T>(col[r ^ a]), XrReg ? xr[r] : x16_get<T>(xs[r ^ a]), tp);
-        dT[x16_cs(8 * k + 7, a)] = x16_put(tp);
+        dT[x16_cs(8 * k + c, a)] = x16_put(tc);
       }
     }
     if (diag) __syncwarp();  // the buffer becomes diag_block's scratch (diag: uniform per group)
@@ -569,13 +385,11 @@ __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB)
 /// operations each). Var (symv_launch.cuh's ddxs_mode() maps EIGSOLVE_GPU_SYMV_DDXS to it):
 /// 1: x of panel I read from shared memory at every use, at most 128 registers (4 blocks of 128
 /// threads per SM; ptxas: twopass no spills, ticket ~80 B); 3: x of panel I in registers, at most
-/// 168 registers (3 blocks per SM, as symv_tiles_xs: isolates the gain of the 16-byte moves);
-/// 5: as 3 with the skewed schedule (two transposed chains in flight, 34 KB of shared memory per
-/// group: still 12 warps per SM).
+/// 168 registers (3 blocks per SM, as symv_tiles_xs: isolates the gain of the 16-byte moves).
 template <int TPB, bool Wide, bool Ticket, int Var>
-__global__ void __launch_bounds__(64 * TPB, Var >= 3 ? (TPB == 4 ? 1 : 6 / TPB) : 8 / TPB)
+__global__ void __launch_bounds__(64 * TPB, Var == 3 ? (TPB == 4 ? 1 : 6 / TPB) : 8 / TPB)
     symv_tiles_ddxs(SymvArgs<dd_real> g) {
-  x16_tiles<dd_real, TPB, Wide, Ticket, Var != 1, Var == 5>(g);
+  x16_tiles<dd_real, TPB, Wide, Ticket, Var != 1>(g);
 }
 
 }  // namespace symv_cuda

@@ -56,13 +56,16 @@ TEST(GpuResiduals, AgreeWithTheHost) {
   check(read_matrix<float>(dir + "bcsstk13.mtx"), "bcsstk13 s");
   check(read_matrix<Complex<double>>(dir + "mhd1280b.mtx"), "mhd1280b z");
   check(read_matrix<Complex<float>>(dir + "mhd1280b.mtx"), "mhd1280b c");
-  // The uploads through pinned chunks (opt-in), small chunks so that both buffers take turns.
-  setenv("EIGSOLVE_GPU_RESIDUALS_STAGED", "1", 1);
+  // The uploads through pinned chunks (default) with small chunks, so that both buffers take
+  // turns; then the plain copies (EIGSOLVE_GPU_RESIDUALS_STAGED=0).
   setenv("EIGSOLVE_GPU_STAGED_CHUNK", "65536", 1);
-  check(read_matrix<double>(dir + "494_bus.mtx"), "494_bus d, staged uploads");
-  check(read_matrix<Complex<float>>(dir + "mhd1280b.mtx"), "mhd1280b c, staged uploads");
-  unsetenv("EIGSOLVE_GPU_RESIDUALS_STAGED");
+  check(read_matrix<double>(dir + "494_bus.mtx"), "494_bus d, staged uploads, small chunks");
+  check(read_matrix<Complex<float>>(dir + "mhd1280b.mtx"), "mhd1280b c, staged, small chunks");
   unsetenv("EIGSOLVE_GPU_STAGED_CHUNK");
+  setenv("EIGSOLVE_GPU_RESIDUALS_STAGED", "0", 1);
+  check(read_matrix<double>(dir + "494_bus.mtx"), "494_bus d, plain uploads");
+  check(read_matrix<Complex<float>>(dir + "mhd1280b.mtx"), "mhd1280b c, plain uploads");
+  unsetenv("EIGSOLVE_GPU_RESIDUALS_STAGED");
 }
 
 }  // namespace
