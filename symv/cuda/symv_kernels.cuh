@@ -301,8 +301,10 @@ struct GroupSmem {
   T sT[kTile * 9];  ///< rows of panel J (transposed partials)
 };
 
-template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
-__global__ void __launch_bounds__(64 * TPB) symv_tiles(SymvArgs<T> g) {
+/// MinB: the launch bound's blocks per SM (0: none, the default; 3 for complex float's opt-in
+/// EIGSOLVE_GPU_SYMV_C3, symv_launch.cuh).
+template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false, int MinB = 0>
+__global__ void __launch_bounds__(64 * TPB, MinB) symv_tiles(SymvArgs<T> g) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   GroupSmem<T>* sm = reinterpret_cast<GroupSmem<T>*>(smem_raw);
   __shared__ int flag[TPB][2];
