@@ -49,10 +49,10 @@ void launch_k(const SymvArgs<T>& g, int blocks, int threads, std::size_t smem, c
   Kern<<<blocks, threads, smem, st>>>(g);
 }
 
-template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
+template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false, int MinB = 0>
 void launch_tiles(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
-  launch_k<symv_tiles<T, TPB, Wide, L, Ticket, Shift>>(g, blocks, 64 * TPB,
-                                                       sizeof(GroupSmem<T>) * TPB, st);
+  launch_k<symv_tiles<T, TPB, Wide, L, Ticket, Shift, MinB>>(g, blocks, 64 * TPB,
+                                                             sizeof(GroupSmem<T>) * TPB, st);
 }
 
 /// EIGSOLVE_GPU_SYMV_C3=1 (opt-in, session 11: compile-checked only): complex float's plain tile
@@ -70,11 +70,7 @@ inline bool c3_mode() {
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   if constexpr (std::is_same_v<T, Complex<float>> && TPB == 4) {
-    if (c3_mode()) {
-      launch_k<symv_tiles<T, TPB, Wide, L, Ticket, Shift, 3>>(g, blocks, 64 * TPB,
-                                                              sizeof(GroupSmem<T>) * TPB, st);
-      return;
-    }
+    if (c3_mode()) return launch_tiles<T, TPB, Wide, L, Ticket, Shift, 3>(g, blocks, st);
   }
   launch_tiles<T, TPB, Wide, L, Ticket, Shift>(g, blocks, st);
 }

@@ -310,6 +310,12 @@ Case mode_case(index_t n, int kind) {
   return c;
 }
 
+/// Unsets an environment variable when the test that set it ends, however it ends.
+struct UnsetAtExit {
+  const char* name;
+  ~UnsetAtExit() { unsetenv(name); }
+};
+
 /// EIGSOLVE_GPU_SYMV_ZXS=0, 1 (the default), 2, 3 (complex double's generic xs kernel and the zxs
 /// kernel's modes, symv/cuda/symv_xs.cuh): every xs
 /// configuration in every mode, edge sizes, offsets, increments, beta == 0, an A only 8-byte
@@ -317,9 +323,7 @@ Case mode_case(index_t n, int kind) {
 TEST(GpuSymvZxs, EveryModeEveryXsConfig) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = Complex<double>;
-  struct Unset {
-    ~Unset() { unsetenv("EIGSOLVE_GPU_SYMV_ZXS"); }
-  } unset;
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_ZXS"};
   const std::vector<SymvConfig> xs = xs_configs();
   ASSERT_FALSE(xs.empty());
   for (const char* mode : {"0", "1", "2", "3"}) {
@@ -341,9 +345,7 @@ TEST(GpuSymvZxs, EveryModeEveryXsConfig) {
 TEST(GpuSymvC3, PlainFourTileConfigs) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = Complex<float>;
-  struct Unset {
-    ~Unset() { unsetenv("EIGSOLVE_GPU_SYMV_C3"); }
-  } unset;
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_C3"};
   std::vector<SymvConfig> four;
   for (const SymvConfig& c : symv_config_space())
     if (c.tiles_per_block == 4 &&
@@ -373,9 +375,7 @@ TEST(GpuSymvC3, PlainFourTileConfigs) {
 TEST(GpuSymvDdxs, EveryModeEveryConfig) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = dd_real;
-  struct Unset {
-    ~Unset() { unsetenv("EIGSOLVE_GPU_SYMV_DDXS"); }
-  } unset;
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_DDXS"};
   const std::vector<SymvConfig> all = symv_config_space(), xs = xs_configs();
   ASSERT_FALSE(xs.empty());
   for (const char* mode : {"0", "1", "2", "3", "4"}) {
