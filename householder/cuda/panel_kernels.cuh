@@ -111,6 +111,105 @@ __global__ void __launch_bounds__(256)
     }
 }
 
+/// rank2k_kernel with 8x4 elements per thread (128 threads per tile) and 16-byte shared-memory
+/// loads, for s, d and c (EIGSOLVE_GPU_RANK2K=0: rank2k_kernel for every precision). The 4x4
+/// form reads as many shared-memory bytes as it does multiply-adds in d and c (one wavefront per
+/// 2 DFMA cycles of a warp; s twice that): this one reads 3/8 of it (d, c; s the same with 4-wide
+/// vectors). Each element keeps its own chain, k ascending, the two madds per k in the same
+/// order: the same bits as rank2k_kernel.
+///
+///   VW = 16 / sizeof(T) (2 or 4) rows and VC = min(VW, 4) columns per vector;
+///   thread t = (tx, ty) = (t % 8, t / 8): rows VW tx + 8 VW q + e (q < 8 / VW, e < VW),
+///                                      columns VC ty + 16 VC p + f (p < 4 / VC, f < VC)
+template <class T>
+constexpr int kR2Vw = int(16 / sizeof(T));
+
+template <class T, int N>
+struct alignas(N * sizeof(T)) R2Vec {
+  T v[N];
+};
+
+template <class T>
+__global__ void __launch_bounds__(128)
+    rank2k_wide_kernel(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw,
+                       T* A, index_t lda, index_t nt, bool rev = false) {
+  constexpr int KC = kKc<T>, VW = kR2Vw<T>, VC = VW < 4 ? VW : 4, RQ = 8, CP = 4;
+  static_assert(VW == 2 || VW == 4, "rank2k_wide_kernel: s, d and c only");
+  __shared__ __align__(16) T vr[KC][64], wr[KC][64], nwc[KC][64], nvc[KC][64];
+  pdl_begin();
+  index_t I, J;
+  symv_cuda::tile_coords(rev ? index_t(gridDim.x) - 1 - index_t(blockIdx.x) : index_t(blockIdx.x),
+                         nt, I, J);
+  const int t = threadIdx.x, tx = t & 7, ty = t >> 3;
+  const index_t r0 = I * 64, c0 = J * 64;
+  // element (a, b) of the thread: row VW tx + 8 VW (a / VW) + a % VW, column likewise
+  auto row = [tx](int a) { return VW * tx + 8 * VW * (a / VW) + a % VW; };
+  auto col = [ty](int b) { return VC * ty + 16 * VC * (b / VC) + b % VC; };
+  T c[RQ][CP];
+#pragma unroll
+  for (int b = 0; b < CP; ++b)
+#pragma unroll
+    for (int a = 0; a < RQ; ++a) {
+      const index_t i = r0 + row(a), j = c0 + col(b);
+      c[a][b] = (i < m && j <= i) ? A[i + lda * j] : T(0);
+    }
+  for (index_t k0 = 0; k0 < kb; k0 += KC) {
+    const int kc = int(kb - k0 < KC ? kb - k0 : KC);
+    for (int e = t; e < KC * 64; e += 128) {
+      const int k = e >> 6, r = e & 63;
+      const bool ok_k = k < kc;
+      const index_t ir = r0 + r, jc = c0 + r;
+      vr[k][r] = (ok_k && ir < m) ? V[ir + ldv * (k0 + k)] : T(0);
+      wr[k][r] = (ok_k && ir < m) ? W[ir + ldw * (k0 + k)] : T(0);
+      nwc[k][r] = (ok_k && jc < m) ? -conj(W[jc + ldw * (k0 + k)]) : T(0);
+      nvc[k][r] = (ok_k && jc < m) ? -conj(V[jc + ldv * (k0 + k)]) : T(0);
+    }
+    __syncthreads();
+    for (int k = 0; k < kc; ++k) {
+      T v[RQ], w[RQ], nw[CP], nv[CP];
+#pragma unroll
+      for (int q = 0; q < RQ / VW; ++q) {
+        const auto a = *reinterpret_cast<const R2Vec<T, VW>*>(&vr[k][VW * tx + 8 * VW * q]);
+        const auto b = *reinterpret_cast<const R2Vec<T, VW>*>(&wr[k][VW * tx + 8 * VW * q]);
+#pragma unroll
+        for (int e = 0; e < VW; ++e) {
+          v[q * VW + e] = a.v[e];
+          w[q * VW + e] = b.v[e];
+        }
+      }
+#pragma unroll
+      for (int p = 0; p < CP / VC; ++p) {
+        const auto a = *reinterpret_cast<const R2Vec<T, VC>*>(&nwc[k][VC * ty + 16 * VC * p]);
+        const auto b = *reinterpret_cast<const R2Vec<T, VC>*>(&nvc[k][VC * ty + 16 * VC * p]);
+#pragma unroll
+        for (int f = 0; f < VC; ++f) {
+          nw[p * VC + f] = a.v[f];
+          nv[p * VC + f] = b.v[f];
+        }
+      }
+#pragma unroll
+      for (int a = 0; a < RQ; ++a)
+#pragma unroll
+        for (int b = 0; b < CP; ++b) {
+          c[a][b] = madd(v[a], nw[b], c[a][b]);
+          c[a][b] = madd(w[a], nv[b], c[a][b]);
+        }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int b = 0; b < CP; ++b)
+#pragma unroll
+    for (int a = 0; a < RQ; ++a) {
+      const index_t i = r0 + row(a), j = c0 + col(b);
+      if (i < m && j <= i) {
+        T x = c[a][b];
+        if (i == j) make_real_dev(x);
+        A[i + lda * j] = x;
+      }
+    }
+}
+
 // ---- the panel on the device (device_panel): the host panel of tridiagonalize.cpp, kernel by
 // kernel, every chain and reduction in the same order (docs/canonical-tridiagonalization.md).
 

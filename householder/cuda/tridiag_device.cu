@@ -8,7 +8,8 @@
 //   (EIGSOLVE_GPU_PDL=0: without):
 //     for each column: K1 colupd, K2 sumsq, K3 finish, SYMV | K4 dots (second stream,
 //                      EIGSOLVE_GPU_FORK=0: after the SYMV), K5 w+alpha
-//     K1 (pending axpy only), rank-2k update, panel finish
+//     K1 (pending axpy only), rank-2k update (s, d, c: 8x4 elements per thread,
+//     EIGSOLVE_GPU_RANK2K=0: 4x4 as z and dd; same bits), panel finish
 //   EIGSOLVE_GPU_COOP=1: K5 of column i-1 and K1-K3 of column i as one cooperative kernel with
 //   grid-wide barriers (householder/cuda/panel_coop.cuh; measured 1-5 % slower than the
 //   separate kernels with PDL in a graph, so off by default).
@@ -99,6 +100,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     fork_ = env_flag("EIGSOLVE_GPU_FORK", true) && !profile_;
     alt_ = env_flag("EIGSOLVE_GPU_SYMV_ALT", true);
     coop_ = env_flag("EIGSOLVE_GPU_COOP", false) && fused_;  // measured slower: bench/NOTES.md
+    wide_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K", true);
     if (coop_) {  // the cooperative column kernel's grid must fit on the GPU at once
       int dev = 0, sms = 0, per_sm = 0;
       ck(cudaGetDevice(&dev), "cudaGetDevice");
@@ -251,10 +253,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     const std::size_t bytes = std::size_t(m) * std::size_t(kb) * sizeof(T);
     ck(cudaMemcpyAsync(dV_, hV_, bytes, cudaMemcpyHostToDevice, st_), "V");
     ck(cudaMemcpyAsync(dW_, hW_, bytes, cudaMemcpyHostToDevice, st_), "W");
-    const index_t nt = (m + 63) / 64;
     ck(cudaEventRecord(ev0_, st_), "cudaEventRecord");
-    rank2k_kernel<T><<<unsigned(nt * (nt + 1) / 2), 256, 0, st_>>>(m, kb, dV_, m, dW_, m,
-                                                                   dA_ + s + ldd_ * s, ldd_, nt);
+    rank2k(m, kb, dV_, m, dW_, m, dA_ + s + ldd_ * s, false, false);
     ck(cudaGetLastError(), "rank2k_kernel");
     ck(cudaEventRecord(ev1_, st_), "cudaEventRecord");
     ck(cudaStreamSynchronize(st_), "rank2k_kernel");
@@ -528,17 +528,35 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   /// After a panel's columns: the rank-2k trailing update and the panel finish (d, e).
   void panel_update(index_t j0, index_t nb) {
     using R = real_t<T>;
-    const index_t s = j0 + nb, m = n_ - s, nt = (m + 63) / 64;
+    const index_t s = j0 + nb, m = n_ - s;
     if (m > 0)
-      launch(rank2k_kernel<T>, unsigned(nt * (nt + 1) / 2), 256, m, index_t(nb),
-             static_cast<const T*>(dA_ + s + ldd_ * j0), ldd_, static_cast<const T*>(dW_ + s), n_,
-             dA_ + s + ldd_ * s, ldd_, nt, next_reverse());
+      rank2k(m, index_t(nb), dA_ + s + ldd_ * j0, ldd_, dW_ + s, n_, dA_ + s + ldd_ * s,
+             next_reverse(), true);
     mark(7);
     launch(panel_finish_kernel<T>, 1, unsigned(nb), j0, index_t(nb), dA_, ldd_,
            static_cast<const R*>(de_), dd_);
     mark(8);
     ck(cudaGetLastError(), "device panel update");
     end_column(6);
+  }
+  /// A(m x m, lower) -= V W^H + W V^H, one block per stored 64x64 tile in the canonical chain
+  /// (panel_kernels.cuh): rank2k_wide_kernel for s, d and c unless EIGSOLVE_GPU_RANK2K=0 (the
+  /// same bits), rank2k_kernel otherwise. rev: tiles last to first; in_loop: a kernel of the
+  /// panel loop (programmatic dependent launch as the others), else a plain launch.
+  void rank2k(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, T* A,
+              bool rev, bool in_loop) {
+    const index_t nt = (m + 63) / 64;
+    const unsigned grid = unsigned(nt * (nt + 1) / 2);
+    auto go = [&](auto kernel, unsigned threads) {
+      if (in_loop)
+        launch(kernel, grid, threads, m, kb, V, ldv, W, ldw, A, ldd_, nt, rev);
+      else
+        kernel<<<grid, threads, 0, st_>>>(m, kb, V, ldv, W, ldw, A, ldd_, nt, rev);
+    };
+    if constexpr (kR2Vw<T> >= 2) {
+      if (wide_r2k_) return go(rank2k_wide_kernel<T>, 128u);
+    }
+    go(rank2k_kernel<T>, 256u);
   }
   /// The cooperative column kernel (householder/cuda/panel_coop.cuh): [K5 of column i-1 when
   /// w_prev], then K1 (col: and K2, K3) of column g = j0 + i; one block per 256 rows, at most
@@ -596,6 +614,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;
   cudaEvent_t pev_[9] = {};
   bool pdl_ = true, profile_ = false, fused_ = true, graphs_ = true, fork_ = true, coop_ = false;
+  bool wide_r2k_ = true;  ///< rank2k(): rank2k_wide_kernel for s, d and c
   index_t coop_cap_ = 0;
   cudaStream_t st2_ = nullptr;
   cudaEvent_t ev_fork_ = nullptr, ev_join_ = nullptr;

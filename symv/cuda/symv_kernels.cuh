@@ -532,10 +532,13 @@ __global__ void __launch_bounds__(kSumThreads) symv_rowsums(SymvArgs<T> g) {
   const index_t nt = g.nt;
   const T* p = g.P + (i0 / kTile) * nt * kTile + i0 % kTile;  // P(R, C)[r] = p[C * kTile + r]
   const int rows = int(g.n - i0 < kSumRows ? g.n - i0 : kSumRows);
-  auto stage = [&](index_t c0, T* b) {  // element (C, r) of the chunk -> b[C * kSumRows + r]
-    for (int e = threadIdx.x; e < per; e += kSumThreads) {
+  // element (C, r) of the chunk -> b[C * kSumRows + r]; only the min(CC, nt - c0) columns that
+  // the chain reads (a small n has fewer than CC tile columns)
+  auto stage = [&](index_t c0, T* b) {
+    const int used = int(nt - c0 < CC ? nt - c0 : CC) * kSumRows;
+    for (int e = threadIdx.x; e < used; e += kSumThreads) {
       const int C = e / kSumRows, r = e % kSumRows;
-      const bool ok = c0 + C < nt && r < rows;
+      const bool ok = r < rows;
       cp_async<int(sizeof(T))>(b + e, ok ? p + (c0 + C) * kTile + r : g.P, ok);
     }
     cp_async_commit();

@@ -54,17 +54,20 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   struct Mode {
     bool device_panels;
-    const char *coop, *coop_blocks, *fused;
+    const char *coop, *coop_blocks, *fused, *rank2k;
   };
-  for (const Mode& md :
-       {Mode{true, "1", "", "1"}, Mode{true, "1", "1", "1"}, Mode{true, "1", "3", "1"},
-        Mode{true, "0", "", "1"}, Mode{true, "0", "", "0"}, Mode{false, "1", "", "1"}}) {
+  // rank2k "0": the 4x4 rank-2k kernel for s, d and c too (their default is the 8x4 one)
+  for (const Mode& md : {Mode{true, "1", "", "1", "1"}, Mode{true, "1", "1", "1", "1"},
+                         Mode{true, "1", "3", "1", "1"}, Mode{true, "0", "", "1", "1"},
+                         Mode{true, "0", "", "1", "0"}, Mode{true, "0", "", "0", "1"},
+                         Mode{false, "1", "", "1", "1"}, Mode{false, "1", "", "1", "0"}}) {
     setenv("EIGSOLVE_GPU_COOP", md.coop, 1);
     setenv("EIGSOLVE_GPU_COOP_BLOCKS", md.coop_blocks, 1);
     setenv("EIGSOLVE_GPU_FUSED", md.fused, 1);
+    setenv("EIGSOLVE_GPU_RANK2K", md.rank2k, 1);
     const bool device_panels = md.device_panels;
-    const std::string mode =
-        std::string(" coop=") + md.coop + " blocks=" + md.coop_blocks + " fused=" + md.fused;
+    const std::string mode = std::string(" coop=") + md.coop + " blocks=" + md.coop_blocks +
+                             " fused=" + md.fused + " rank2k=" + md.rank2k;
     using T = TypeParam;
     using R = real_t<T>;
     Context ctx;
@@ -101,6 +104,7 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
     unsetenv("EIGSOLVE_GPU_COOP");
     unsetenv("EIGSOLVE_GPU_COOP_BLOCKS");
     unsetenv("EIGSOLVE_GPU_FUSED");
+    unsetenv("EIGSOLVE_GPU_RANK2K");
     if (::testing::Test::HasFailure()) return;
   }
 }
