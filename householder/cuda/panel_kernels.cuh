@@ -43,8 +43,10 @@ __device__ __forceinline__ void make_real_dev(T& a) {
   if constexpr (is_complex_v<T>) a.im = real_t<T>(0);
 }
 
-template <class T>
-__global__ void __launch_bounds__(256)
+/// MinB: the launch bound's blocks per SM (0: none; 2 for complex double, whose 168 registers
+/// otherwise leave one block of 8 warps per SM: tridiag_device.cu's rank2k()).
+template <class T, int MinB = 0>
+__global__ void __launch_bounds__(256, MinB)
     rank2k_kernel(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, T* A,
                   index_t lda, index_t nt, bool rev = false) {
   constexpr int KC = kKc<T>;

@@ -8,8 +8,8 @@
 //   (EIGSOLVE_GPU_PDL=0: without):
 //     for each column: K1 colupd, K2 sumsq, K3 finish, SYMV | K4 dots (second stream,
 //                      EIGSOLVE_GPU_FORK=0: after the SYMV), K5 w+alpha
-//     K1 (pending axpy only), rank-2k update (s, d, c: 8x4 elements per thread,
-//     EIGSOLVE_GPU_RANK2K=0: 4x4 as z and dd; same bits), panel finish
+//     K1 (pending axpy only), rank-2k update (s, d, c: 8x4 elements per thread, z: 4x4 at 2
+//     blocks per SM; EIGSOLVE_GPU_RANK2K=0: 4x4 unbounded as dd; same bits), panel finish
 //   EIGSOLVE_GPU_COOP=1: K5 of column i-1 and K1-K3 of column i as one cooperative kernel with
 //   grid-wide barriers (householder/cuda/panel_coop.cuh; measured 1-5 % slower than the
 //   separate kernels with PDL in a graph, so off by default).
@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda/staged_copy.cuh"
@@ -540,8 +541,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     end_column(6);
   }
   /// A(m x m, lower) -= V W^H + W V^H, one block per stored 64x64 tile in the canonical chain
-  /// (panel_kernels.cuh): rank2k_wide_kernel for s, d and c unless EIGSOLVE_GPU_RANK2K=0 (the
-  /// same bits), rank2k_kernel otherwise. rev: tiles last to first; in_loop: a kernel of the
+  /// (panel_kernels.cuh): rank2k_wide_kernel for s, d and c, rank2k_kernel bounded to 2 blocks
+  /// per SM for z, unless EIGSOLVE_GPU_RANK2K=0 (the same bits); rank2k_kernel otherwise. rev: tiles last to first; in_loop: a kernel of the
   /// panel loop (programmatic dependent launch as the others), else a plain launch.
   void rank2k(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, T* A,
               bool rev, bool in_loop) {
@@ -555,6 +556,9 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     };
     if constexpr (kR2Vw<T> >= 2) {
       if (wide_r2k_) return go(rank2k_wide_kernel<T>, 128u);
+    }
+    if constexpr (std::is_same_v<T, Complex<double>>) {
+      if (wide_r2k_) return go(rank2k_kernel<T, 2>, 256u);
     }
     go(rank2k_kernel<T>, 256u);
   }

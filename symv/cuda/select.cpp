@@ -6,9 +6,16 @@
 // piecewise-linear interpolation of log(ms) over log(n) (the end segments extended); the
 // configuration with the smallest predicted time wins (ties: the first in the table). This is a
 // pure function of the table and n: no timing at solve time, and the bits never depend on it.
+//
+// EIGSOLVE_SYMV_TABLE=FILE: a table written by `eigsolve tune symv -o FILE` is used instead of the
+// compiled-in one, on any architecture, for the precisions it holds (a GPU without a checked-in
+// table, or a re-tune measured before it is checked in). A file that cannot be read or parsed is
+// an error, never a silent fallback.
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -84,6 +91,30 @@ const ArchTable* table_for(int arch) {
   return &(cache[arch] = parse_table(text));
 }
 
+/// The table of EIGSOLVE_SYMV_TABLE, read once (nullptr when the variable is unset or empty).
+const ArchTable* env_table() {
+  static std::mutex mu;
+  static std::string path;
+  static ArchTable table;
+  static bool loaded = false;
+  const char* e = std::getenv("EIGSOLVE_SYMV_TABLE");
+  if (!e || !*e) return nullptr;
+  std::lock_guard<std::mutex> lock(mu);
+  if (loaded && path == e) return &table;
+  std::ifstream in(e, std::ios::binary);
+  if (!in) throw Error(std::string("EIGSOLVE_SYMV_TABLE: cannot read ") + e);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  try {
+    table = parse_table(text.c_str());
+  } catch (const nlohmann::json::exception& x) {
+    throw Error(std::string("EIGSOLVE_SYMV_TABLE: ") + e + ": not a tuning table (" + x.what() +
+                ")");
+  }
+  path = e;
+  loaded = true;
+  return &table;
+}
+
 }  // namespace
 
 SymvConfig symv_default_config() {
@@ -91,7 +122,8 @@ SymvConfig symv_default_config() {
 }
 
 SymvConfig symv_select_for(const std::string& precision, index_t n, int arch) {
-  const ArchTable* t = table_for(arch);
+  const ArchTable* t = env_table();
+  if (!t || !t->by_precision.count(precision)) t = table_for(arch);
   if (!t) return symv_default_config();
   auto it = t->by_precision.find(precision);
   if (it == t->by_precision.end() || n <= 0) return symv_default_config();

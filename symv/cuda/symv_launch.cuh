@@ -55,17 +55,18 @@ void launch_tiles(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
                                                              sizeof(GroupSmem<T>) * TPB, st);
 }
 
-/// EIGSOLVE_GPU_SYMV_C3=1 (opt-in, session 11: compile-checked only): complex float's plain tile
-/// kernels with 4 tiles per block (ldg, cg, cs, shifted or not) built for 3 blocks per SM
-/// (<= 80 registers; 128 by default: 2 blocks, 16 warps per SM; Nsight at n = 16384: 75 % of
-/// DRAM peak against d's 84 % at 24 warps). Register allocation only: same bits. Read at every
-/// call, so that a test can switch it.
+/// Complex float's plain tile kernels with 4 tiles per block (ldg, cg, cs, shifted or not) are
+/// built for 3 blocks per SM (<= 80 registers; without the bound 128: 2 blocks, 16 warps per SM,
+/// 75 % of DRAM peak at n = 16384 against d's 84 % at 24 warps). H200 (session 12): bench symv
+/// c 16384 3281 -> 3586 GB/s, 32768 3392 -> 3799, c eigenvalues at 16384 2.792 -> 2.627 s.
+/// EIGSOLVE_GPU_SYMV_C3=0: the unbounded kernels (A/B). Register allocation only: same bits.
+/// Read at every call, so that a test can switch it.
 inline bool c3_mode() {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_C3");
-  return e && e[0] == '1';
+  return !(e && e[0] == '0' && e[1] == 0);
 }
 
-/// launch_tiles, or for complex float with 4 tiles per block under EIGSOLVE_GPU_SYMV_C3=1 the
+/// launch_tiles; for complex float with 4 tiles per block (unless EIGSOLVE_GPU_SYMV_C3=0) the
 /// same kernel bounded to 3 blocks per SM.
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {

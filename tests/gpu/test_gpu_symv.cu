@@ -338,10 +338,11 @@ TEST(GpuSymvZxs, EveryModeEveryXsConfig) {
   }
 }
 
-/// EIGSOLVE_GPU_SYMV_C3=1 (complex float's plain 4-tile kernels built for 3 blocks per SM,
-/// symv/cuda/symv_launch.cuh): every configuration with 4 tiles per block and a plain load path,
-/// the kernel-mode cases plus even leading dimensions with an odd offset (the shifted 16-byte
-/// loads), against the CPU bitwise; the variable is unset afterwards.
+/// EIGSOLVE_GPU_SYMV_C3=0 and 1 (complex float's plain 4-tile kernels without and with the bound
+/// of 3 blocks per SM, symv/cuda/symv_launch.cuh; 1 is the default): every configuration with 4
+/// tiles per block and a plain load path, the kernel-mode cases plus even leading dimensions with
+/// an odd offset (the shifted 16-byte loads), against the CPU bitwise; the variable is unset
+/// afterwards.
 TEST(GpuSymvC3, PlainFourTileConfigs) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = Complex<float>;
@@ -352,17 +353,19 @@ TEST(GpuSymvC3, PlainFourTileConfigs) {
         (c.load == SymvLoad::ldg || c.load == SymvLoad::cg || c.load == SymvLoad::cs))
       four.push_back(c);
   ASSERT_FALSE(four.empty());
-  ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_C3", "1", 1), 0);
-  std::uint64_t seed = 4000;
-  for (index_t n : {1, 7, 8, 9, 63, 64, 65, 128, 129, 200, 257, 1000, 4097}) {
-    for (int kind = 0; kind < (n > 1000 ? 1 : 4); ++kind)
-      run_case<T>(mode_case(n, kind), four, seed++);
-    Case sh;  // A one element past a 16-byte line, columns 16 bytes apart: shifted loads
-    sh.n = n;
-    sh.lda = n + 64 + (n % 2);
-    sh.off = 1;
-    run_case<T>(sh, four, seed++);
-    if (::testing::Test::HasFailure()) return;
+  for (const char* mode : {"0", "1"}) {
+    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_C3", mode, 1), 0);
+    std::uint64_t seed = 4000;
+    for (index_t n : {1, 7, 8, 9, 63, 64, 65, 128, 129, 200, 257, 1000, 4097}) {
+      for (int kind = 0; kind < (n > 1000 ? 1 : 4); ++kind)
+        run_case<T>(mode_case(n, kind), four, seed++);
+      Case sh;  // A one element past a 16-byte line, columns 16 bytes apart: shifted loads
+      sh.n = n;
+      sh.lda = n + 64 + (n % 2);
+      sh.off = 1;
+      run_case<T>(sh, four, seed++);
+      if (::testing::Test::HasFailure()) return;
+    }
   }
 }
 

@@ -3,6 +3,8 @@
 // size with the configuration measured fastest there (the model interpolates between samples).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -52,4 +54,37 @@ TEST(SymvConfig, H200TableAnswersSampledSizesWithTheirBest) {
     }
   }
   EXPECT_GT(checked, 0);
+}
+
+/// EIGSOLVE_SYMV_TABLE=FILE: the file's precisions replace the compiled-in table's, on any
+/// architecture; the others keep it; an unreadable or malformed file is an error.
+TEST(SymvConfig, TableFileFromTheEnvironment) {
+  if (!cuda_compiled())
+    GTEST_SKIP() << "SKIPPED: the table lookup is compiled into CUDA builds only";
+  const std::string path = ::testing::TempDir() + "eigsolve_symv_table.json";
+  {
+    std::ofstream out(path);
+    // two configurations at two sizes: the second is faster at 1000, the first at 10000
+    out << R"({"precisions": {"d": {"sizes": [1000, 10000],
+              "configs": ["ticket-t1-m8-w-ldg", "twopass-t2-m4-n-cg"],
+              "ms": [[2.0, 5.0], [1.0, 9.0]]}}})";
+  }
+  const SymvConfig compiled_s = symv_select_for("s", 4096, 90);
+  ASSERT_EQ(setenv("EIGSOLVE_SYMV_TABLE", path.c_str(), 1), 0);
+  EXPECT_EQ(symv_select_for("d", 1000, 90).name(), "twopass-t2-m4-n-cg");
+  EXPECT_EQ(symv_select_for("d", 10000, 75).name(), "ticket-t1-m8-w-ldg");
+  EXPECT_EQ(symv_select_for("s", 4096, 90), compiled_s);
+  const std::string bad = ::testing::TempDir() + "eigsolve_symv_table_bad.json";
+  {
+    std::ofstream out(bad);  // cut short
+    out << "{\"precisions\": {\"d\": {\"sizes\": [1000], \"configs\": [\"ticket-t1-m8-w-ldg\"]";
+  }
+  ASSERT_EQ(setenv("EIGSOLVE_SYMV_TABLE", bad.c_str(), 1), 0);
+  EXPECT_THROW(symv_select_for("d", 1000, 90), Error);
+  const std::string missing = ::testing::TempDir() + "eigsolve_no_such_table.json";
+  ASSERT_EQ(setenv("EIGSOLVE_SYMV_TABLE", missing.c_str(), 1), 0);
+  EXPECT_THROW(symv_select_for("d", 1000, 90), Error);
+  unsetenv("EIGSOLVE_SYMV_TABLE");
+  std::remove(path.c_str());
+  std::remove(bad.c_str());
 }
