@@ -66,24 +66,12 @@ inline bool c3_mode() {
   return !(e && e[0] == '0' && e[1] == 0);
 }
 
-/// EIGSOLVE_GPU_SYMV_D4=1 (opt-in, session 12): double's plain tile kernels with 4 tiles per
-/// block built for 4 blocks per SM (<= 64 registers; 76-126 without the bound: 3 blocks of 8
-/// warps or fewer; Nsight at n = 16384: 84.5 % of DRAM peak at 24 warps per SM). Register
-/// allocation only: same bits. Read at every call, so that a test can switch it.
-inline bool d4_mode() {
-  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_D4");
-  return e && e[0] == '1' && e[1] == 0;
-}
-
 /// launch_tiles; for complex float with 4 tiles per block (unless EIGSOLVE_GPU_SYMV_C3=0) the
-/// same kernel bounded to 3 blocks per SM, for double (EIGSOLVE_GPU_SYMV_D4=1) to 4.
+/// same kernel bounded to 3 blocks per SM.
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   if constexpr (std::is_same_v<T, Complex<float>> && TPB == 4) {
     if (c3_mode()) return launch_tiles<T, TPB, Wide, L, Ticket, Shift, 3>(g, blocks, st);
-  }
-  if constexpr (std::is_same_v<T, double> && TPB == 4) {
-    if (d4_mode()) return launch_tiles<T, TPB, Wide, L, Ticket, Shift, 4>(g, blocks, st);
   }
   launch_tiles<T, TPB, Wide, L, Ticket, Shift>(g, blocks, st);
 }

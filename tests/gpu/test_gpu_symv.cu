@@ -369,34 +369,6 @@ TEST(GpuSymvC3, PlainFourTileConfigs) {
   }
 }
 
-/// EIGSOLVE_GPU_SYMV_D4=1 (opt-in: double's plain 4-tile kernels bounded to 4 blocks per SM,
-/// symv/cuda/symv_launch.cuh): every configuration with 4 tiles per block and a plain load path,
-/// the kernel-mode cases plus the shifted 16-byte loads, against the CPU bitwise; the variable is
-/// unset afterwards.
-TEST(GpuSymvD4, PlainFourTileConfigs) {
-  EIGSOLVE_REQUIRE_DEVICE();
-  using T = double;
-  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_D4"};
-  std::vector<SymvConfig> four;
-  for (const SymvConfig& c : symv_config_space())
-    if (c.tiles_per_block == 4 &&
-        (c.load == SymvLoad::ldg || c.load == SymvLoad::cg || c.load == SymvLoad::cs))
-      four.push_back(c);
-  ASSERT_FALSE(four.empty());
-  ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_D4", "1", 1), 0);
-  std::uint64_t seed = 5000;
-  for (index_t n : {1, 7, 8, 9, 63, 64, 65, 128, 129, 200, 257, 1000, 4097}) {
-    for (int kind = 0; kind < (n > 1000 ? 1 : 4); ++kind)
-      run_case<T>(mode_case(n, kind), four, seed++);
-    Case sh;  // A one element past a 16-byte line, columns 16 bytes apart: shifted loads
-    sh.n = n;
-    sh.lda = n + 64 + (n % 2);
-    sh.off = 1;
-    run_case<T>(sh, four, seed++);
-    if (::testing::Test::HasFailure()) return;
-  }
-}
-
 /// EIGSOLVE_GPU_SYMV_DDXS=0..4 (double-double's symv_tiles_ddxs, symv/cuda/symv_xs.cuh): modes 1
 /// and 3 run it for the xs configurations, 2 and 4 for every configuration (ldg, cg, cs, st, xs
 /// with their tiles per block), 1-2 and 3-4 its two variants; 0 is today's kernels. Every mode,
