@@ -206,7 +206,9 @@ int main_tune_symv(int argc, char** argv) {
           argc, argv, desc,
           "Usage: eigsolve tune symv [options]\n"
           "Times every configuration of the SYMV tuning space at the sampled orders on the\n"
-          "current GPU and writes the table symv_select interpolates (log ms over log n).\n\n"))
+          "current GPU and writes the table symv_select interpolates (log ms over log n).\n"
+          "EIGSOLVE_SYMV_TABLE=FILE makes every later run use that file's table (for its\n"
+          "precisions) instead of the compiled-in one; no configuration changes a bit.\n\n"))
     return kExitOk;
   if (runs < 1) throw UsageError("--runs must be >= 1");
   const auto ps = parse_precisions(precisions);
