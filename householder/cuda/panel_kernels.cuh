@@ -7,6 +7,8 @@
 //                          a = madd(V[i,k], -conj(W[j,k]), a);  a = madd(W[i,k], -conj(V[j,k]), a)
 //                        exactly the chain of householder/tridiagonalize.cpp (rank2k_update);
 //                        complex diagonal made real afterwards; nothing above the diagonal touched.
+//   rank2k_wide_kernel   the same chains with 8x4 elements per thread of 128 and 16-byte shared
+//                        loads (s, d, c; the default there, EIGSOLVE_GPU_RANK2K=0: rank2k_kernel)
 //   step-by-step panel   col_update, larfg (one block), panel_dots, panel_w, panel_alpha (one
 //                        block), panel_finish: the host panel kernel by kernel
 //                        (EIGSOLVE_GPU_FUSED=0; the default is householder/cuda/panel_fused.cuh)

@@ -542,8 +542,9 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   }
   /// A(m x m, lower) -= V W^H + W V^H, one block per stored 64x64 tile in the canonical chain
   /// (panel_kernels.cuh): rank2k_wide_kernel for s, d and c, rank2k_kernel bounded to 2 blocks
-  /// per SM for z, unless EIGSOLVE_GPU_RANK2K=0 (the same bits); rank2k_kernel otherwise. rev: tiles last to first; in_loop: a kernel of the
-  /// panel loop (programmatic dependent launch as the others), else a plain launch.
+  /// per SM for z, unless EIGSOLVE_GPU_RANK2K=0 (the same bits); rank2k_kernel otherwise.
+  /// rev: tiles last to first; in_loop: a kernel of the panel loop (programmatic dependent
+  /// launch as the others), else a plain launch.
   void rank2k(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, T* A,
               bool rev, bool in_loop) {
     const index_t nt = (m + 63) / 64;
