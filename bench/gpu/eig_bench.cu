@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bench/gpu/gpu_bench.hpp"
+#include "bench/gpu/kernel_trace.hpp"
 #include "core/context.hpp"
 #include "core/errors.hpp"
 #include "solver/eigensolve.hpp"
@@ -152,10 +153,17 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
        "A");
     std::vector<std::vector<R>> ws;
     std::vector<double> secs;
+    const bool trace = gpu_bench::trace_requested();
     for (int r = 0; r < runs + 1; ++r) {
+      if (trace && r == runs) gpu_bench::trace_begin();  // EIGSOLVE_GPU_TRACE=1: the last run
       const auto t0 = std::chrono::steady_clock::now();
       auto res = eigensolve_device(ctx, n, static_cast<const T*>(dA), n, opt);
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (trace && r == runs) {
+        const std::string title = std::string(ScalarTraits<T>::name) + " n = " + std::to_string(n) +
+                                  (vectors ? " vectors" : "");
+        gpu_bench::trace_end_and_report(stderr, title.c_str());
+      }
       if (r > 0) secs.push_back(s);  // the first run is the warm-up
       if (r == runs)  // where the time of the last run went (stderr: the table stays as it was)
         std::fprintf(
