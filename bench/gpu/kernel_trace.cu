@@ -157,15 +157,19 @@ void trace_end_and_report(std::FILE* out, const char* title) {
   struct Agg {
     long count = 0;
     double ns = 0;
+    double idle_before = 0;  ///< GPU idle time that ended with this kernel's start
   };
   std::map<std::string, Agg> by;
   std::map<const char*, std::string> names;
+  std::uint64_t reach = v[0].start;  // the latest end so far
   for (const Interval& x : v) {
     auto it = names.find(x.name);
     if (it == names.end()) it = names.emplace(x.name, demangled(x.name)).first;
     Agg& a = by[it->second];
     ++a.count;
     a.ns += double(x.end - x.start);
+    if (x.start > reach) a.idle_before += double(x.start - reach);
+    reach = std::max(reach, x.end);
   }
   std::vector<std::pair<std::string, Agg>> rows(by.begin(), by.end());
   std::sort(rows.begin(), rows.end(),
@@ -174,11 +178,13 @@ void trace_end_and_report(std::FILE* out, const char* title) {
                "eigsolve trace %s: %zu kernels, span %.4f s, some kernel running %.4f s, idle "
                "%.4f s\n",
                title, v.size(), span * 1e-9, double(busy) * 1e-9, (span - double(busy)) * 1e-9);
-  std::fprintf(out, "  %9s %10s %9s %6s  kernel\n", "launches", "total s", "mean us", "span%");
+  std::fprintf(out, "  %9s %10s %9s %6s %12s  kernel\n", "launches", "total s", "mean us", "span%",
+               "idle before s");
   for (std::size_t i = 0; i < rows.size() && i < 30; ++i) {
     const Agg& a = rows[i].second;
-    std::fprintf(out, "  %9ld %10.4f %9.2f %6.1f  %s\n", a.count, a.ns * 1e-9,
-                 a.ns * 1e-3 / double(a.count), 100.0 * a.ns / span, rows[i].first.c_str());
+    std::fprintf(out, "  %9ld %10.4f %9.2f %6.1f %12.4f  %s\n", a.count, a.ns * 1e-9,
+                 a.ns * 1e-3 / double(a.count), 100.0 * a.ns / span, a.idle_before * 1e-9,
+                 rows[i].first.c_str());
   }
 }
 

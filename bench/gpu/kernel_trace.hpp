@@ -17,7 +17,9 @@ void trace_begin();
 /// Waits for the device, stops recording and prints to `out` a summary under `title`: the span
 /// from the first kernel's start to the last one's end, the time some kernel ran (the union of
 /// the intervals) and the idle rest, then per kernel (demangled name, cut at 100 characters):
-/// launches, total and mean time, share of the span; the 30 largest totals.
+/// launches, total and mean time, share of the span, and the idle time that ended with its
+/// launches (the gaps the GPU waited before it: launch latency, dependencies, host waits); the
+/// 30 largest totals.
 void trace_end_and_report(std::FILE* out, const char* title);
 
 }  // namespace gpu_bench
