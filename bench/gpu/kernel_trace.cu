@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bench/gpu/kernel_trace.hpp"
+#include "bench/gpu/trace_summary.hpp"
 #include "core/errors.hpp"
 
 namespace eigsolve {
@@ -45,7 +46,6 @@ struct Interval {
 
 std::mutex g_mu;
 std::vector<Interval> g_recs;
-std::size_t g_dropped = 0;
 
 void CUPTIAPI buffer_requested(uint8_t** buf, size_t* size, size_t* max_records) {
   constexpr size_t kBytes = size_t(8) << 20;
@@ -118,7 +118,6 @@ void trace_begin() {
   {
     std::lock_guard<std::mutex> lock(g_mu);
     g_recs.clear();
-    g_dropped = 0;
   }
   cudaDeviceSynchronize();
   ok(c.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "enable kernel records");
@@ -130,62 +129,24 @@ void trace_end_and_report(std::FILE* out, const char* title) {
   cudaDeviceSynchronize();
   ok(c.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "flush");
   ok(c.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "disable kernel records");
-  std::vector<Interval> v;
+  std::vector<Interval> raw;
   {
     std::lock_guard<std::mutex> lock(g_mu);
-    v.swap(g_recs);
+    raw.swap(g_recs);
   }
-  if (v.empty()) {
-    std::fprintf(out, "eigsolve trace %s: no kernel records\n", title);
-    return;
-  }
-  std::sort(v.begin(), v.end(),
-            [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  std::uint64_t span_end = 0, busy = 0, cur_s = v[0].start, cur_e = v[0].start;
-  for (const Interval& x : v) {
-    span_end = std::max(span_end, x.end);
-    if (x.start > cur_e) {
-      busy += cur_e - cur_s;
-      cur_s = x.start;
-      cur_e = x.end;
-    } else {
-      cur_e = std::max(cur_e, x.end);
+  std::map<const char*, int> ids;  // CUPTI's name strings -> indices into names
+  std::vector<std::string> names;
+  std::vector<KernelInterval> v;
+  v.reserve(raw.size());
+  for (const Interval& x : raw) {
+    auto it = ids.find(x.name);
+    if (it == ids.end()) {
+      it = ids.emplace(x.name, int(names.size())).first;
+      names.push_back(demangled(x.name));
     }
+    v.push_back({x.start, x.end, it->second});
   }
-  busy += cur_e - cur_s;
-  const double span = double(span_end - v[0].start);
-  struct Agg {
-    long count = 0;
-    double ns = 0;
-    double idle_before = 0;  ///< GPU idle time that ended with this kernel's start
-  };
-  std::map<std::string, Agg> by;
-  std::map<const char*, std::string> names;
-  std::uint64_t reach = v[0].start;  // the latest end so far
-  for (const Interval& x : v) {
-    auto it = names.find(x.name);
-    if (it == names.end()) it = names.emplace(x.name, demangled(x.name)).first;
-    Agg& a = by[it->second];
-    ++a.count;
-    a.ns += double(x.end - x.start);
-    if (x.start > reach) a.idle_before += double(x.start - reach);
-    reach = std::max(reach, x.end);
-  }
-  std::vector<std::pair<std::string, Agg>> rows(by.begin(), by.end());
-  std::sort(rows.begin(), rows.end(),
-            [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
-  std::fprintf(out,
-               "eigsolve trace %s: %zu kernels, span %.4f s, some kernel running %.4f s, idle "
-               "%.4f s\n",
-               title, v.size(), span * 1e-9, double(busy) * 1e-9, (span - double(busy)) * 1e-9);
-  std::fprintf(out, "  %9s %10s %9s %6s %12s  kernel\n", "launches", "total s", "mean us", "span%",
-               "idle before s");
-  for (std::size_t i = 0; i < rows.size() && i < 30; ++i) {
-    const Agg& a = rows[i].second;
-    std::fprintf(out, "  %9ld %10.4f %9.2f %6.1f %12.4f  %s\n", a.count, a.ns * 1e-9,
-                 a.ns * 1e-3 / double(a.count), 100.0 * a.ns / span, a.idle_before * 1e-9,
-                 rows[i].first.c_str());
-  }
+  print_trace_summary(out, title, summarize_trace(std::move(v), names), 30);
 }
 
 }  // namespace gpu_bench

@@ -1,0 +1,70 @@
+#include "bench/gpu/trace_summary.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace eigsolve {
+namespace gpu_bench {
+
+TraceSummary summarize_trace(std::vector<KernelInterval> v, const std::vector<std::string>& names) {
+  TraceSummary s;
+  s.kernels = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end(), [](const KernelInterval& a, const KernelInterval& b) {
+    return a.start < b.start || (a.start == b.start && a.end < b.end);
+  });
+  std::map<int, TraceRow> by;
+  std::uint64_t reach = v[0].start, busy = 0, last_end = v[0].start;
+  std::uint64_t cur_s = v[0].start, cur_e = v[0].start;
+  for (const KernelInterval& x : v) {
+    TraceRow& r = by[x.name];
+    ++r.launches;
+    r.total_s += double(x.end - x.start) * 1e-9;
+    if (x.start > reach) r.idle_before_s += double(x.start - reach) * 1e-9;
+    reach = std::max(reach, x.end);
+    last_end = std::max(last_end, x.end);
+    if (x.start > cur_e) {
+      busy += cur_e - cur_s;
+      cur_s = x.start;
+      cur_e = x.end;
+    } else {
+      cur_e = std::max(cur_e, x.end);
+    }
+  }
+  busy += cur_e - cur_s;
+  s.span_s = double(last_end - v[0].start) * 1e-9;
+  s.busy_s = double(busy) * 1e-9;
+  s.idle_s = s.span_s - s.busy_s;
+  for (auto& [id, r] : by) {
+    r.name = id >= 0 && std::size_t(id) < names.size() ? names[std::size_t(id)] : "?";
+    s.rows.push_back(std::move(r));
+  }
+  std::sort(s.rows.begin(), s.rows.end(), [](const TraceRow& a, const TraceRow& b) {
+    return a.total_s > b.total_s || (a.total_s == b.total_s && a.name < b.name);
+  });
+  return s;
+}
+
+void print_trace_summary(std::FILE* out, const char* title, const TraceSummary& s,
+                         std::size_t max_rows) {
+  if (s.kernels == 0) {
+    std::fprintf(out, "eigsolve trace %s: no kernel records\n", title);
+    return;
+  }
+  std::fprintf(out,
+               "eigsolve trace %s: %zu kernels, span %.4f s, some kernel running %.4f s, idle "
+               "%.4f s\n",
+               title, s.kernels, s.span_s, s.busy_s, s.idle_s);
+  std::fprintf(out, "  %9s %10s %9s %6s %12s  kernel\n", "launches", "total s", "mean us", "span%",
+               "idle before s");
+  for (std::size_t i = 0; i < s.rows.size() && i < max_rows; ++i) {
+    const TraceRow& r = s.rows[i];
+    std::fprintf(out, "  %9ld %10.4f %9.2f %6.1f %12.4f  %s\n", r.launches, r.total_s,
+                 r.total_s * 1e6 / double(r.launches),
+                 s.span_s > 0 ? 100.0 * r.total_s / s.span_s : 0.0, r.idle_before_s,
+                 r.name.c_str());
+  }
+}
+
+}  // namespace gpu_bench
+}  // namespace eigsolve

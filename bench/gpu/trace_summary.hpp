@@ -1,0 +1,42 @@
+// The summary of a kernel trace (EIGSOLVE_GPU_TRACE, bench/gpu/kernel_trace.cu): pure host code,
+// tested without a GPU (tests/bench/test_trace_summary.cpp).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace eigsolve {
+namespace gpu_bench {
+
+struct KernelInterval {
+  std::uint64_t start = 0, end = 0;  ///< ns
+  int name = 0;                      ///< index into the names given to summarize_trace
+};
+
+struct TraceRow {
+  std::string name;
+  long launches = 0;
+  double total_s = 0;
+  double idle_before_s = 0;  ///< GPU idle time that ended with this kernel's launches
+};
+
+struct TraceSummary {
+  std::size_t kernels = 0;
+  double span_s = 0;           ///< first start to last end
+  double busy_s = 0;           ///< the union of the intervals: some kernel running
+  double idle_s = 0;           ///< span - busy; the sum of every row's idle_before_s
+  std::vector<TraceRow> rows;  ///< by total time, largest first (ties: by name)
+};
+
+/// Intervals in any order; each idle gap (no kernel running) is charged to the kernel whose start
+/// ends it.
+TraceSummary summarize_trace(std::vector<KernelInterval> v, const std::vector<std::string>& names);
+
+/// The summary under `title`, at most max_rows rows.
+void print_trace_summary(std::FILE* out, const char* title, const TraceSummary& s,
+                         std::size_t max_rows);
+
+}  // namespace gpu_bench
+}  // namespace eigsolve

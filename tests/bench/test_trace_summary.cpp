@@ -1,0 +1,48 @@
+// The kernel trace's summary (bench/gpu/trace_summary.cpp, behind EIGSOLVE_GPU_TRACE): span, busy
+// time as the union of overlapping intervals, idle gaps charged to the kernel that ends them.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "bench/gpu/trace_summary.hpp"
+
+using namespace eigsolve::gpu_bench;
+
+TEST(TraceSummary, UnionGapsAndRows) {
+  // ns:   a [0,100)   b [50,150) (overlaps a)   gap 150..200   a [200,260)   gap 260..300
+  //       c [300,400) and b [310,320) inside c: given out of order
+  const std::vector<std::string> names = {"a", "b", "c"};
+  std::vector<KernelInterval> v = {
+      {300, 400, 2}, {0, 100, 0}, {200, 260, 0}, {50, 150, 1}, {310, 320, 1}};
+  const TraceSummary s = summarize_trace(v, names);
+  EXPECT_EQ(s.kernels, 5u);
+  EXPECT_DOUBLE_EQ(s.span_s, 400e-9);
+  EXPECT_DOUBLE_EQ(s.busy_s, (150 + 60 + 100) * 1e-9);
+  EXPECT_DOUBLE_EQ(s.idle_s, (50 + 40) * 1e-9);
+  ASSERT_EQ(s.rows.size(), 3u);
+  // totals: a 160, b 110, c 100 (ns)
+  EXPECT_EQ(s.rows[0].name, "a");
+  EXPECT_EQ(s.rows[0].launches, 2);
+  EXPECT_DOUBLE_EQ(s.rows[0].total_s, 160e-9);
+  EXPECT_DOUBLE_EQ(s.rows[0].idle_before_s, 50e-9);  // the gap 150..200 ends with a's start
+  EXPECT_EQ(s.rows[1].name, "b");
+  EXPECT_DOUBLE_EQ(s.rows[1].total_s, 110e-9);
+  EXPECT_DOUBLE_EQ(s.rows[1].idle_before_s, 0.0);  // both of b's starts fall while others run
+  EXPECT_EQ(s.rows[2].name, "c");
+  EXPECT_DOUBLE_EQ(s.rows[2].idle_before_s, 40e-9);
+  double idle = 0;
+  for (const TraceRow& r : s.rows)
+    idle += r.idle_before_s;
+  EXPECT_DOUBLE_EQ(idle, s.idle_s);
+}
+
+TEST(TraceSummary, EmptyAndSingle) {
+  EXPECT_EQ(summarize_trace({}, {}).kernels, 0u);
+  const TraceSummary s = summarize_trace({{10, 30, 0}}, {"k"});
+  EXPECT_DOUBLE_EQ(s.span_s, 20e-9);
+  EXPECT_DOUBLE_EQ(s.busy_s, 20e-9);
+  EXPECT_DOUBLE_EQ(s.idle_s, 0.0);
+  ASSERT_EQ(s.rows.size(), 1u);
+  EXPECT_EQ(s.rows[0].launches, 1);
+}
