@@ -56,7 +56,8 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
     bool device_panels;
     const char *coop, *coop_blocks, *fused, *rank2k;
   };
-  // rank2k "0": the 4x4 rank-2k kernel for s, d and c too (their default is the 8x4 one)
+  // rank2k "0": the unbounded 4x4 rank-2k kernel in every precision (the defaults: 8x4 elements
+  // per thread for s, d and c, 2 blocks per SM for z)
   for (const Mode& md : {Mode{true, "1", "", "1", "1"}, Mode{true, "1", "1", "1", "1"},
                          Mode{true, "1", "3", "1", "1"}, Mode{true, "0", "", "1", "1"},
                          Mode{true, "0", "", "1", "0"}, Mode{true, "0", "", "0", "1"},
