@@ -45,6 +45,24 @@ __device__ __forceinline__ void make_real_dev(T& a) {
   if constexpr (is_complex_v<T>) a.im = real_t<T>(0);
 }
 
+/// The k chunk [k0, k0 + kc) of both rank-2k kernels in shared memory, by Threads threads: rows
+/// r0.. of V and W, and -conj of columns c0.. of W and V (zeros past m and past kc).
+template <class T, int KC, int Threads>
+__device__ __forceinline__ void rank2k_stage(index_t m, const T* V, index_t ldv, const T* W,
+                                             index_t ldw, index_t r0, index_t c0, index_t k0,
+                                             int kc, int t, T (*vr)[64], T (*wr)[64], T (*nwc)[64],
+                                             T (*nvc)[64]) {
+  for (int e = t; e < KC * 64; e += Threads) {
+    const int k = e >> 6, r = e & 63;
+    const bool ok_k = k < kc;
+    const index_t ir = r0 + r, jc = c0 + r;
+    vr[k][r] = (ok_k && ir < m) ? V[ir + ldv * (k0 + k)] : T(0);
+    wr[k][r] = (ok_k && ir < m) ? W[ir + ldw * (k0 + k)] : T(0);
+    nwc[k][r] = (ok_k && jc < m) ? -conj(W[jc + ldw * (k0 + k)]) : T(0);
+    nvc[k][r] = (ok_k && jc < m) ? -conj(V[jc + ldv * (k0 + k)]) : T(0);
+  }
+}
+
 /// MinB: the launch bound's blocks per SM (0: none; 2 for complex double, whose 168 registers
 /// otherwise leave one block of 8 warps per SM: tridiag_device.cu's rank2k()).
 template <class T, int MinB = 0>
@@ -70,15 +88,7 @@ __global__ void __launch_bounds__(256, MinB)
     }
   for (index_t k0 = 0; k0 < kb; k0 += KC) {
     const int kc = int(kb - k0 < KC ? kb - k0 : KC);
-    for (int e = t; e < KC * 64; e += 256) {
-      const int k = e >> 6, r = e & 63;
-      const bool ok_k = k < kc;
-      const index_t ir = r0 + r, jc = c0 + r;
-      vr[k][r] = (ok_k && ir < m) ? V[ir + ldv * (k0 + k)] : T(0);
-      wr[k][r] = (ok_k && ir < m) ? W[ir + ldw * (k0 + k)] : T(0);
-      nwc[k][r] = (ok_k && jc < m) ? -conj(W[jc + ldw * (k0 + k)]) : T(0);
-      nvc[k][r] = (ok_k && jc < m) ? -conj(V[jc + ldv * (k0 + k)]) : T(0);
-    }
+    rank2k_stage<T, KC, 256>(m, V, ldv, W, ldw, r0, c0, k0, kc, t, vr, wr, nwc, nvc);
     __syncthreads();
     for (int k = 0; k < kc; ++k) {
       T v[4], w[4], nw[4], nv[4];
@@ -159,15 +169,7 @@ __global__ void __launch_bounds__(128)
     }
   for (index_t k0 = 0; k0 < kb; k0 += KC) {
     const int kc = int(kb - k0 < KC ? kb - k0 : KC);
-    for (int e = t; e < KC * 64; e += 128) {
-      const int k = e >> 6, r = e & 63;
-      const bool ok_k = k < kc;
-      const index_t ir = r0 + r, jc = c0 + r;
-      vr[k][r] = (ok_k && ir < m) ? V[ir + ldv * (k0 + k)] : T(0);
-      wr[k][r] = (ok_k && ir < m) ? W[ir + ldw * (k0 + k)] : T(0);
-      nwc[k][r] = (ok_k && jc < m) ? -conj(W[jc + ldw * (k0 + k)]) : T(0);
-      nvc[k][r] = (ok_k && jc < m) ? -conj(V[jc + ldv * (k0 + k)]) : T(0);
-    }
+    rank2k_stage<T, KC, 128>(m, V, ldv, W, ldw, r0, c0, k0, kc, t, vr, wr, nwc, nvc);
     __syncthreads();
     for (int k = 0; k < kc; ++k) {
       T v[RQ], w[RQ], nw[CP], nv[CP];
