@@ -175,6 +175,10 @@ for s in "$@"; do
       step tests-rest 200 bash -c "rc=0; for t in '$bin'/tests/test_gpu_*; do case \$t in *invit*|*symv*|*tridiag*) continue;; esac; n=\$(basename \$t); EIGSOLVE_REQUIRE_GPU=1 \$t --gtest_output=json:'$out'/t/\$n.json > '$out'/t/\$n.log 2>&1 || { rc=1; echo FAILED \$n; }; tail -n 1 '$out'/t/\$n.log; done; exit \$rc" ;;
     trace-16k) # session 12 (not yet run): the unserialised per-kernel split of the last timed solve (EIGSOLVE_GPU_TRACE=1, CUPTI loaded at run time): s, d, z at 16384, dd at 8192, d with vectors at 16384
       step trace-16k 300 bash -c "EIGSOLVE_GPU_TRACE=1 '$es' bench eig -p s,d,z --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0; EIGSOLVE_GPU_TRACE=1 '$es' bench eig -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0; EIGSOLVE_GPU_TRACE=1 '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0" ;;
+    k23-ab) # session 13: the reflector (K2, K3) in one block (EIGSOLVE_GPU_K23=1, default) against the two grid-wide kernels (0): eigenvalues s, d at 16384, dd at 8192
+      step k23-ab 200 bash -c "for v in 0 1; do echo EIGSOLVE_GPU_K23=\$v; EIGSOLVE_GPU_K23=\$v '$es' bench eig -p s,d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^(s|d) '; EIGSOLVE_GPU_K23=\$v '$es' bench eig -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd '; done" ;;
+    trace-d) # session 13: the per-kernel split (CUPTI) of d at 16384 only
+      step trace-d 120 bash -c "EIGSOLVE_GPU_TRACE=1 '$es' bench eig -p d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0" ;;
     symv-z) step symv-z 120 "$es" bench symv -p z --sizes 4096,16384 --runs 5 --json "$out/symv-z.json" ;;
     symv) step symv 300 "$es" bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
     *) echo "unknown step $s" | tee -a "$out/steps.txt" ;;

@@ -13,6 +13,8 @@
 //   K2 sumsq     tiles of x      scaled squares, tile partials (8 threads per tile) -> part
 //   K3 finish    x               every block: max of slots, the ordered sum of part, beta, tau;
 //                                 x := scale2(x, -ex) r; block 0 writes tau, e, A(g+1, g) = 1
+//  (K23          one block       K2 and K3 in one block of 1024 threads: the default, see
+//                                 reflector_kernel; EIGSOLVE_GPU_K23=0 runs K2 and K3)
 //      SYMV      (symv_gpu)      w = A22 v
 //   K4 dots      2i blocks       t = [W^H v; V^H v] (block_canonical_sum)
 //   K5 w+alpha   rows of w       w_r = tau ((w_r - V(r,:) t1) - W(r,:) t2); tile partials of
@@ -45,8 +47,7 @@ __device__ S block_serial_sum(const S* part, index_t count, S* sh, S* s_out) {
     __syncthreads();
     if (threadIdx.x == 0) {
       const index_t cnt = count - b0 < index_t(blockDim.x) ? count - b0 : index_t(blockDim.x);
-      for (index_t q = 0; q < cnt; ++q)
-        acc = (b0 == 0 && q == 0) ? sh[q] : acc + sh[q];
+      acc = serial_add(static_cast<const S*>(sh), 1, cnt, acc, b0 == 0);
     }
     __syncthreads();
   }
@@ -321,6 +322,71 @@ __global__ void __launch_bounds__(kRows)
   if (!finish_head(n, g, A, lda, e, tau, slots, ns, alpha_save, part, blockIdx.x == 0, ex, rr))
     return;
   finish_scale(index_t(blockIdx.x), n, g, A, lda, ex, rr);
+}
+
+constexpr int kReflThreads = 1024;  ///< threads of K23 (one block)
+
+/// K23: K2 and K3 in one block of kReflThreads threads (the default; EIGSOLVE_GPU_K23=0 runs
+/// K2 and K3). The same steps in the same order: the slots' max, larfg_head, the scaled
+/// squares of x in sumsq_tiles' tiles and chunks with their partials added in ascending order
+/// (block_canonical_sum), larfg_beta, x := scale2(x, -ex) * r. So the same bits, with one
+/// launch and one grid-wide dependency less per column, and no partials through global memory.
+template <class T>
+__global__ void __launch_bounds__(kReflThreads)
+    reflector_kernel(index_t n, index_t g, T* A, index_t lda, real_t<T>* e, T* tau,
+                     const real_t<T>* slots, index_t ns, const T* alpha_save) {
+  using R = real_t<T>;
+  __shared__ R sh[kReflThreads];
+  __shared__ T s_r;
+  pdl_begin();
+  const int t = threadIdx.x;
+  const index_t m = n - g - 1, nx = m - 1;
+  const R xmax = slots_max(slots, ns, sh);
+  const T alpha = alpha_save[g];
+  int ex = 0;
+  if (larfg_head(m, alpha, xmax, ex)) {
+    if (t == 0) {
+      e[g] = real_part(alpha);
+      tau[g] = T(0);
+      A[(g + 1) + lda * g] = T(1);
+    }
+    return;
+  }
+  T* x = A + (g + 2) + lda * g;
+  const R ss = block_canonical_sum<R>(
+      nx,
+      [&](index_t q, R sq) {
+        const T xs = scale2_any_dev(x[q], -ex);
+        sq = madd(real_part(xs), real_part(xs), sq);
+        if constexpr (is_complex_v<T>) sq = madd(xs.im, xs.im, sq);
+        return sq;
+      },
+      sh);
+  if (t == 0) {
+    T tg;
+    R eg;
+    larfg_beta(nx > 0 ? ss : R(0), alpha, ex, tg, s_r, eg);
+    tau[g] = tg;
+    e[g] = eg;
+    A[(g + 1) + lda * g] = T(1);
+  }
+  __syncthreads();
+  const T rr = s_r;
+  // every load of a pass before its stores (x[q] and x[q + blockDim] cannot alias, but the
+  // compiler does not know that)
+  for (index_t b = 0; b < nx; b += index_t(kReflThreads) * kScalePerThread) {
+    T v[kScalePerThread];
+#pragma unroll
+    for (int u = 0; u < kScalePerThread; ++u) {
+      const index_t q = b + index_t(u) * kReflThreads + t;
+      if (q < nx) v[u] = x[q];
+    }
+#pragma unroll
+    for (int u = 0; u < kScalePerThread; ++u) {
+      const index_t q = b + index_t(u) * kReflThreads + t;
+      if (q < nx) x[q] = scale2_any_dev(v[u], -ex) * rr;
+    }
+  }
 }
 
 }  // namespace panel_fused

@@ -240,6 +240,31 @@ __device__ __forceinline__ T scale2_any_dev(const T& a, int k) {
     return scale2(a, k);
 }
 
+/// acc := acc + p[0] + p[stride] + ... + p[(cnt-1) stride], one add after the other in
+/// ascending order (first: acc := p[0] to begin, so a lone -0 stays -0); by one thread. The
+/// loads go 8 ahead of the adds, so only the adds' own latency is serial.
+template <class S>
+__device__ __forceinline__ S serial_add(const S* p, index_t stride, index_t cnt, S acc,
+                                        bool first) {
+  index_t k = 0;
+  if (first && cnt > 0) {
+    acc = p[0];
+    k = 1;
+  }
+  for (; k + 8 <= cnt; k += 8) {
+    S v[8];
+#pragma unroll
+    for (int u = 0; u < 8; ++u)
+      v[u] = p[(k + u) * stride];
+#pragma unroll
+    for (int u = 0; u < 8; ++u)
+      acc = acc + v[u];
+  }
+  for (; k < cnt; ++k)
+    acc = acc + p[k * stride];
+  return acc;
+}
+
 /// Canonical sum over [0, len) by one whole block (blockDim.x a multiple of 64, at most 1024):
 /// 8 threads per tile of 64, thread q of a tile runs chunk q's chain s = elem(i, s) over
 /// i = 64 tl + 8q .. +7 (out-of-range terms skipped, as tile_dot does), the 8 chunk sums
@@ -276,10 +301,7 @@ __device__ S block_canonical_sum(index_t len, Elem elem, S* sh) {
     __syncthreads();
     if (t == 0) {
       const index_t cnt = ntl - b0 < groups ? ntl - b0 : groups;
-      for (index_t k = 0; k < cnt; ++k) {
-        const S pk = sh[kChunk * k];
-        acc = (b0 == 0 && k == 0) ? pk : acc + pk;
-      }
+      acc = serial_add(static_cast<const S*>(sh), kChunk, cnt, acc, b0 == 0);
     }
     __syncthreads();
   }

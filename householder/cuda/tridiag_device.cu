@@ -102,6 +102,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     alt_ = env_flag("EIGSOLVE_GPU_SYMV_ALT", true);
     coop_ = env_flag("EIGSOLVE_GPU_COOP", false) && fused_;  // measured slower: bench/NOTES.md
     wide_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K", true);
+    k23_ = env_flag("EIGSOLVE_GPU_K23", true);
     if (coop_) {  // the cooperative column kernel's grid must fit on the GPU at once
       int dev = 0, sms = 0, per_sm = 0;
       ck(cudaGetDevice(&dev), "cudaGetDevice");
@@ -404,12 +405,17 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
                     n_, g, j0, i, dA_, ldd_, W, ldw, static_cast<const T*>(dtau_),
                     static_cast<const T*>(apart_), slots_, alpha_save_, true);
         mark(1);
-        launch(pf::sumsq_kernel<T>, blocks(ntl, pf::kTilesK2), pf::kRows, n_, g,
-               static_cast<const T*>(dA_), ldd_, static_cast<const R*>(slots_), ns,
-               static_cast<const T*>(alpha_save_), sqpart_);
-        launch(pf::larfg_finish_kernel<T>, blocks(nx, index_t(pf::kRows) * pf::kScalePerThread),
-               pf::kRows, n_, g, dA_, ldd_, de_, dtau_, static_cast<const R*>(slots_), ns,
-               static_cast<const T*>(alpha_save_), static_cast<const R*>(sqpart_));
+        if (k23_) {
+          launch(pf::reflector_kernel<T>, 1, pf::kReflThreads, n_, g, dA_, ldd_, de_, dtau_,
+                 static_cast<const R*>(slots_), ns, static_cast<const T*>(alpha_save_));
+        } else {
+          launch(pf::sumsq_kernel<T>, blocks(ntl, pf::kTilesK2), pf::kRows, n_, g,
+                 static_cast<const T*>(dA_), ldd_, static_cast<const R*>(slots_), ns,
+                 static_cast<const T*>(alpha_save_), sqpart_);
+          launch(pf::larfg_finish_kernel<T>, blocks(nx, index_t(pf::kRows) * pf::kScalePerThread),
+                 pf::kRows, n_, g, dA_, ldd_, de_, dtau_, static_cast<const R*>(slots_), ns,
+                 static_cast<const T*>(alpha_save_), static_cast<const R*>(sqpart_));
+        }
       }
       mark(2);
       // The dots need v and the earlier columns of V and W, not the SYMV's result: with
@@ -620,6 +626,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   cudaEvent_t pev_[9] = {};
   bool pdl_ = true, profile_ = false, fused_ = true, graphs_ = true, fork_ = true, coop_ = false;
   bool wide_r2k_ = true;  ///< rank2k(): rank2k_wide_kernel for s, d and c
+  bool k23_ = true;       ///< fused_panel(): the one-block reflector_kernel for K2 and K3
   index_t coop_cap_ = 0;
   cudaStream_t st2_ = nullptr;
   cudaEvent_t ev_fork_ = nullptr, ev_join_ = nullptr;

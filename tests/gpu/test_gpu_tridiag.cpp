@@ -54,21 +54,24 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   struct Mode {
     bool device_panels;
-    const char *coop, *coop_blocks, *fused, *rank2k;
+    const char *coop, *coop_blocks, *fused, *rank2k, *k23;
   };
   // rank2k "0": the unbounded 4x4 rank-2k kernel in every precision (the defaults: 8x4 elements
-  // per thread for s, d and c, 2 blocks per SM for z)
-  for (const Mode& md : {Mode{true, "1", "", "1", "1"}, Mode{true, "1", "1", "1", "1"},
-                         Mode{true, "1", "3", "1", "1"}, Mode{true, "0", "", "1", "1"},
-                         Mode{true, "0", "", "1", "0"}, Mode{true, "0", "", "0", "1"},
-                         Mode{false, "1", "", "1", "1"}, Mode{false, "1", "", "1", "0"}}) {
+  // per thread for s, d and c, 2 blocks per SM for z); k23 "0": the reflector as the two
+  // grid-wide kernels K2 and K3 instead of the one-block reflector_kernel
+  for (const Mode& md : {Mode{true, "1", "", "1", "1", "1"}, Mode{true, "1", "1", "1", "1", "1"},
+                         Mode{true, "1", "3", "1", "1", "1"}, Mode{true, "0", "", "1", "1", "1"},
+                         Mode{true, "0", "", "1", "1", "0"}, Mode{true, "0", "", "1", "0", "1"},
+                         Mode{true, "0", "", "0", "1", "1"}, Mode{false, "1", "", "1", "1", "1"},
+                         Mode{false, "1", "", "1", "0", "1"}}) {
     setenv("EIGSOLVE_GPU_COOP", md.coop, 1);
     setenv("EIGSOLVE_GPU_COOP_BLOCKS", md.coop_blocks, 1);
     setenv("EIGSOLVE_GPU_FUSED", md.fused, 1);
     setenv("EIGSOLVE_GPU_RANK2K", md.rank2k, 1);
+    setenv("EIGSOLVE_GPU_K23", md.k23, 1);
     const bool device_panels = md.device_panels;
     const std::string mode = std::string(" coop=") + md.coop + " blocks=" + md.coop_blocks +
-                             " fused=" + md.fused + " rank2k=" + md.rank2k;
+                             " fused=" + md.fused + " rank2k=" + md.rank2k + " k23=" + md.k23;
     using T = TypeParam;
     using R = real_t<T>;
     Context ctx;
@@ -106,6 +109,7 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
     unsetenv("EIGSOLVE_GPU_COOP_BLOCKS");
     unsetenv("EIGSOLVE_GPU_FUSED");
     unsetenv("EIGSOLVE_GPU_RANK2K");
+    unsetenv("EIGSOLVE_GPU_K23");
     if (::testing::Test::HasFailure()) return;
   }
 }
