@@ -65,6 +65,13 @@ struct SymvRunOptions {
   /// The tridiagonalization alternates it so that each sweep starts on the part of the trailing
   /// matrix the previous one read last, which is still in L2.
   bool reverse = false;
+  /// For the tridiagonalization's own row-sum kernel: when non-null and the configuration is
+  /// two-pass, symv_gpu launches the tile kernel only and copies the row-sum kernel's
+  /// arguments (symv_cuda::SymvArgs<T>, symv/cuda/symv_kernels.cuh) here; y is then not
+  /// written until the caller runs the row sums (householder/cuda/panel_fused_w.cuh).
+  void* defer_rowsums = nullptr;
+  /// Set by symv_gpu when non-null: whether it deferred the row sums.
+  bool* rowsums_deferred = nullptr;
 };
 
 /// Parses SymvConfig::name(); throws UsageError.

@@ -13,12 +13,13 @@
 //   K2 sumsq     tiles of x      scaled squares, tile partials (8 threads per tile) -> part
 //   K3 finish    x               every block: max of slots, the ordered sum of part, beta, tau;
 //                                 x := scale2(x, -ex) r; block 0 writes tau, e, A(g+1, g) = 1
-//  (K23          one block       K2 and K3 in one block of 1024 threads: the default, see
-//                                 reflector_kernel; EIGSOLVE_GPU_K23=0 runs K2 and K3)
 //      SYMV      (symv_gpu)      w = A22 v
 //   K4 dots      2i blocks       t = [W^H v; V^H v] (block_canonical_sum)
-//   K5 w+alpha   rows of w       w_r = tau ((w_r - V(r,:) t1) - W(r,:) t2); tile partials of
-//                                 w^H v -> apart (consumed by the next K1)
+//   K5 w+alpha   rows of w       w_r = tau ((w_r - V(r,:) t1) - W(r,:) t2); chunk partials of
+//                                 w^H v -> apart (8 per tile; the next K1 trees and sums them)
+//  (K45          rows of w       the SYMV's row sums and K5 in one kernel, rowsums_w_kernel:
+//                                 the default where the SYMV is two-pass and i <= 64;
+//                                 EIGSOLVE_GPU_ROWS_W=0 runs the SYMV's row sums, then K5)
 //
 //   after the panel's last column: K1 in axpy-only mode, then the rank-2k update.
 //
@@ -44,6 +45,36 @@ __device__ S block_serial_sum(const S* part, index_t count, S* sh, S* s_out) {
   for (index_t b0 = 0; b0 < count; b0 += blockDim.x) {
     const index_t k = b0 + threadIdx.x;
     if (k < count) sh[threadIdx.x] = part[k];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      const index_t cnt = count - b0 < index_t(blockDim.x) ? count - b0 : index_t(blockDim.x);
+      acc = serial_add(static_cast<const S*>(sh), 1, cnt, acc, b0 == 0);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *s_out = acc;
+  __syncthreads();
+  const S r = *s_out;
+  __syncthreads();
+  return r;
+}
+
+/// The ordered sum p0 + p1 + ... + p_{count-1} (0 for none) of tile partials p_k =
+/// tile_tree(chunks[8k .. 8k+7]), by one whole block: each thread trees one tile's chunk
+/// partials into shared memory, thread 0 adds them in ascending order. The result is returned
+/// to every thread.
+template <class S>
+__device__ S block_tree_sum(const S* chunks, index_t count, S* sh, S* s_out) {
+  S acc = S(0);
+  for (index_t b0 = 0; b0 < count; b0 += blockDim.x) {
+    const index_t k = b0 + threadIdx.x;
+    if (k < count) {
+      S c[kChunk];
+#pragma unroll
+      for (int u = 0; u < kChunk; ++u)
+        c[u] = chunks[k * kChunk + u];
+      sh[threadIdx.x] = tile_tree(c);
+    }
     __syncthreads();
     if (threadIdx.x == 0) {
       const index_t cnt = count - b0 < index_t(blockDim.x) ? count - b0 : index_t(blockDim.x);
@@ -95,14 +126,15 @@ __device__ bool larfg_head(index_t m, const T& alpha, real_t<T> xmax, int& ex) {
 }
 
 /// K1's pending alpha: (-1/2 tau[g-1]) times the ordered sum of the previous column's tile
-/// partials of w^H v (0 for the first column of a panel). Every block computes it itself.
+/// partials of w^H v (0 for the first column of a panel), each the tile_tree of its 8 chunk
+/// partials in apart (written by K5 or rowsums_w_kernel). Every block computes it itself.
 template <class T>
 __device__ T pending_alpha(index_t n, index_t g, index_t i, const T* tau, const T* apart) {
   __shared__ T sh[kRows];
   __shared__ T s_al;
   if (i == 0) return T(0);
   const index_t mp = n - g, ntlp = (mp + kTile - 1) / kTile;
-  return (T(-0.5) * tau[g - 1]) * block_serial_sum(apart, ntlp, sh, &s_al);
+  return (T(-0.5) * tau[g - 1]) * block_tree_sum(apart, ntlp, sh, &s_al);
 }
 
 /// K1's broadcast operands -conj(W(g, k)) (with the pending axpy for k = i-1) and
@@ -322,71 +354,6 @@ __global__ void __launch_bounds__(kRows)
   if (!finish_head(n, g, A, lda, e, tau, slots, ns, alpha_save, part, blockIdx.x == 0, ex, rr))
     return;
   finish_scale(index_t(blockIdx.x), n, g, A, lda, ex, rr);
-}
-
-constexpr int kReflThreads = 1024;  ///< threads of K23 (one block)
-
-/// K23: K2 and K3 in one block of kReflThreads threads (the default; EIGSOLVE_GPU_K23=0 runs
-/// K2 and K3). The same steps in the same order: the slots' max, larfg_head, the scaled
-/// squares of x in sumsq_tiles' tiles and chunks with their partials added in ascending order
-/// (block_canonical_sum), larfg_beta, x := scale2(x, -ex) * r. So the same bits, with one
-/// launch and one grid-wide dependency less per column, and no partials through global memory.
-template <class T>
-__global__ void __launch_bounds__(kReflThreads)
-    reflector_kernel(index_t n, index_t g, T* A, index_t lda, real_t<T>* e, T* tau,
-                     const real_t<T>* slots, index_t ns, const T* alpha_save) {
-  using R = real_t<T>;
-  __shared__ R sh[kReflThreads];
-  __shared__ T s_r;
-  pdl_begin();
-  const int t = threadIdx.x;
-  const index_t m = n - g - 1, nx = m - 1;
-  const R xmax = slots_max(slots, ns, sh);
-  const T alpha = alpha_save[g];
-  int ex = 0;
-  if (larfg_head(m, alpha, xmax, ex)) {
-    if (t == 0) {
-      e[g] = real_part(alpha);
-      tau[g] = T(0);
-      A[(g + 1) + lda * g] = T(1);
-    }
-    return;
-  }
-  T* x = A + (g + 2) + lda * g;
-  const R ss = block_canonical_sum<R>(
-      nx,
-      [&](index_t q, R sq) {
-        const T xs = scale2_any_dev(x[q], -ex);
-        sq = madd(real_part(xs), real_part(xs), sq);
-        if constexpr (is_complex_v<T>) sq = madd(xs.im, xs.im, sq);
-        return sq;
-      },
-      sh);
-  if (t == 0) {
-    T tg;
-    R eg;
-    larfg_beta(nx > 0 ? ss : R(0), alpha, ex, tg, s_r, eg);
-    tau[g] = tg;
-    e[g] = eg;
-    A[(g + 1) + lda * g] = T(1);
-  }
-  __syncthreads();
-  const T rr = s_r;
-  // every load of a pass before its stores (x[q] and x[q + blockDim] cannot alias, but the
-  // compiler does not know that)
-  for (index_t b = 0; b < nx; b += index_t(kReflThreads) * kScalePerThread) {
-    T v[kScalePerThread];
-#pragma unroll
-    for (int u = 0; u < kScalePerThread; ++u) {
-      const index_t q = b + index_t(u) * kReflThreads + t;
-      if (q < nx) v[u] = x[q];
-    }
-#pragma unroll
-    for (int u = 0; u < kScalePerThread; ++u) {
-      const index_t q = b + index_t(u) * kReflThreads + t;
-      if (q < nx) x[q] = scale2_any_dev(v[u], -ex) * rr;
-    }
-  }
 }
 
 }  // namespace panel_fused

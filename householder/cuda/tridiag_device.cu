@@ -102,7 +102,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     alt_ = env_flag("EIGSOLVE_GPU_SYMV_ALT", true);
     coop_ = env_flag("EIGSOLVE_GPU_COOP", false) && fused_;  // measured slower: bench/NOTES.md
     wide_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K", true);
-    k23_ = env_flag("EIGSOLVE_GPU_K23", true);
+    rows_w_ = env_flag("EIGSOLVE_GPU_ROWS_W", true);
     if (coop_) {  // the cooperative column kernel's grid must fit on the GPU at once
       int dev = 0, sms = 0, per_sm = 0;
       ck(cudaGetDevice(&dev), "cudaGetDevice");
@@ -302,7 +302,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
               (std::size_t((n_ + panel_fused::kRows - 1) / panel_fused::kRows) + 1) * sizeof(R));
         alloc(&alpha_save_, std::size_t(n_) * sizeof(T));
         alloc(&sqpart_, tiles * sizeof(R));
-        alloc(&apart_, tiles * sizeof(T));
+        alloc(&apart_, tiles * kChunk * sizeof(T));  // chunk partials, 8 per tile
       }
       sel_.assign(std::size_t(n_) + 1, SymvConfig{});
       sel_ok_.assign(std::size_t(n_) + 1, 0);
@@ -405,17 +405,12 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
                     n_, g, j0, i, dA_, ldd_, W, ldw, static_cast<const T*>(dtau_),
                     static_cast<const T*>(apart_), slots_, alpha_save_, true);
         mark(1);
-        if (k23_) {
-          launch(pf::reflector_kernel<T>, 1, pf::kReflThreads, n_, g, dA_, ldd_, de_, dtau_,
-                 static_cast<const R*>(slots_), ns, static_cast<const T*>(alpha_save_));
-        } else {
-          launch(pf::sumsq_kernel<T>, blocks(ntl, pf::kTilesK2), pf::kRows, n_, g,
-                 static_cast<const T*>(dA_), ldd_, static_cast<const R*>(slots_), ns,
-                 static_cast<const T*>(alpha_save_), sqpart_);
-          launch(pf::larfg_finish_kernel<T>, blocks(nx, index_t(pf::kRows) * pf::kScalePerThread),
-                 pf::kRows, n_, g, dA_, ldd_, de_, dtau_, static_cast<const R*>(slots_), ns,
-                 static_cast<const T*>(alpha_save_), static_cast<const R*>(sqpart_));
-        }
+        launch(pf::sumsq_kernel<T>, blocks(ntl, pf::kTilesK2), pf::kRows, n_, g,
+               static_cast<const T*>(dA_), ldd_, static_cast<const R*>(slots_), ns,
+               static_cast<const T*>(alpha_save_), sqpart_);
+        launch(pf::larfg_finish_kernel<T>, blocks(nx, index_t(pf::kRows) * pf::kScalePerThread),
+               pf::kRows, n_, g, dA_, ldd_, de_, dtau_, static_cast<const R*>(slots_), ns,
+               static_cast<const T*>(alpha_save_), static_cast<const R*>(sqpart_));
       }
       mark(2);
       // The dots need v and the earlier columns of V and W, not the SYMV's result: with
@@ -429,7 +424,12 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
         ck(cudaGetLastError(), "panel_dots_kernel");
         ck(cudaEventRecord(ev_join_, st2_), "cudaEventRecord");
       }
-      column_symv(g, i);
+      // K45 (the SYMV's row sums with K5) where the SYMV is two-pass; not in the cooperative
+      // form, whose next kernel runs K5
+      const bool try_k45 = rows_w_ && !coop_ && i <= kTile;
+      symv_cuda::SymvArgs<T> rs{};
+      bool k45 = false;
+      column_symv(g, i, try_k45 ? &rs : nullptr, &k45);
       mark(3);
       if (fork)
         ck(cudaStreamWaitEvent(st_, ev_join_, 0), "cudaStreamWaitEvent");
@@ -437,7 +437,13 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
         launch(panel_dots_kernel<T>, unsigned(2 * i), kDotThreads, m, g, j0, i,
                static_cast<const T*>(dA_), ldd_, static_cast<const T*>(W), ldw, dt_);
       mark(4);
-      if (!coop_)  // else: in the next cooperative kernel
+      if (k45)
+        launch_smem(
+            pf::rowsums_w_kernel<T>, blocks(m, symv_cuda::kSumRows), symv_cuda::kSumThreads,
+            std::size_t(2 * i) * sizeof(T), rs,
+            pf::RowsWArgs<T>{m, g, j0, i, static_cast<const T*>(dA_), ldd_, W, ldw,
+                             static_cast<const T*>(dt_), static_cast<const T*>(dtau_), apart_});
+      else if (!coop_)  // else: in the next cooperative kernel
         launch_smem(pf::panel_w_alpha_kernel<T>, blocks(m, pf::kRows), pf::kRows,
                     std::size_t(2 * i) * sizeof(T), m, g, j0, i, static_cast<const T*>(dA_), ldd_,
                     W, ldw, static_cast<const T*>(dt_), static_cast<const T*>(dtau_), apart_);
@@ -522,15 +528,22 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     return r;
   }
   /// w = A(g+1:n, g+1:n) v into W(g+1:n, i), the configuration looked up once per order.
-  void column_symv(index_t g, index_t i) {
+  /// defer (non-null): a two-pass configuration runs its tile kernel only, the row sums'
+  /// arguments go to *defer and *deferred says so (the caller runs them in rowsums_w_kernel).
+  void column_symv(index_t g, index_t i, symv_cuda::SymvArgs<T>* defer = nullptr,
+                   bool* deferred = nullptr) {
     const index_t m = n_ - g - 1;
     if (!sel_ok_[std::size_t(m)]) {
       sel_[std::size_t(m)] = symv_select<T>(m);
       sel_ok_[std::size_t(m)] = 1;
     }
+    SymvRunOptions o;
+    o.reverse = next_reverse();
+    o.defer_rowsums = defer;
+    o.rowsums_deferred = deferred;
+    if (deferred) *deferred = false;
     symv_gpu<T>(sel_[std::size_t(m)], m, T(1), dA_ + (g + 1) + ldd_ * (g + 1), ldd_,
-                dA_ + (g + 1) + ldd_ * g, 1, T(0), dW_ + (g + 1) + n_ * i, 1, ws_, wsb_, st_,
-                SymvRunOptions{next_reverse()});
+                dA_ + (g + 1) + ldd_ * g, 1, T(0), dW_ + (g + 1) + n_ * i, 1, ws_, wsb_, st_, o);
   }
   /// After a panel's columns: the rank-2k trailing update and the panel finish (d, e).
   void panel_update(index_t j0, index_t nb) {
@@ -626,7 +639,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   cudaEvent_t pev_[9] = {};
   bool pdl_ = true, profile_ = false, fused_ = true, graphs_ = true, fork_ = true, coop_ = false;
   bool wide_r2k_ = true;  ///< rank2k(): rank2k_wide_kernel for s, d and c
-  bool k23_ = true;       ///< fused_panel(): the one-block reflector_kernel for K2 and K3
+  bool rows_w_ = true;    ///< fused_panel(): the SYMV's row sums and K5 in rowsums_w_kernel
   index_t coop_cap_ = 0;
   cudaStream_t st2_ = nullptr;
   cudaEvent_t ev_fork_ = nullptr, ev_join_ = nullptr;

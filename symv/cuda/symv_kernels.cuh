@@ -524,10 +524,14 @@ template <class T>
 constexpr int kSumChunk = int(16384 / (kSumRows * sizeof(T)));  ///< 16 KB per buffer
 
 template <class T>
-__global__ void __launch_bounds__(kSumThreads) symv_rowsums(SymvArgs<T> g) {
+constexpr int kSumBufBytes = int(2 * kSumChunk<T> * kSumRows * sizeof(T));
+
+/// The row chains of symv_rowsums' block (rows blockIdx.x * kSumRows ..): the sum for row
+/// threadIdx.x in the threads below kSumRows (those past g.n: unused). buf: kSumBufBytes of
+/// shared memory, 16-byte aligned; every thread of the block must call it.
+template <class T>
+__device__ __forceinline__ T rowsums_chain(const SymvArgs<T>& g, T* buf) {
   constexpr int CC = kSumChunk<T>, per = CC * kSumRows;
-  __shared__ __align__(16) unsigned char raw[2 * per * sizeof(T)];
-  T* buf = reinterpret_cast<T*>(raw);
   const index_t i0 = index_t(blockIdx.x) * kSumRows;  // 32 rows of one 64-row panel
   const index_t nt = g.nt;
   const T* p = g.P + (i0 / kTile) * nt * kTile + i0 % kTile;  // P(R, C)[r] = p[C * kTile + r]
@@ -570,6 +574,15 @@ __global__ void __launch_bounds__(kSumThreads) symv_rowsums(SymvArgs<T> g) {
     }
     __syncthreads();  // buffer k & 1 is free for chunk k + 2
   }
+  return acc;
+}
+
+template <class T>
+__global__ void __launch_bounds__(kSumThreads) symv_rowsums(SymvArgs<T> g) {
+  __shared__ __align__(16) unsigned char raw[kSumBufBytes<T>];
+  const T acc = rowsums_chain(g, reinterpret_cast<T*>(raw));
+  const index_t i0 = index_t(blockIdx.x) * kSumRows;
+  const int rows = int(g.n - i0 < kSumRows ? g.n - i0 : kSumRows);
   if (threadIdx.x < rows) {
     T* yi = g.y + (g.yoff + (i0 + threadIdx.x) * g.incy);
     *yi = g.beta_zero ? g.alpha * acc : madd(g.alpha, acc, g.beta * *yi);

@@ -369,7 +369,10 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
     }
   }
   check_launch("symv_gpu tiles kernel");
-  if (!ticket) {
+  if (opt.rowsums_deferred) *opt.rowsums_deferred = !ticket && opt.defer_rowsums;
+  if (!ticket && opt.defer_rowsums) {
+    *static_cast<SymvArgs<T>*>(opt.defer_rowsums) = g;
+  } else if (!ticket) {
     launch_k<symv_rowsums<T>>(g, int((g.n + kSumRows - 1) / kSumRows), kSumThreads, 0, st);
     check_launch("symv_gpu row-sum kernel");
   }

@@ -54,11 +54,11 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   struct Mode {
     bool device_panels;
-    const char *coop, *coop_blocks, *fused, *rank2k, *k23;
+    const char *coop, *coop_blocks, *fused, *rank2k, *rows_w;
   };
   // rank2k "0": the unbounded 4x4 rank-2k kernel in every precision (the defaults: 8x4 elements
-  // per thread for s, d and c, 2 blocks per SM for z); k23 "0": the reflector as the two
-  // grid-wide kernels K2 and K3 instead of the one-block reflector_kernel
+  // per thread for s, d and c, 2 blocks per SM for z); rows_w "0": the SYMV's own row sums,
+  // then K5 (instead of rowsums_w_kernel)
   for (const Mode& md : {Mode{true, "1", "", "1", "1", "1"}, Mode{true, "1", "1", "1", "1", "1"},
                          Mode{true, "1", "3", "1", "1", "1"}, Mode{true, "0", "", "1", "1", "1"},
                          Mode{true, "0", "", "1", "1", "0"}, Mode{true, "0", "", "1", "0", "1"},
@@ -68,10 +68,10 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
     setenv("EIGSOLVE_GPU_COOP_BLOCKS", md.coop_blocks, 1);
     setenv("EIGSOLVE_GPU_FUSED", md.fused, 1);
     setenv("EIGSOLVE_GPU_RANK2K", md.rank2k, 1);
-    setenv("EIGSOLVE_GPU_K23", md.k23, 1);
+    setenv("EIGSOLVE_GPU_ROWS_W", md.rows_w, 1);
     const bool device_panels = md.device_panels;
     const std::string mode = std::string(" coop=") + md.coop + " blocks=" + md.coop_blocks +
-                             " fused=" + md.fused + " rank2k=" + md.rank2k + " k23=" + md.k23;
+                             " fused=" + md.fused + " rank2k=" + md.rank2k + " rows_w=" + md.rows_w;
     using T = TypeParam;
     using R = real_t<T>;
     Context ctx;
@@ -109,7 +109,7 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
     unsetenv("EIGSOLVE_GPU_COOP_BLOCKS");
     unsetenv("EIGSOLVE_GPU_FUSED");
     unsetenv("EIGSOLVE_GPU_RANK2K");
-    unsetenv("EIGSOLVE_GPU_K23");
+    unsetenv("EIGSOLVE_GPU_ROWS_W");
     if (::testing::Test::HasFailure()) return;
   }
 }
