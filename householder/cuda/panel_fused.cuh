@@ -128,9 +128,9 @@ __device__ bool larfg_head(index_t m, const T& alpha, real_t<T> xmax, int& ex) {
 /// K1's pending alpha: (-1/2 tau[g-1]) times the ordered sum of the previous column's tile
 /// partials of w^H v (0 for the first column of a panel), each the tile_tree of its 8 chunk
 /// partials in apart (written by K5 or rowsums_w_kernel). Every block computes it itself.
-template <class T>
+template <int NT = kRows, class T>
 __device__ T pending_alpha(index_t n, index_t g, index_t i, const T* tau, const T* apart) {
-  __shared__ T sh[kRows];
+  __shared__ T sh[NT];  // NT >= blockDim.x
   __shared__ T s_al;
   if (i == 0) return T(0);
   const index_t mp = n - g, ntlp = (mp + kTile - 1) / kTile;

@@ -45,6 +45,7 @@ void ck(cudaError_t st, const char* what) {
 }  // namespace eigsolve
 
 #include "householder/cuda/panel_coop.cuh"  // includes panel_fused*.cuh, panel_kernels.cuh
+#include "householder/cuda/panel_fused_k12.cuh"
 
 namespace eigsolve {
 namespace {
@@ -103,6 +104,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     coop_ = env_flag("EIGSOLVE_GPU_COOP", false) && fused_;  // measured slower: bench/NOTES.md
     wide_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K", true);
     rows_w_ = env_flag("EIGSOLVE_GPU_ROWS_W", true);
+    k12_ = env_flag("EIGSOLVE_GPU_K12", false);  // session 13, not yet run on a GPU
     if (coop_) {  // the cooperative column kernel's grid must fit on the GPU at once
       int dev = 0, sms = 0, per_sm = 0;
       ck(cudaGetDevice(&dev), "cudaGetDevice");
@@ -172,12 +174,12 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
         std::fprintf(stderr, " %s %.4f s", PanelProfile::kNames[k], prof_.sec[k]);
       std::fprintf(stderr, "\n");
     }
-    for (void* p :
-         {static_cast<void*>(dA_), ws_, static_cast<void*>(dV_), static_cast<void*>(dW_),
-          static_cast<void*>(dv_), static_cast<void*>(dw_), static_cast<void*>(dd_),
-          static_cast<void*>(de_), static_cast<void*>(dtau_), static_cast<void*>(dt_),
-          static_cast<void*>(dmax_), static_cast<void*>(slots_), static_cast<void*>(sqpart_),
-          static_cast<void*>(alpha_save_), static_cast<void*>(apart_)})
+    for (void* p : {static_cast<void*>(dA_), ws_, static_cast<void*>(dV_), static_cast<void*>(dW_),
+                    static_cast<void*>(dv_), static_cast<void*>(dw_), static_cast<void*>(dd_),
+                    static_cast<void*>(de_), static_cast<void*>(dtau_), static_cast<void*>(dt_),
+                    static_cast<void*>(dmax_), static_cast<void*>(slots_),
+                    static_cast<void*>(sqpart_), static_cast<void*>(alpha_save_),
+                    static_cast<void*>(apart_), static_cast<void*>(slots_min_)})
       cudaFree(p);
     for (void* p : {static_cast<void*>(hV_), static_cast<void*>(hW_), static_cast<void*>(hv_),
                     static_cast<void*>(hw_)})
@@ -303,6 +305,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
         alloc(&alpha_save_, std::size_t(n_) * sizeof(T));
         alloc(&sqpart_, tiles * sizeof(R));
         alloc(&apart_, tiles * kChunk * sizeof(T));  // chunk partials, 8 per tile
+        alloc(&slots_min_,
+              (std::size_t((n_ + panel_fused::kRows - 1) / panel_fused::kRows) + 1) * sizeof(R));
       }
       sel_.assign(std::size_t(n_) + 1, SymvConfig{});
       sel_ok_.assign(std::size_t(n_) + 1, 0);
@@ -400,6 +404,19 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
       if (coop_) {  // [K5 of column i-1] K1 K2 K3 in one cooperative kernel
         launch_coop(g, j0, i, i > 0, true);
         mark(1);
+      } else if (k12()) {  // K1 with K2's partials unscaled, then K3' (panel_fused_k12.cuh)
+        if constexpr (!std::is_same_v<T, dd_real>) {
+          const index_t ns12 = blocks(nx, pf::kRows);
+          launch_smem(pf::colupd_sq_kernel<T>, unsigned(ns12), pf::kRows12,
+                      std::size_t(2 * i) * sizeof(T), n_, g, j0, i, dA_, ldd_, W, ldw,
+                      static_cast<const T*>(dtau_), static_cast<const T*>(apart_), slots_,
+                      slots_min_, alpha_save_, sqpart_);
+          mark(1);
+          launch(pf::finish_sq_kernel<T>, blocks(nx, index_t(pf::kRows) * pf::kScalePerThread),
+                 pf::kRows, n_, g, dA_, ldd_, de_, dtau_, static_cast<const R*>(slots_),
+                 static_cast<const R*>(slots_min_), ns12, static_cast<const T*>(alpha_save_),
+                 static_cast<const R*>(sqpart_));
+        }
       } else {
         launch_smem(pf::colupd_kernel<T>, unsigned(ns), pf::kRows, std::size_t(2 * i) * sizeof(T),
                     n_, g, j0, i, dA_, ldd_, W, ldw, static_cast<const T*>(dtau_),
@@ -640,6 +657,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   bool pdl_ = true, profile_ = false, fused_ = true, graphs_ = true, fork_ = true, coop_ = false;
   bool wide_r2k_ = true;  ///< rank2k(): rank2k_wide_kernel for s, d and c
   bool rows_w_ = true;    ///< fused_panel(): the SYMV's row sums and K5 in rowsums_w_kernel
+  bool k12_ = false;      ///< fused_panel(): K1 with K2's partials (colupd_sq_kernel), not dd
+  bool k12() const { return k12_ && !std::is_same_v<T, dd_real>; }
   index_t coop_cap_ = 0;
   cudaStream_t st2_ = nullptr;
   cudaEvent_t ev_fork_ = nullptr, ev_join_ = nullptr;
@@ -647,6 +666,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   long instantiations_ = 0;
   real_t<T>*slots_ = nullptr, *sqpart_ = nullptr;
   T *alpha_save_ = nullptr, *apart_ = nullptr;
+  real_t<T>* slots_min_ = nullptr;  ///< K12's block minima of the nonzero components of x
   PanelProfile prof_;
   T* dA_ = nullptr;
   void* ws_ = nullptr;

@@ -54,24 +54,28 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   struct Mode {
     bool device_panels;
-    const char *coop, *coop_blocks, *fused, *rank2k, *rows_w;
+    const char *coop, *coop_blocks, *fused, *rank2k, *rows_w, *k12;
   };
   // rank2k "0": the unbounded 4x4 rank-2k kernel in every precision (the defaults: 8x4 elements
   // per thread for s, d and c, 2 blocks per SM for z); rows_w "0": the SYMV's own row sums,
-  // then K5 (instead of rowsums_w_kernel)
-  for (const Mode& md : {Mode{true, "1", "", "1", "1", "1"}, Mode{true, "1", "1", "1", "1", "1"},
-                         Mode{true, "1", "3", "1", "1", "1"}, Mode{true, "0", "", "1", "1", "1"},
-                         Mode{true, "0", "", "1", "1", "0"}, Mode{true, "0", "", "1", "0", "1"},
-                         Mode{true, "0", "", "0", "1", "1"}, Mode{false, "1", "", "1", "1", "1"},
-                         Mode{false, "1", "", "1", "0", "1"}}) {
+  // then K5 (instead of rowsums_w_kernel); k12 "1": K1 with K2's partials unscaled
+  // (panel_fused_k12.cuh; dd runs K1 and K2 as usual)
+  for (const Mode& md :
+       {Mode{true, "1", "", "1", "1", "1", "0"}, Mode{true, "1", "1", "1", "1", "1", "0"},
+        Mode{true, "1", "3", "1", "1", "1", "0"}, Mode{true, "0", "", "1", "1", "1", "0"},
+        Mode{true, "0", "", "1", "1", "0", "0"}, Mode{true, "0", "", "1", "1", "1", "1"},
+        Mode{true, "0", "", "1", "0", "1", "0"}, Mode{true, "0", "", "0", "1", "1", "0"},
+        Mode{false, "1", "", "1", "1", "1", "0"}, Mode{false, "1", "", "1", "0", "1", "0"}}) {
     setenv("EIGSOLVE_GPU_COOP", md.coop, 1);
     setenv("EIGSOLVE_GPU_COOP_BLOCKS", md.coop_blocks, 1);
     setenv("EIGSOLVE_GPU_FUSED", md.fused, 1);
     setenv("EIGSOLVE_GPU_RANK2K", md.rank2k, 1);
     setenv("EIGSOLVE_GPU_ROWS_W", md.rows_w, 1);
+    setenv("EIGSOLVE_GPU_K12", md.k12, 1);
     const bool device_panels = md.device_panels;
     const std::string mode = std::string(" coop=") + md.coop + " blocks=" + md.coop_blocks +
-                             " fused=" + md.fused + " rank2k=" + md.rank2k + " rows_w=" + md.rows_w;
+                             " fused=" + md.fused + " rank2k=" + md.rank2k +
+                             " rows_w=" + md.rows_w + " k12=" + md.k12;
     using T = TypeParam;
     using R = real_t<T>;
     Context ctx;
@@ -110,6 +114,75 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
     unsetenv("EIGSOLVE_GPU_FUSED");
     unsetenv("EIGSOLVE_GPU_RANK2K");
     unsetenv("EIGSOLVE_GPU_ROWS_W");
+    unsetenv("EIGSOLVE_GPU_K12");
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+/// EIGSOLVE_GPU_K12=1 (householder/cuda/panel_fused_k12.cuh) where its shortcut must not be
+/// taken: columns whose squares underflow (tiny entries) or overflow (huge ones), and columns
+/// mixing entries near 1 with ones whose squares underflow. Both the shortcut and its fallback
+/// (block 0 alone sums and scales) must give the CPU's bits; the default mode is checked too.
+TYPED_TEST(GpuTridiag, K12ScalingEdgesBitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  using R = real_t<T>;
+  const bool single = std::is_same_v<R, float>;
+  auto scaled = [](const T& a, int k) {
+    if constexpr (is_complex_v<T>)
+      return T(scale2(a.re, k), scale2(a.im, k));
+    else
+      return scale2(a, k);
+  };
+  struct Case {
+    const char* name;
+    int all, some;  // every entry scaled by 2^all; entries with (i + j) % 7 == 0 by 2^some more
+  };
+  const Case cases[] = {{"plain", 0, 0},
+                        {"tiny", single ? -70 : -600, 0},
+                        {"huge", single ? 60 : 500, 0},
+                        {"mixed", 0, single ? -66 : -520}};
+  Context ctx;
+  ctx.threads = 2;
+  std::uint64_t seed = 77;
+  for (const char* k12 : {"1", "0"}) {
+    setenv("EIGSOLVE_GPU_K12", k12, 1);
+    for (const Case& c : cases) {
+      for (index_t n : {3, 65, 300, 700}) {
+        for (int nb : {32, 8}) {
+          const index_t lda = n + 1;
+          std::vector<T> A1 = random_hermitian<T>(n, lda, seed++);
+          for (index_t j = 0; j < n; ++j)
+            for (index_t i = j; i < n; ++i) {
+              T& a = A1[i + lda * j];
+              a = scaled(a, c.all + ((i + j) % 7 == 0 ? c.some : 0));
+            }
+          std::vector<T> A2 = A1;
+          std::vector<R> d1(n), e1(n, R(0)), d2(n), e2(n, R(0));
+          std::vector<T> t1(n, T(0)), t2(n, T(0));
+          TridiagOptions o;
+          o.nb = nb;
+          tridiagonalize(ctx, n, A1.data(), lda, d1.data(), e1.data(), t1.data(), o);
+          auto dev = make_cuda_tridiag<T>(n, A2.data(), lda, nb, nullptr, true);
+          tridiagonalize(ctx, n, A2.data(), lda, d2.data(), e2.data(), t2.data(), o, dev.get());
+          const std::string what = std::string(ScalarTraits<T>::name) + " " + c.name +
+                                   " k12=" + k12 + " n=" + std::to_string(n) +
+                                   " nb=" + std::to_string(nb);
+          EXPECT_TRUE(same_bytes(d1, d2)) << what << ": d";
+          EXPECT_TRUE(same_bytes(e1, e2)) << what << ": e";
+          EXPECT_TRUE(same_bytes(t1, t2)) << what << ": tau";
+          bool lower_same = true;
+          for (index_t j = 0; j < n; ++j)
+            for (index_t i = j; i < n; ++i)
+              lower_same =
+                  lower_same && std::memcmp(&A1[i + lda * j], &A2[i + lda * j], sizeof(T)) == 0;
+          EXPECT_TRUE(lower_same) << what << ": reflectors";
+          if (::testing::Test::HasFailure()) break;
+        }
+        if (::testing::Test::HasFailure()) break;
+      }
+    }
+    unsetenv("EIGSOLVE_GPU_K12");
     if (::testing::Test::HasFailure()) return;
   }
 }
