@@ -56,6 +56,13 @@ __device__ __forceinline__ real_t<T> min_nonzero_component(const T& c, bool& fin
   return mn;
 }
 
+/// The combination of two block minima of nonzero components (0: none, -1: a NaN or Inf).
+template <class R>
+__device__ __forceinline__ R min_nonzero_combine(R a, R b) {
+  if (a < R(0) || b < R(0)) return R(-1);
+  return b != R(0) && (a == R(0) || b < a) ? b : a;
+}
+
 /// K12 (see the top of the file). Grid: max(1, ceil(nx / 256)) blocks of kRows12 threads.
 /// Dynamic shared memory: 2 i elements (K1's broadcast operands).
 template <class T>
@@ -131,11 +138,7 @@ __global__ void __launch_bounds__(kRows12)
     R mx = R(0), mn = R(0);
     for (int q = t; q < kRows12; q += 32) {
       if (shx[q] > mx) mx = shx[q];
-      const R b = shn[q];
-      if (b < R(0) || mn < R(0))
-        mn = R(-1);
-      else if (b != R(0) && (mn == R(0) || b < mn))
-        mn = b;
+      mn = min_nonzero_combine(mn, shn[q]);
     }
     shx[t] = mx;
     shn[t] = mn;
@@ -145,11 +148,7 @@ __global__ void __launch_bounds__(kRows12)
     R mx = R(0), mn = R(0);
     for (int q = 0; q < 32; ++q) {
       if (shx[q] > mx) mx = shx[q];
-      const R b = shn[q];
-      if (b < R(0) || mn < R(0))
-        mn = R(-1);
-      else if (b != R(0) && (mn == R(0) || b < mn))
-        mn = b;
+      mn = min_nonzero_combine(mn, shn[q]);
     }
     slots[vb] = mx;
     slots_min[vb] = mn;
@@ -178,23 +177,13 @@ __global__ void __launch_bounds__(kRows12)
 template <class R>
 __device__ R slots_min_nonzero(const R* slots_min, index_t ns, R* sh) {
   R mn = R(0);
-  for (index_t q = threadIdx.x; q < ns; q += blockDim.x) {
-    const R b = slots_min[q];
-    if (b < R(0) || mn < R(0))
-      mn = R(-1);
-    else if (b != R(0) && (mn == R(0) || b < mn))
-      mn = b;
-  }
+  for (index_t q = threadIdx.x; q < ns; q += blockDim.x)
+    mn = min_nonzero_combine(mn, slots_min[q]);
   sh[threadIdx.x] = mn;
   __syncthreads();
   for (int h = blockDim.x / 2; h > 0; h /= 2) {
-    if (int(threadIdx.x) < h) {
-      const R a = sh[threadIdx.x], b = sh[threadIdx.x + h];
-      if (a < R(0) || b < R(0))
-        sh[threadIdx.x] = R(-1);
-      else if (b != R(0) && (a == R(0) || b < a))
-        sh[threadIdx.x] = b;
-    }
+    if (int(threadIdx.x) < h)
+      sh[threadIdx.x] = min_nonzero_combine(sh[threadIdx.x], sh[threadIdx.x + h]);
     __syncthreads();
   }
   const R r = sh[0];
@@ -255,14 +244,7 @@ __global__ void __launch_bounds__(kRows)
     // not scale their shares while block 0 still reads x
     if (blockIdx.x != 0) return;
     const R b = block_canonical_sum<R>(
-        nx,
-        [&](index_t q, R sq) {
-          const T xs = scale2_any_dev(x[q], -ex);
-          sq = madd(real_part(xs), real_part(xs), sq);
-          if constexpr (is_complex_v<T>) sq = madd(xs.im, xs.im, sq);
-          return sq;
-        },
-        sh);
+        nx, [&](index_t q, R sq) { return madd_scaled_square(x[q], ex, sq); }, sh);
     if (t == 0) s_sum = b;
     __syncthreads();
     ss = s_sum;

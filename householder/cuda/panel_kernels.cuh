@@ -240,6 +240,16 @@ __device__ __forceinline__ T scale2_any_dev(const T& a, int k) {
     return scale2(a, k);
 }
 
+/// sq + |2^-ex a|^2 as the canonical sum of squares chains it: fma(re, re, sq), then (complex)
+/// fma(im, im, .), with a scaled exactly by 2^-ex first.
+template <class T>
+__device__ __forceinline__ real_t<T> madd_scaled_square(const T& a, int ex, real_t<T> sq) {
+  const T xs = scale2_any_dev(a, -ex);
+  sq = madd(real_part(xs), real_part(xs), sq);
+  if constexpr (is_complex_v<T>) sq = madd(xs.im, xs.im, sq);
+  return sq;
+}
+
 /// acc := acc + p[0] + p[stride] + ... + p[(cnt-1) stride], one add after the other in
 /// ascending order (first: acc := p[0] to begin, so a lone -0 stays -0); by one thread. The
 /// loads go 8 ahead of the adds, so only the adds' own latency is serial.
@@ -409,14 +419,7 @@ __global__ void __launch_bounds__(1024)
   }
   const int ex = s_e;
   const R ss = block_canonical_sum<R>(
-      nx,
-      [&](index_t i, R sq) {
-        const T xs = scale2_any_dev(x[i], -ex);
-        sq = madd(real_part(xs), real_part(xs), sq);
-        if constexpr (is_complex_v<T>) sq = madd(xs.im, xs.im, sq);
-        return sq;
-      },
-      red);
+      nx, [&](index_t i, R sq) { return madd_scaled_square(x[i], ex, sq); }, red);
   if (t == 0) {
     T tg;
     real_t<T> eg;

@@ -32,6 +32,15 @@ bool same_bytes(const V& a, const V& b) {
          std::memcmp(a.data(), b.data(), a.size() * sizeof(typename V::value_type)) == 0;
 }
 
+/// Whether the lower triangles (reflectors and what is left of A) have the same bytes.
+template <class T>
+bool same_lower(const std::vector<T>& A1, const std::vector<T>& A2, index_t n, index_t lda) {
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i)
+      if (std::memcmp(&A1[i + lda * j], &A2[i + lda * j], sizeof(T)) != 0) return false;
+  return true;
+}
+
 template <class T>
 std::vector<T> random_hermitian(index_t n, index_t lda, std::uint64_t seed) {
   std::mt19937_64 g(seed);
@@ -98,13 +107,8 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
             << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << mode << ": e";
         EXPECT_TRUE(same_bytes(t1, t2))
             << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << mode << ": tau";
-        bool lower_same = true;
-        for (index_t j = 0; j < n; ++j)
-          for (index_t i = j; i < n; ++i)
-            lower_same =
-                lower_same && std::memcmp(&A1[i + lda * j], &A2[i + lda * j], sizeof(T)) == 0;
-        EXPECT_TRUE(lower_same) << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << mode
-                                << ": reflectors";
+        EXPECT_TRUE(same_lower(A1, A2, n, lda))
+            << ScalarTraits<T>::name << " n=" << n << " nb=" << nb << mode << ": reflectors";
         if (::testing::Test::HasFailure()) break;
       }
       if (::testing::Test::HasFailure()) break;
@@ -171,12 +175,7 @@ TYPED_TEST(GpuTridiag, K12ScalingEdgesBitwiseEqualToCpu) {
           EXPECT_TRUE(same_bytes(d1, d2)) << what << ": d";
           EXPECT_TRUE(same_bytes(e1, e2)) << what << ": e";
           EXPECT_TRUE(same_bytes(t1, t2)) << what << ": tau";
-          bool lower_same = true;
-          for (index_t j = 0; j < n; ++j)
-            for (index_t i = j; i < n; ++i)
-              lower_same =
-                  lower_same && std::memcmp(&A1[i + lda * j], &A2[i + lda * j], sizeof(T)) == 0;
-          EXPECT_TRUE(lower_same) << what << ": reflectors";
+          EXPECT_TRUE(same_lower(A1, A2, n, lda)) << what << ": reflectors";
           if (::testing::Test::HasFailure()) break;
         }
         if (::testing::Test::HasFailure()) break;
