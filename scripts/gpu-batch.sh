@@ -179,6 +179,8 @@ for s in "$@"; do
       step rowsw-ab 200 bash -c "for v in 0 1; do echo EIGSOLVE_GPU_ROWS_W=\$v; EIGSOLVE_GPU_ROWS_W=\$v '$es' bench eig -p s,d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^(s|d) '; EIGSOLVE_GPU_ROWS_W=\$v '$es' bench eig -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd '; done" ;;
     k12-ab) # session 13 (not yet run): K1 with K2's partials unscaled (EIGSOLVE_GPU_K12=1, opt-in) against K1 + K2 (0): its bitwise tests, eigenvalues s, d, z at 16384
       step k12-ab 300 bash -c "EIGSOLVE_REQUIRE_GPU=1 '$bin/tests/test_gpu_tridiag' --gtest_filter='GpuTridiag/*' | tail -n 3; for v in 0 1; do echo EIGSOLVE_GPU_K12=\$v; EIGSOLVE_GPU_K12=\$v '$es' bench eig -p s,d,z --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^(s|d|z) '; done" ;;
+    k12-bench) # session 14: k12-ab's A/B without its tests (they passed in r1)
+      step k12-bench 240 bash -c "for v in 0 1; do echo EIGSOLVE_GPU_K12=\$v; EIGSOLVE_GPU_K12=\$v '$es' bench eig -p s,d,z --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^(s|d|z) '; done; EIGSOLVE_GPU_K12=1 EIGSOLVE_GPU_TRACE=1 '$es' bench eig -p d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -n 24" ;;
     trace-d) # session 13: the per-kernel split (CUPTI) of d at 16384 only
       step trace-d 120 bash -c "EIGSOLVE_GPU_TRACE=1 '$es' bench eig -p d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0" ;;
     symv-z) step symv-z 120 "$es" bench symv -p z --sizes 4096,16384 --runs 5 --json "$out/symv-z.json" ;;
