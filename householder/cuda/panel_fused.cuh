@@ -137,64 +137,147 @@ __device__ T pending_alpha(index_t n, index_t g, index_t i, const T* tau, const 
   return (T(-0.5) * tau[g - 1]) * block_tree_sum(apart, ntlp, sh, &s_al);
 }
 
-/// K1's broadcast operands -conj(W(g, k)) (with the pending axpy for k = i-1) and
-/// -conj(V(g, k)), k < i, into nw and nv (shared memory).
+/// K1's broadcast operands of thread k = threadIdx.x: W(g, k) and V(g, k) = A(g, j0 + k) (k < i),
+/// loaded before the block sums the pending alpha.
+template <class T>
+struct StageOps {
+  T wg = T(0), vg = T(0);
+};
+template <class T>
+__device__ __forceinline__ void colupd_stage_load(index_t g, index_t j0, index_t i, const T* A,
+                                                  index_t lda, const T* W, index_t ldw,
+                                                  StageOps<T>& s) {
+  const index_t k = threadIdx.x;
+  if (k < i) {
+    s.wg = W[g + ldw * k];
+    s.vg = A[g + lda * (j0 + k)];
+  }
+}
+
+/// K1's broadcast operands -conj(W(g, k)) (with the pending axpy for k = i-1: its v is
+/// A(g, g-1) = V(g, i-1)) and -conj(V(g, k)), k < i, into nw and nv (shared memory); thread k's
+/// first operands from s (colupd_stage_load).
 template <class T>
 __device__ void colupd_stage(index_t g, index_t j0, index_t i, const T* A, index_t lda, const T* W,
-                             index_t ldw, const T& al, T* nw, T* nv) {
+                             index_t ldw, const T& al, T* nw, T* nv, const StageOps<T>& s) {
   const index_t p = i - 1;
   for (index_t k = threadIdx.x; k < i; k += blockDim.x) {
-    T wgk = W[g + ldw * k];
-    if (k == p) wgk = madd(al, A[g + lda * (g - 1)], wgk);
+    const bool own = k == index_t(threadIdx.x);
+    T wgk = own ? s.wg : W[g + ldw * k];
+    const T vgk = own ? s.vg : A[g + lda * (j0 + k)];
+    if (k == p) wgk = madd(al, vgk, wgk);
     nw[k] = -conj(wgk);
-    nv[k] = -conj(A[g + lda * (j0 + k)]);
+    nv[k] = -conj(vgk);
   }
   __syncthreads();
 }
 
+/// colupd_stage with its operands loaded on the spot (the cooperative kernel).
+template <class T>
+__device__ void colupd_stage(index_t g, index_t j0, index_t i, const T* A, index_t lda, const T* W,
+                             index_t ldw, const T& al, T* nw, T* nv) {
+  StageOps<T> s;
+  colupd_stage_load(g, j0, i, A, lda, W, ldw, s);
+  colupd_stage(g, j0, i, A, lda, W, ldw, al, nw, nv, s);
+}
+
+/// K1's row operands loaded into registers at once: V(r, k) and W(r, k) for k < kPre<T> (the
+/// chain's first kPre terms), so that a row's loads are one round trip instead of one per chunk
+/// of 8, and they fly while the block computes the pending alpha and stages the broadcast
+/// operands. More terms (i > kPre) go on in chunks of 8 as before; the fma chain and its order
+/// are the same either way, so are the bits.
+template <class T>
+inline constexpr int kPre = sizeof(T) <= 8 ? 32 : (std::is_same_v<T, dd_real> ? 8 : 16);
+
+template <class T>
+struct RowOps {
+  T c = T(0);      ///< A(r, g)
+  T aprev = T(0);  ///< A(r, g - 1): v of the pending axpy (i > 0)
+  T wraw = T(0);   ///< W(r, i - 1) before the pending axpy (i > 0)
+  T av[kPre<T>];   ///< V(r, k) = A(r, j0 + k), k < min(i, kPre)
+  T wv[kPre<T>];   ///< W(r, k), k < min(i - 1, kPre)
+};
+
+/// Row r's operands (r outside [g, n): nothing); col: also A(r, g) and the chain's.
+template <class T>
+__device__ __forceinline__ void colupd_load(index_t r, index_t n, index_t g, index_t j0, index_t i,
+                                            const T* A, index_t lda, const T* W, index_t ldw,
+                                            bool col, RowOps<T>& o) {
+  if (r < g || r >= n) return;
+  if (i > 0) {
+    o.aprev = A[r + lda * (g - 1)];
+    o.wraw = W[r + ldw * (i - 1)];
+  }
+  if (!col) return;
+  o.c = A[r + lda * g];
+#pragma unroll
+  for (int k = 0; k < kPre<T>; ++k) {
+    if (k < i) o.av[k] = A[r + lda * (j0 + k)];
+    if (k + 1 < i) o.wv[k] = W[r + ldw * k];
+  }
+}
+
+/// Row r's pending axpy and column update from its preloaded operands; returns A(r, g) updated
+/// (stored) and leaves W(r, i-1) updated (stored unless r = g in column mode).
+template <class T>
+__device__ __forceinline__ T colupd_row(index_t r, index_t g, index_t j0, index_t i, T* A,
+                                        index_t lda, T* W, index_t ldw, const T& al, const T* nw,
+                                        const T* nv, const RowOps<T>& o, bool col) {
+  const index_t p = i - 1;
+  T wp = T(0);
+  if (i > 0) {
+    wp = madd(al, o.aprev, o.wraw);
+    if (!col || r != g) W[r + ldw * p] = wp;
+  }
+  if (!col) return T(0);
+  T c = o.c;
+  if (r == g) make_real_dev(c);
+#pragma unroll
+  for (int k = 0; k < kPre<T>; ++k) {
+    if (k < i) {
+      c = madd(o.av[k], nw[k], c);
+      c = madd(k == p ? wp : o.wv[k], nv[k], c);
+    }
+  }
+  for (index_t k0 = kPre<T>; k0 < i; k0 += kChunk) {
+    T av[kChunk], wv[kChunk];
+#pragma unroll
+    for (int u = 0; u < kChunk; ++u) {
+      const index_t k = k0 + u;
+      if (k < i) {
+        av[u] = A[r + lda * (j0 + k)];
+        wv[u] = k == p ? wp : W[r + ldw * k];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kChunk; ++u) {
+      const index_t k = k0 + u;
+      if (k < i) {
+        c = madd(av[u], nw[k], c);
+        c = madd(wv[u], nv[k], c);
+      }
+    }
+  }
+  if (r == g) make_real_dev(c);
+  A[r + lda * g] = c;
+  return c;
+}
+
 /// K1's rows g + vb*kRows .. (+kRows) (vb: the virtual block): the pending axpy, the column
-/// update (col) and the block maximum of |x| -> slots[vb].
+/// update (col) and the block maximum of |x| -> slots[vb], from operands o that the caller
+/// loaded (colupd_load) for row g + vb*kRows + threadIdx.x.
 template <class T>
 __device__ void colupd_rows(index_t vb, index_t n, index_t g, index_t j0, index_t i, T* A,
                             index_t lda, T* W, index_t ldw, const T& al, const T* nw, const T* nv,
-                            real_t<T>* slots, T* alpha_save, bool col) {
+                            real_t<T>* slots, T* alpha_save, bool col, const RowOps<T>& o) {
   using R = real_t<T>;
   __shared__ R shr[kRows];
   const int t = threadIdx.x;
-  const bool pend = i > 0;
-  const index_t p = i - 1;
   const index_t r = g + vb * kRows + t;
   R amax = R(0);
   if (r < n) {
-    T wp = T(0);
-    if (pend) {
-      wp = madd(al, A[r + lda * (g - 1)], W[r + ldw * p]);
-      if (!col || r != g) W[r + ldw * p] = wp;
-    }
+    const T c = colupd_row(r, g, j0, i, A, lda, W, ldw, al, nw, nv, o, col);
     if (col) {
-      T c = A[r + lda * g];
-      if (r == g) make_real_dev(c);
-      for (index_t k0 = 0; k0 < i; k0 += kChunk) {
-        T av[kChunk], wv[kChunk];
-#pragma unroll
-        for (int u = 0; u < kChunk; ++u) {
-          const index_t k = k0 + u;
-          if (k < i) {
-            av[u] = A[r + lda * (j0 + k)];
-            wv[u] = k == p ? wp : W[r + ldw * k];
-          }
-        }
-#pragma unroll
-        for (int u = 0; u < kChunk; ++u) {
-          const index_t k = k0 + u;
-          if (k < i) {
-            c = madd(av[u], nw[k], c);
-            c = madd(wv[u], nv[k], c);
-          }
-        }
-      }
-      if (r == g) make_real_dev(c);
-      A[r + lda * g] = c;
       if (r == g + 1) alpha_save[g] = c;
       if (r >= g + 2) amax = abs1(c);
     }
@@ -210,6 +293,16 @@ __device__ void colupd_rows(index_t vb, index_t n, index_t g, index_t j0, index_
   __syncthreads();
 }
 
+/// colupd_rows with its operands loaded on the spot (the cooperative kernel's loop).
+template <class T>
+__device__ void colupd_rows(index_t vb, index_t n, index_t g, index_t j0, index_t i, T* A,
+                            index_t lda, T* W, index_t ldw, const T& al, const T* nw, const T* nv,
+                            real_t<T>* slots, T* alpha_save, bool col) {
+  RowOps<T> o;
+  colupd_load(g + vb * kRows + threadIdx.x, n, g, j0, i, A, lda, W, ldw, col, o);
+  colupd_rows(vb, n, g, j0, i, A, lda, W, ldw, al, nw, nv, slots, alpha_save, col, o);
+}
+
 /// K1. col: the column update of A(g:n, g) after the pending axpy of W(:, i-1) (i > 0);
 /// !col: only the pending axpy (after a panel's last column; g = j0 + nb, i = nb).
 /// Dynamic shared memory: 2 i elements (the broadcast operands -conj(W(g, k)), -conj(V(g, k))).
@@ -221,9 +314,16 @@ __global__ void __launch_bounds__(kRows)
   T* nw = reinterpret_cast<T*>(smem_raw);
   T* nv = nw + i;
   pdl_begin();
+  // the row's and the broadcast operands first: their loads fly while the block sums the
+  // pending alpha
+  RowOps<T> o;
+  colupd_load(g + index_t(blockIdx.x) * kRows + threadIdx.x, n, g, j0, i, A, lda, W, ldw, col, o);
+  StageOps<T> so;
+  if (col) colupd_stage_load(g, j0, i, A, lda, W, ldw, so);
   const T al = pending_alpha(n, g, i, tau, apart);
-  if (col) colupd_stage(g, j0, i, A, lda, W, ldw, al, nw, nv);
-  colupd_rows(index_t(blockIdx.x), n, g, j0, i, A, lda, W, ldw, al, nw, nv, slots, alpha_save, col);
+  if (col) colupd_stage(g, j0, i, A, lda, W, ldw, al, nw, nv, so);
+  colupd_rows(index_t(blockIdx.x), n, g, j0, i, A, lda, W, ldw, al, nw, nv, slots, alpha_save, col,
+              o);
 }
 
 /// K2's scaling exponent (every block): false when the reflector is trivial (tau = 0).
@@ -236,24 +336,38 @@ __device__ bool sumsq_head(index_t n, index_t g, const real_t<T>* slots, index_t
   return !larfg_head(n - g - 1, alpha_save[g], xmax, ex);
 }
 
-/// K2's tiles vb*kTilesK2 .. (+kTilesK2): partials of sum(scale2(x, -ex)^2), 8 threads a tile.
+/// The 8 elements of x = A(g+2:n, g) that thread t of K2's virtual block vb squares (its tile's
+/// chunk t & 7); those past x are left alone.
 template <class T>
-__device__ void sumsq_tiles(index_t vb, index_t n, index_t g, const T* A, index_t lda, int ex,
+__device__ __forceinline__ void sumsq_load(index_t vb, index_t n, index_t g, const T* A,
+                                           index_t lda, T* xv) {
+  const index_t nx = n - g - 2;
+  const T* x = A + (g + 2) + lda * g;
+  const int t = threadIdx.x, q = t & 7;
+  const index_t ntl = (nx + kTile - 1) / kTile;
+  const index_t tl = vb * kTilesK2 + (t >> 3);
+  if (tl < ntl) {
+    const index_t cb = tl * kTile + index_t(q) * kChunk;
+#pragma unroll
+    for (int u = 0; u < kChunk; ++u)
+      if (cb + u < nx) xv[u] = x[cb + u];
+  }
+}
+
+/// K2's tiles vb*kTilesK2 .. (+kTilesK2): partials of sum(scale2(x, -ex)^2), 8 threads a tile,
+/// from the elements sumsq_load gave xv.
+template <class T>
+__device__ void sumsq_tiles(index_t vb, index_t n, index_t g, int ex, const T* xv,
                             real_t<T>* part) {
   using R = real_t<T>;
   __shared__ R sh[kRows];
   const index_t m = n - g - 1, nx = m - 1;
-  const T* x = A + (g + 2) + lda * g;
   const int t = threadIdx.x, q = t & 7;
   const index_t ntl = (nx + kTile - 1) / kTile;
   const index_t tl = vb * kTilesK2 + (t >> 3);
   R s = R(0);
   if (tl < ntl) {
     const index_t cb = tl * kTile + index_t(q) * kChunk;
-    T xv[kChunk];
-#pragma unroll
-    for (int u = 0; u < kChunk; ++u)
-      if (cb + u < nx) xv[u] = x[cb + u];
 #pragma unroll
     for (int u = 0; u < kChunk; ++u)
       if (cb + u < nx) {
@@ -274,15 +388,27 @@ __device__ void sumsq_tiles(index_t vb, index_t n, index_t g, const T* A, index_
   __syncwarp();
 }
 
-/// K2. Tile partials of sum(scale2(x, -ex)^2) over x = A(g+2:n, g), 8 threads per tile.
+/// sumsq_tiles with its elements loaded on the spot (the cooperative kernel's loop).
+template <class T>
+__device__ void sumsq_tiles(index_t vb, index_t n, index_t g, const T* A, index_t lda, int ex,
+                            real_t<T>* part) {
+  T xv[kChunk];
+  sumsq_load(vb, n, g, A, lda, xv);
+  sumsq_tiles(vb, n, g, ex, xv, part);
+}
+
+/// K2. Tile partials of sum(scale2(x, -ex)^2) over x = A(g+2:n, g), 8 threads per tile. The
+/// elements are loaded first: they fly while the block finds the scaling exponent.
 template <class T>
 __global__ void __launch_bounds__(kRows)
     sumsq_kernel(index_t n, index_t g, const T* A, index_t lda, const real_t<T>* slots, index_t ns,
                  const T* alpha_save, real_t<T>* part) {
   pdl_begin();
+  T xv[kChunk];
+  sumsq_load(index_t(blockIdx.x), n, g, A, lda, xv);
   int ex = 0;
   if (!sumsq_head(n, g, slots, ns, alpha_save, ex)) return;
-  sumsq_tiles(index_t(blockIdx.x), n, g, A, lda, ex, part);
+  sumsq_tiles(index_t(blockIdx.x), n, g, ex, xv, part);
 }
 
 /// K3's head (every block): beta and tau from the ordered sum of part (hh_detail::larfg);
@@ -327,33 +453,59 @@ __device__ bool finish_head(index_t n, index_t g, T* A, index_t lda, real_t<T>* 
   return true;
 }
 
-/// K3's share vb of x := scale2(x, -ex) * rr.
+/// The elements of x = A(g+2:n, g) in K3's share vb (kScalePerThread per thread).
+template <class T>
+__device__ __forceinline__ void finish_load(index_t vb, index_t n, index_t g, const T* A,
+                                            index_t lda, T* xv) {
+  const index_t nx = n - g - 2;
+  const T* x = A + (g + 2) + lda * g;
+  const index_t base = vb * kRows * kScalePerThread;
+#pragma unroll
+  for (int u = 0; u < kScalePerThread; ++u) {
+    const index_t q = base + index_t(u) * kRows + threadIdx.x;
+    if (q < nx) xv[u] = x[q];
+  }
+}
+
+/// K3's share vb of x := scale2(x, -ex) * rr, from the elements finish_load gave xv.
 template <class T>
 __device__ void finish_scale(index_t vb, index_t n, index_t g, T* A, index_t lda, int ex,
-                             const T& rr) {
+                             const T& rr, const T* xv) {
   const index_t nx = n - g - 2;
   T* x = A + (g + 2) + lda * g;
   const index_t base = vb * kRows * kScalePerThread;
 #pragma unroll
   for (int u = 0; u < kScalePerThread; ++u) {
     const index_t q = base + index_t(u) * kRows + threadIdx.x;
-    if (q < nx) x[q] = scale2_any_dev(x[q], -ex) * rr;
+    if (q < nx) x[q] = scale2_any_dev(xv[u], -ex) * rr;
   }
 }
 
+/// finish_scale with its elements loaded on the spot (the cooperative kernel's loop).
+template <class T>
+__device__ void finish_scale(index_t vb, index_t n, index_t g, T* A, index_t lda, int ex,
+                             const T& rr) {
+  T xv[kScalePerThread];
+  finish_load(vb, n, g, A, lda, xv);
+  finish_scale(vb, n, g, A, lda, ex, rr, xv);
+}
+
 /// K3. Every block: beta and tau from the ordered sum of part (hh_detail::larfg), then its
-/// share of x := scale2(x, -ex) * r; block 0 stores tau[g], e[g] and A(g+1, g) = 1.
+/// share of x := scale2(x, -ex) * r; block 0 stores tau[g], e[g] and A(g+1, g) = 1. The share
+/// is loaded first: it flies while the block sums the partials.
 template <class T>
 __global__ void __launch_bounds__(kRows)
     larfg_finish_kernel(index_t n, index_t g, T* A, index_t lda, real_t<T>* e, T* tau,
                         const real_t<T>* slots, index_t ns, const T* alpha_save,
                         const real_t<T>* part) {
   pdl_begin();
+  T xv[kScalePerThread];
+  finish_load(index_t(blockIdx.x), n, g, A, lda, xv);
   int ex = 0;
   T rr;
   if (!finish_head(n, g, A, lda, e, tau, slots, ns, alpha_save, part, blockIdx.x == 0, ex, rr))
     return;
-  finish_scale(index_t(blockIdx.x), n, g, A, lda, ex, rr);
+  finish_scale(index_t(blockIdx.x), n, g, A, lda, ex, rr, xv);
 }
 
 }  // namespace panel_fused

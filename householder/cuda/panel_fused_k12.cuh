@@ -78,50 +78,27 @@ __global__ void __launch_bounds__(kRows12)
   __shared__ T xsh[kRows];
   __shared__ R csh[kRows / kChunk];
   pdl_begin();
-  const T al = pending_alpha<kRows12>(n, g, i, tau, apart);
-  colupd_stage(g, j0, i, A, lda, W, ldw, al, nw, nv);
   const int t = threadIdx.x;
   const index_t vb = blockIdx.x, nx = n - g - 2;
-  const bool pend = i > 0;
-  const index_t p = i - 1;
   // main rows: x(256 vb + t) = row g + 2 + 256 vb + t; extra warp of block 0: rows g, g + 1
   index_t r = -1;
   if (t < kRows)
     r = g + 2 + vb * kRows + t;
   else if (vb == 0 && t - kRows < 2)
     r = g + (t - kRows);
+  // the row's and the broadcast operands first: their loads fly while the block sums the
+  // pending alpha
+  RowOps<T> o;
+  colupd_load(r, n, g, j0, i, A, lda, W, ldw, true, o);
+  StageOps<T> so;
+  colupd_stage_load(g, j0, i, A, lda, W, ldw, so);
+  const T al = pending_alpha<kRows12>(n, g, i, tau, apart);
+  colupd_stage(g, j0, i, A, lda, W, ldw, al, nw, nv, so);
   R amax = R(0), amin = R(0);
   bool finite = true;
   T c = T(0);
   if (r >= 0 && r < n) {
-    T wp = T(0);
-    if (pend) {
-      wp = madd(al, A[r + lda * (g - 1)], W[r + ldw * p]);
-      if (r != g) W[r + ldw * p] = wp;
-    }
-    c = A[r + lda * g];
-    if (r == g) make_real_dev(c);
-    for (index_t k0 = 0; k0 < i; k0 += kChunk) {
-      T av[kChunk], wv[kChunk];
-#pragma unroll
-      for (int u = 0; u < kChunk; ++u) {
-        const index_t k = k0 + u;
-        if (k < i) {
-          av[u] = A[r + lda * (j0 + k)];
-          wv[u] = k == p ? wp : W[r + ldw * k];
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kChunk; ++u) {
-        const index_t k = k0 + u;
-        if (k < i) {
-          c = madd(av[u], nw[k], c);
-          c = madd(wv[u], nv[k], c);
-        }
-      }
-    }
-    if (r == g) make_real_dev(c);
-    A[r + lda * g] = c;
+    c = colupd_row(r, g, j0, i, A, lda, W, ldw, al, nw, nv, o, true);
     if (r == g + 1) alpha_save[g] = c;
     if (r >= g + 2) {
       amax = abs1(c);
@@ -219,6 +196,9 @@ __global__ void __launch_bounds__(kRows)
   __shared__ R s_sum;
   __shared__ T s_r;
   pdl_begin();
+  // the block's share of x first: it flies while the block sums the partials
+  T xv[kScalePerThread];
+  finish_load(index_t(blockIdx.x), n, g, A, lda, xv);
   const int t = threadIdx.x;
   const index_t m = n - g - 1, nx = m - 1;
   const R xmax = slots_max(slots, ns, sh);
@@ -264,7 +244,7 @@ __global__ void __launch_bounds__(kRows)
   const T rr = s_r;
   __syncthreads();
   if (fast) {
-    finish_scale(index_t(blockIdx.x), n, g, A, lda, ex, rr);
+    finish_scale(index_t(blockIdx.x), n, g, A, lda, ex, rr, xv);
   } else {
     T* xw = A + (g + 2) + lda * g;
     for (index_t q = t; q < nx; q += kRows)

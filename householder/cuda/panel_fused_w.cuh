@@ -150,6 +150,8 @@ __global__ void __launch_bounds__(symv_cuda::kSumThreads)
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* tv = reinterpret_cast<T*>(smem_raw);
   pdl_begin();
+  // the row sums' first chunk of partials flies while the block stages t and runs the dots
+  symv_cuda::rowsums_stage(sg, 0, reinterpret_cast<T*>(raw));
   const int t = threadIdx.x;
   const index_t i = a.i, m = a.m, i0 = index_t(blockIdx.x) * kSumRows;
   const int rows = int(m - i0 < kSumRows ? m - i0 : kSumRows);
@@ -177,7 +179,7 @@ __global__ void __launch_bounds__(symv_cuda::kSumThreads)
     }
     cs[dot][q][r] = s;
   }
-  const T acc = symv_cuda::rowsums_chain(sg, reinterpret_cast<T*>(raw));  // syncs the block
+  const T acc = symv_cuda::rowsums_chain<T, true>(sg, reinterpret_cast<T*>(raw));  // syncs
   T* w = a.W + (a.g + 1) + a.ldw * i;
   const T* v = a.A + (a.g + 1) + a.lda * a.g;
   if (t < kSumRows) {

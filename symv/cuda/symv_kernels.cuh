@@ -526,34 +526,49 @@ constexpr int kSumChunk = int(16384 / (kSumRows * sizeof(T)));  ///< 16 KB per b
 template <class T>
 constexpr int kSumBufBytes = int(2 * kSumChunk<T> * kSumRows * sizeof(T));
 
+/// Where rowsums_chain's block (rows blockIdx.x * kSumRows ..) finds P(R, C)[r] =
+/// p[C * kTile + r] and how many rows it has.
+template <class T>
+__device__ __forceinline__ const T* rowsums_base(const SymvArgs<T>& g, int& rows) {
+  const index_t i0 = index_t(blockIdx.x) * kSumRows;  // 32 rows of one 64-row panel
+  rows = int(g.n - i0 < kSumRows ? g.n - i0 : kSumRows);
+  return g.P + (i0 / kTile) * g.nt * kTile + i0 % kTile;
+}
+
+/// rowsums_chain's copy of the chunk of columns c0 .. into b (one cp.async group): element
+/// (C, r) -> b[C * kSumRows + r]; only the min(CC, nt - c0) columns that the chain reads (a
+/// small n has fewer than CC tile columns).
+template <class T>
+__device__ __forceinline__ void rowsums_stage(const SymvArgs<T>& g, index_t c0, T* b) {
+  constexpr int CC = kSumChunk<T>;
+  int rows;
+  const T* p = rowsums_base(g, rows);
+  const index_t nt = g.nt;
+  const int used = int(nt - c0 < CC ? nt - c0 : CC) * kSumRows;
+  for (int e = threadIdx.x; e < used; e += kSumThreads) {
+    const int C = e / kSumRows, r = e % kSumRows;
+    const bool ok = r < rows;
+    cp_async<int(sizeof(T))>(b + e, ok ? p + (c0 + C) * kTile + r : g.P, ok);
+  }
+  cp_async_commit();
+}
+
 /// The row chains of symv_rowsums' block (rows blockIdx.x * kSumRows ..): the sum for row
 /// threadIdx.x in the threads below kSumRows (those past g.n: unused). buf: kSumBufBytes of
-/// shared memory, 16-byte aligned; every thread of the block must call it.
-template <class T>
+/// shared memory, 16-byte aligned; every thread of the block must call it. Staged0: the caller
+/// already issued rowsums_stage(g, 0, buf) (and no cp.async group since), so that the first
+/// chunk flies while the block does other work.
+template <class T, bool Staged0 = false>
 __device__ __forceinline__ T rowsums_chain(const SymvArgs<T>& g, T* buf) {
   constexpr int CC = kSumChunk<T>, per = CC * kSumRows;
-  const index_t i0 = index_t(blockIdx.x) * kSumRows;  // 32 rows of one 64-row panel
   const index_t nt = g.nt;
-  const T* p = g.P + (i0 / kTile) * nt * kTile + i0 % kTile;  // P(R, C)[r] = p[C * kTile + r]
-  const int rows = int(g.n - i0 < kSumRows ? g.n - i0 : kSumRows);
-  // element (C, r) of the chunk -> b[C * kSumRows + r]; only the min(CC, nt - c0) columns that
-  // the chain reads (a small n has fewer than CC tile columns)
-  auto stage = [&](index_t c0, T* b) {
-    const int used = int(nt - c0 < CC ? nt - c0 : CC) * kSumRows;
-    for (int e = threadIdx.x; e < used; e += kSumThreads) {
-      const int C = e / kSumRows, r = e % kSumRows;
-      const bool ok = r < rows;
-      cp_async<int(sizeof(T))>(b + e, ok ? p + (c0 + C) * kTile + r : g.P, ok);
-    }
-    cp_async_commit();
-  };
   const int chunks = int((nt + CC - 1) / CC);
-  stage(0, buf);
+  if constexpr (!Staged0) rowsums_stage(g, 0, buf);
   T acc = T(0);
   for (int k = 0; k < chunks; ++k) {
     const T* cur = buf + (k & 1) * per;
     if (k + 1 < chunks) {
-      stage(index_t(k + 1) * CC, buf + ((k + 1) & 1) * per);
+      rowsums_stage(g, index_t(k + 1) * CC, buf + ((k + 1) & 1) * per);
       cp_async_wait_one();
     } else {
       asm volatile("cp.async.wait_all;\n" ::);
