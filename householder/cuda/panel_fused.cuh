@@ -7,8 +7,8 @@
 //
 //   K1 colupd    rows g..n-1     [pending: w_{i-1} += al v_{i-1}, al from the tile partials of
 //                                 the previous column's w^H v, summed by every block]
-//                                 column update of A(g:n, g) (one fma chain per row, operands
-//                                 preloaded 8 at a time); block maxima of |x| -> slots;
+//                                 column update of A(g:n, g) (one fma chain per row, its
+//                                 operands loaded up front); block maxima of |x| -> slots;
 //                                 alpha = A(g+1, g) -> alpha_save[g]
 //   K2 sumsq     tiles of x      scaled squares, tile partials (8 threads per tile) -> part
 //   K3 finish    x               every block: max of slots, the ordered sum of part, beta, tau;

@@ -1,6 +1,6 @@
 // K12: K1 and K2 of the fused device panel in one kernel (opt-in, EIGSOLVE_GPU_K12=1; s, d, c,
-// z; written in session 13 and not yet run on a GPU). householder/cuda/panel_fused.cuh has the
-// overview.
+// z; bitwise on the H200, and only ~0.5 % faster at n = 16384: bench/NOTES.md session 14).
+// householder/cuda/panel_fused.cuh has the overview.
 //
 // K2 needs the largest |x| of the whole column (K1's block maxima) before it can scale x, so it
 // is a kernel of its own. But scaling by a power of two commutes with every rounding in the

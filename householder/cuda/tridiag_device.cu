@@ -104,7 +104,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     coop_ = env_flag("EIGSOLVE_GPU_COOP", false) && fused_;  // measured slower: bench/NOTES.md
     wide_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K", true);
     rows_w_ = env_flag("EIGSOLVE_GPU_ROWS_W", true);
-    k12_ = env_flag("EIGSOLVE_GPU_K12", false);  // session 13, not yet run on a GPU
+    k12_ = env_flag("EIGSOLVE_GPU_K12", false);  // opt-in: ~0.5 % (bench/NOTES.md, session 14)
     if (coop_) {  // the cooperative column kernel's grid must fit on the GPU at once
       int dev = 0, sms = 0, per_sm = 0;
       ck(cudaGetDevice(&dev), "cudaGetDevice");
