@@ -334,7 +334,7 @@ __global__ void __launch_bounds__(kCT3, 1)
 /// (the single-CTA step2_wave_kernel); 1: clusters of 8 for every n; 2, 4, 8, 16: that size,
 /// every n.
 /// EIGSOLVE_GPU_INVIT_CLUSTER_TX=1: the partials exchanged by st.async + mbarrier instead of the
-/// cluster barrier (invit_cluster_sync.cuh; opt-in, not yet run on a GPU).
+/// cluster barrier (invit_cluster_sync.cuh; opt-in: as fast on the H200, README).
 /// B3 form (step2_cluster_b3_kernel: two columns in flight; same bits) by default where it
 /// applies (one chunk per thread, at most kCT3 threads, barrier exchange), else
 /// step2_cluster_kernel; EIGSOLVE_GPU_INVIT_B3=0: step2_cluster_kernel always.

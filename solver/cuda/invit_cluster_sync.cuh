@@ -4,7 +4,7 @@
 //   barrier (default):  generic stores into the other CTAs' shared memory (mapa), then
 //                       barrier.cluster.arrive (release) + wait (acquire): a round trip over
 //                       the whole cluster per dot.
-//   tx (EIGSOLVE_GPU_INVIT_CLUSTER_TX=1, opt-in, not yet run on a GPU): st.async of each
+//   tx (EIGSOLVE_GPU_INVIT_CLUSTER_TX=1, opt-in, as fast as bar on the H200): st.async of each
 //                       partial into the destination CTA with complete_tx on that CTA's mbarrier
 //                       of the buffer; every CTA arms its own mbarrier with the bytes it expects
 //                       (ntiles partials) and waits on it (acquire, cluster scope): one way.
