@@ -51,8 +51,9 @@ int main_solve(int argc, char** argv) {
       "precision,p", po::value(&o.precision)->default_value("auto"),
       "s | d | c | z | dd (auto: d for real files, z for complex files)")(
       "device", po::value(&o.device)->default_value("auto"),
-      "auto | cpu | cuda (auto = cpu in this version; cuda without a GPU is an error)")(
-      "vectors,v", po::bool_switch(&o.vectors), "compute eigenvectors (and report residuals)")(
+      "auto | cpu | cuda (auto: the GPU when one is present, else the CPU; the same bits; cuda "
+      "without a GPU is an error)")("vectors,v", po::bool_switch(&o.vectors),
+                                    "compute eigenvectors (and report residuals)")(
       "output,o", po::value(&o.output),
       "eigenvalue file, one per line ascending ('-' or none: stdout)")(
       "vectors-output", po::value(&o.vectors_output),
