@@ -1,0 +1,1 @@
+// placeholder: being written (docs/canonical-two-stage.md)
