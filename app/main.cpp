@@ -70,6 +70,11 @@ int main_solve(int argc, char** argv) {
       "s/d/c/z; bits depend on the CPU, not in the reproducibility contract)")(
       "panel-width", po::value(&o.nb)->default_value(32),
       "tridiagonalization panel width (part of the options the bits depend on)")(
+      "reduction", po::value(&o.reduction)->default_value("one-stage"),
+      "one-stage (default) | two-stage (full -> band -> tridiagonal: a second canonical order, "
+      "its own bits; eigenvalues only, on the CPU; --device auto then picks the CPU)")(
+      "band-width", po::value(&o.band)->default_value(32),
+      "two-stage: the band's half-width (the bits depend on it)")(
       "quiet,q", po::bool_switch(&o.quiet), "no summary or progress on stderr");
   po::options_description hidden;
   hidden.add_options()("input", po::value(&o.input));

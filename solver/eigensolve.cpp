@@ -27,6 +27,8 @@
 #include "core/parallel.hpp"
 #include "householder/tridiag_cuda.hpp"
 #include "householder/tridiagonalize.hpp"
+#include "householder/two_stage.hpp"
+#include "householder/two_stage_cuda.hpp"
 #include "solver/back_transform.hpp"
 #include "solver/back_transform_cuda.hpp"
 #include "solver/bisection.hpp"
@@ -58,6 +60,16 @@ TridiagSolver parse_tridiag_solver(const std::string& s) {
   if (s == "stemr") return TridiagSolver::stemr;
   throw UsageError("unknown tridiagonal solver '" + s +
                    "' (expected bisection, sterf, stedc or stemr)");
+}
+
+const char* reduction_name(Reduction r) {
+  return r == Reduction::two_stage ? "two-stage" : "one-stage";
+}
+
+Reduction parse_reduction(const std::string& s) {
+  if (s == "one-stage") return Reduction::one_stage;
+  if (s == "two-stage") return Reduction::two_stage;
+  throw UsageError("unknown reduction '" + s + "' (expected one-stage or two-stage)");
 }
 
 namespace {
@@ -234,6 +246,14 @@ void scale_lower(index_t n, T* A, int k) {
 template <class T>
 void check_options(index_t n, const SolveOptions& opt) {
   check_subset(opt.subset, n);
+  if (opt.reduction == Reduction::two_stage) {
+    if (opt.band < 1 || opt.band > 1024) throw UsageError("--band-width must be in 1..1024");
+    if (opt.vectors)
+      throw UsageError(
+          "--reduction two-stage computes eigenvalues only in this version (the back-"
+          "transformation through both stages is not written yet); use --reduction one-stage "
+          "with --vectors");
+  }
   if (opt.solver != TridiagSolver::bisection && !has_vendor_lapack_v<T>)
     throw UsageError(std::string("--tridiag-solver ") + tridiag_solver_name(opt.solver) +
                      " is not available for --precision dd (no LAPACK for double-double); "
@@ -415,6 +435,21 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
   if (resident) topt.reflectors = false;  // they stay on the device
   std::unique_ptr<CudaTridiagDevice<T>> dev;
   TridiagDeviceTimes dt;
+  if (ctx.backend == Backend::cuda && opt.reduction == Reduction::two_stage) {
+    // Both stages on the device (householder/two_stage_cuda.hpp), the CPU's bits.
+    TwoStageDeviceTimes tt;
+    auto dev2 = make_two_stage_cuda<T>(n, index_t(opt.band), A.ptr(), n, false, &tt);
+    set_scale(scale_exponent_of_max<T>(dev2->lower_absmax()));
+    if (sk != 0) dev2->scale_lower(sk);
+    dev2->run(index_t(opt.band), d.data(), e.data());
+    dev2.reset();
+    res.times.tridiagonalize = seconds_since(t0);
+    res.times.gpu_upload = tt.upload;
+    res.times.gpu_panels = tt.stage1 + tt.stage2;
+    report(opt, "tridiagonalize", 1.0);
+    finish_solve<T>(ctx, opt, sopt, sk, n, A.ptr(), d, e, tau, res);
+    return res;
+  }
   if (ctx.backend == Backend::cuda) {
     // The panels on the GPU in the canonical order, the unblocked tail on the host: same bits.
     dev = make_cuda_tridiag<T>(n, A.ptr(), n, opt.nb, &dt);
@@ -422,6 +457,8 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
     if (sk != 0) dev->scale_lower(sk);
     tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt, dev.get());
     if (!resident) dev.reset();
+  } else if (opt.reduction == Reduction::two_stage) {
+    tridiagonalize_two_stage(ctx, n, index_t(opt.band), A.ptr(), n, d.data(), e.data());
   } else {
     tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt);
   }
@@ -444,6 +481,29 @@ SolveResult<T> eigensolve_device(const Context& ctx, index_t n, const T* dA, ind
   if (n == 0) return res;
   Context dctx = ctx;
   dctx.backend = Backend::cuda;
+  if (opt.reduction == Reduction::two_stage) {
+    auto t0 = Clock::now();
+    TwoStageDeviceTimes tt;
+    std::vector<R> d(static_cast<std::size_t>(n)), e(static_cast<std::size_t>(n), R(0));
+    std::vector<T> tau;
+    auto dev2 = make_two_stage_cuda<T>(n, index_t(opt.band), dA, ldda, true, &tt);
+    int sk = scale_exponent_of_max<T>(dev2->lower_absmax());
+    SolveOptions sopt = opt;
+    if (sk != 0) {
+      dev2->scale_lower(sk);
+      sopt.subset.vl = std::scalbn(opt.subset.vl, sk);
+      sopt.subset.vu = std::scalbn(opt.subset.vu, sk);
+    }
+    t0 = Clock::now();
+    dev2->run(index_t(opt.band), d.data(), e.data());
+    dev2.reset();
+    res.times.tridiagonalize = seconds_since(t0);
+    res.times.gpu_upload = tt.upload;
+    res.times.gpu_panels = tt.stage1 + tt.stage2;
+    report(opt, "tridiagonalize", 1.0);
+    finish_solve<T>(dctx, opt, sopt, sk, n, static_cast<T*>(nullptr), d, e, tau, res);
+    return res;
+  }
   auto t0 = Clock::now();
   TridiagDeviceTimes dt;
   std::vector<R> d(static_cast<std::size_t>(n)), e(static_cast<std::size_t>(n), R(0));

@@ -16,6 +16,13 @@ enum class TridiagSolver { bisection, sterf, stedc, stemr };
 const char* tridiag_solver_name(TridiagSolver s);
 TridiagSolver parse_tridiag_solver(const std::string& s);  ///< throws UsageError
 
+/// How A becomes tridiagonal: one_stage (docs/canonical-tridiagonalization.md, the default) or
+/// two_stage (full -> band of half-width `band` -> tridiagonal, docs/canonical-two-stage.md: a
+/// second canonical order; eigenvalues only, CPU backend only in this version).
+enum class Reduction { one_stage, two_stage };
+const char* reduction_name(Reduction r);
+Reduction parse_reduction(const std::string& s);  ///< throws UsageError
+
 /// Which eigenvalues: all, the index range [il, iu] (0-based, inclusive, ascending order),
 /// or those in the half-open value interval (vl, vu] (LAPACK's convention).
 struct Subset {
@@ -29,6 +36,8 @@ struct SolveOptions {
   bool vectors = false;
   Subset subset;
   int nb = 32;  ///< tridiagonalization panel width
+  Reduction reduction = Reduction::one_stage;
+  int band = 32;  ///< two_stage: the band's half-width (part of the contract, like nb)
   /// Q Z: canonical (default, in the contract) or LAPACK ?ormtr/?unmtr (s/d/c/z, not in it).
   BackTransformMethod back_transform = BackTransformMethod::canonical;
   /// Progress: (stage name, fraction done in [0,1]); may be empty.

@@ -121,7 +121,7 @@ bool use_x_api(const std::string& api, index_t n) {
 
 template <class T>
 std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool check_cpu,
-                                     bool host_input, const std::string& api) {
+                                     bool host_input, const std::string& api, Reduction reduction) {
   using R = real_t<T>;
   HostMatrix<T> A0(n);
   std::mt19937_64 g(2026);
@@ -141,6 +141,7 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
   std::vector<EigImplResult> out;
   SolveOptions opt;
   opt.vectors = vectors;
+  opt.reduction = reduction;
   // Ours, from the matrix already on the device (as cuSOLVER is timed), host clock around the
   // whole solve: device copy, pre-scaling check, tridiagonalization, bisection, results home.
   {
@@ -168,10 +169,11 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
       if (r == runs)  // where the time of the last run went (stderr: the table stays as it was)
         std::fprintf(
             stderr,
-            "eigsolve %s n = %lld%s: %.3f s = tridiagonalize %.3f + eigenvalues%s of T "
-            "%.3f + back-transform %.3f + other %.3f\n",
-            ScalarTraits<T>::name, (long long)n, vectors ? " vectors" : "", s,
-            res.times.tridiagonalize, vectors ? " and vectors" : "", res.times.tridiag_eigen,
+            "eigsolve %s n = %lld%s%s: %.3f s = tridiagonalize %.3f (device %.3f) + eigenvalues%s "
+            "of T %.3f + back-transform %.3f + other %.3f\n",
+            ScalarTraits<T>::name, (long long)n, vectors ? " vectors" : "",
+            reduction == Reduction::two_stage ? " two-stage" : "", s, res.times.tridiagonalize,
+            res.times.gpu_panels, vectors ? " and vectors" : "", res.times.tridiag_eigen,
             res.times.back_transform,
             s - res.times.tridiagonalize - res.times.tridiag_eigen - res.times.back_transform);
       ws.push_back(std::move(res.w));
@@ -296,12 +298,12 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
 
 std::vector<EigImplResult> bench_eig_size(Precision p, index_t n, int runs, bool vectors,
                                           bool check_cpu, bool host_input,
-                                          const std::string& cusolver_api) {
+                                          const std::string& cusolver_api, Reduction reduction) {
   if (cusolver_api != "auto" && cusolver_api != "x" && cusolver_api != "legacy")
     throw UsageError("--cusolver-api must be auto, x or legacy (got '" + cusolver_api + "')");
   return dispatch(p, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return bench_eig<T>(n, runs, vectors, check_cpu, host_input, cusolver_api);
+    return bench_eig<T>(n, runs, vectors, check_cpu, host_input, cusolver_api, reduction);
   });
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/precision.hpp"
+#include "solver/eigensolve.hpp"
 #include "symv/symv_gpu.hpp"
 
 namespace eigsolve {
@@ -58,9 +59,11 @@ struct EigImplResult {
 
 /// Ours (eigensolve_device: matrix already on the device; also once from host memory) against
 /// cuSOLVER ?syevd/?heevd (s/d/c/z) on one random Hermitian matrix of order n. host_input: also
-/// time one solve from host memory; cusolver_api: auto | x | legacy.
+/// time one solve from host memory; cusolver_api: auto | x | legacy; reduction: ours with
+/// Reduction::one_stage or two_stage (solver/eigensolve.hpp).
 std::vector<EigImplResult> bench_eig_size(Precision p, index_t n, int runs, bool vectors,
                                           bool check_cpu, bool host_input,
-                                          const std::string& cusolver_api);
+                                          const std::string& cusolver_api,
+                                          Reduction reduction = Reduction::one_stage);
 
 }  // namespace eigsolve

@@ -114,6 +114,9 @@ int main_bench_symv(int argc, char** argv) {
           "elements, distinct results over the runs, bitwise equality with the CPU.\n\n"))
     return kExitOk;
   if (runs < 1) throw UsageError("--runs must be >= 1");
+  const Reduction red = parse_reduction(reduction);
+  if (red == Reduction::two_stage && vectors)
+    throw UsageError("--reduction two-stage computes eigenvalues only in this version");
   const auto ps = parse_precisions(precisions);
   const auto ns = parse_sizes(sizes);
   const std::string gpu = gpu_description();
@@ -147,6 +150,7 @@ int main_bench_symv(int argc, char** argv) {
                                     {"gbs", g},
                                     {"runs", r.runs},
                                     {"distinct", r.distinct}};
+        if (r.impl == "eigsolve") j["reduction"] = reduction_name(red);
         if (r.bitwise_cpu < 0)
           j["bitwise_cpu"] = nullptr;
         else
@@ -270,7 +274,7 @@ int main_bench_eig(int argc, char** argv) {
   bool vectors = false;
   long long check_cpu_max = 2048;
   long long host_input_max = 16384;
-  std::string api = "auto";
+  std::string api = "auto", reduction = "one-stage";
   po::options_description desc("bench eig options");
   desc.add_options()("help,h", "show this help")(
       "precision,p", po::value(&precisions)->default_value(precisions), "s,d,c,z,dd or all")(
@@ -283,7 +287,10 @@ int main_bench_eig(int argc, char** argv) {
       "host-input-max", po::value(&host_input_max)->default_value(host_input_max),
       "also time one solve from host memory (upload included) up to this n")(
       "cusolver-api", po::value(&api)->default_value(api),
-      "auto (Xsyevd above n = 16384), x (cusolverDnXsyevd, deterministic mode) or legacy");
+      "auto (Xsyevd above n = 16384), x (cusolverDnXsyevd, deterministic mode) or legacy")(
+      "reduction", po::value(&reduction)->default_value(reduction),
+      "ours with the one-stage (default) or the two-stage reduction (eigenvalues only); the "
+      "records say which");
   if (parse_or_help(
           argc, argv, desc,
           "Usage: eigsolve bench eig [options]\n"
@@ -301,7 +308,7 @@ int main_bench_eig(int argc, char** argv) {
   for (Precision p : ps) {
     for (index_t n : ns) {
       const auto res =
-          bench_eig_size(p, n, runs, vectors, n <= check_cpu_max, n <= host_input_max, api);
+          bench_eig_size(p, n, runs, vectors, n <= check_cpu_max, n <= host_input_max, api, red);
       double vendor = 0;
       for (const auto& r : res)
         if (r.impl == "cusolver") vendor = r.seconds;

@@ -258,6 +258,31 @@ TEST(Cli, UsageErrorsAndDeviceErrors) {
   EXPECT_NE(h.out.find("Exit codes"), std::string::npos);
 }
 
+// --reduction two-stage: its own canonical order (close to the one-stage eigenvalues, bitwise
+// the same for every thread count), eigenvalues only, on the CPU.
+TEST(Cli, TwoStageReduction) {
+  cli::TempDir dir;
+  const std::string f = matrix("494_bus.mtx");
+  auto a = run(f + " --reduction two-stage --threads 1 -o " + (dir / "a.txt") + " --report " +
+               (dir / "r.json"));
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_NE(a.err.find("reduction: two-stage, band half-width 32"), std::string::npos) << a.err;
+  EXPECT_NE(cli::slurp(dir / "r.json").find("\"reduction\": \"two-stage\""), std::string::npos);
+  auto b = run(f + " -q --reduction two-stage --threads 3 -o " + (dir / "b.txt"));
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(cli::slurp(dir / "a.txt"), cli::slurp(dir / "b.txt"));
+  ASSERT_EQ(run(f + " -q -o " + (dir / "one.txt")).code, 0);
+  EXPECT_EQ(run("compare -q --rtol 1e-12 " + (dir / "a.txt") + " " + (dir / "one.txt")).code, 0);
+  auto c = run(f + " -q --reduction two-stage --band-width 8 -o " + (dir / "c.txt"));
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(run("compare -q --rtol 1e-12 " + (dir / "a.txt") + " " + (dir / "c.txt")).code, 0);
+  EXPECT_EQ(run(f + " --reduction two-stage --vectors -o -").code, 2);
+  EXPECT_EQ(run(f + " --reduction two-stage --band-width 0 -o -").code, 2);
+  EXPECT_EQ(run(f + " --reduction three-stage -o -").code, 2);
+  if (!eigsolve::cuda_compiled() || eigsolve::cuda_device_count() == 0)
+    EXPECT_EQ(run(f + " --reduction two-stage --device cuda -o -").code, 5);
+}
+
 TEST(Cli, UnwritableOutputFailsCleanly) {
   cli::TempDir dir;
   auto r = run(matrix("can_24.mtx") + " -o " + (dir / "no/such/dir/w.txt"));

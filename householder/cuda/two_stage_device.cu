@@ -1,0 +1,413 @@
+// The two-stage reduction on the device (householder/two_stage_cuda.hpp), in the order of
+// docs/canonical-two-stage.md, so d and e are bitwise the CPU's tridiagonalize_two_stage:
+//
+//   per panel j0 (r0 = j0 + b, m = n - r0, k = min(b, m)), one stream:
+//     panel QR, per column i:  larfg_kernel (one block: panel_kernels.cuh, the one-stage's
+//                              reflector with the panel's column as its "column g")
+//                              panel_apply_kernel (one block per later column: the canonical
+//                              dot v^H a, then a += v u, u = -(conj(tau) w))
+//     form_v_kernel            V (m x k, explicit zeros and unit), the betas into the panel
+//     gram_kernel, tfactor_kernel   T (larft forward, columnwise)
+//     symm_canonical_gpu       X = A22 V (symv/symm_gpu.hpp: k canonical SYMVs)
+//     y_kernel, zdot_kernel, m_kernel, w_kernel   Y = X T, Z = V^H Y, M = T^H Z, W = Y - V M / 2
+//     rank2k (panel_kernels.cuh)   A22 -= V W^H + W V^H, the one-stage's canonical kernel
+//   then band_kernel (band storage, ldab = 2b + 1) and the bulge chase
+//   (householder/bulge_chase_cuda.hpp); d and e to the host.
+//
+// Version 1: every step is its own kernel (no graphs, no overlap of the panel with the previous
+// update); bench/NOTES.md says where the time goes.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/context.hpp"
+#include "core/errors.hpp"
+#include "householder/bulge_chase_cuda.hpp"
+#include "householder/two_stage_cuda.hpp"
+#include "symv/symm_gpu.hpp"
+
+namespace eigsolve {
+namespace {
+
+void ck(cudaError_t st, const char* what) {
+  if (st != cudaSuccess) {
+    cudaGetLastError();
+    throw DeviceError(std::string(what) + ": " + cudaGetErrorString(st));
+  }
+}
+
+}  // namespace
+}  // namespace eigsolve
+
+#include "householder/cuda/panel_kernels.cuh"
+
+namespace eigsolve {
+namespace two_stage_cuda {
+
+using tridiag_cuda::block_canonical_sum;
+using tridiag_cuda::make_real_dev;
+
+constexpr int kSumThreads = 512;
+
+/// The spec's 0.5·s: both components scaled by 2^-1 (exact).
+template <class T>
+__device__ __forceinline__ T half_of(const T& s) {
+  if constexpr (is_complex_v<T>)
+    return T(scale2(s.re, -1), scale2(s.im, -1));
+  else
+    return scale2(s, -1);
+}
+
+template <class T>
+__global__ void diag_real_kernel(index_t n, T* A, index_t lda) {
+  const index_t i = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) make_real_dev(A[i + lda * i]);
+}
+
+/// Panel column c = i + 1 + blockIdx.x (rows i .. m-1 of the panel P): w = canonical_dot(conj(v),
+/// a) with tiles from row i, u = -(conj(tau) * w), a_r = madd(v_r, u, a_r).
+template <class T>
+__global__ void __launch_bounds__(kSumThreads)
+    panel_apply_kernel(index_t m, index_t i, T* P, index_t lda, const T* tau) {
+  __shared__ T sh[kSumThreads];
+  __shared__ T s_u;
+  const index_t c = i + 1 + index_t(blockIdx.x);
+  const T* v = P + i + lda * i;
+  T* a = P + i + lda * c;
+  const index_t len = m - i;
+  const T w = block_canonical_sum<T>(
+      len, [&](index_t q, T acc) { return madd_conj(v[q], a[q], acc); }, sh);
+  if (threadIdx.x == 0) s_u = -(conj(*tau) * w);
+  __syncthreads();
+  const T u = s_u;
+  for (index_t r = threadIdx.x; r < len; r += blockDim.x)
+    a[r] = madd(v[r], u, a[r]);
+}
+
+/// V(r, q) = 0 above, 1 on, P(r, q) below the diagonal (r < m, q < k); P(q, q) := beta_q.
+template <class T>
+__global__ void form_v_kernel(index_t m, index_t k, T* P, index_t lda, const real_t<T>* beta,
+                              T* V) {
+  const index_t r = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const index_t q = blockIdx.y;
+  if (r >= m || q >= k) return;
+  T v;
+  if (r < q) {
+    v = T(0);
+  } else if (r == q) {
+    v = T(1);
+    P[q + lda * q] = T(beta[q]);
+  } else {
+    v = P[r + lda * q];
+  }
+  V[r + m * q] = v;
+}
+
+/// G(l, i) = canonical_dot(conj(V(:, l)), V(:, i)) over the m rows, l < i.
+template <class T>
+__global__ void __launch_bounds__(kSumThreads) gram_kernel(index_t m, index_t k, const T* V, T* G) {
+  __shared__ T sh[kSumThreads];
+  const index_t l = blockIdx.x % k, i = blockIdx.x / k;
+  if (l >= i) return;
+  const T* a = V + m * l;
+  const T* b = V + m * i;
+  const T s = block_canonical_sum<T>(
+      m, [&](index_t q, T acc) { return madd_conj(a[q], b[q], acc); }, sh);
+  if (threadIdx.x == 0) G[l + k * i] = s;
+}
+
+/// T (k x k, upper): T(i, i) = tau_i; T(q, i) = (-tau_i) * (chain l = q .. i-1 of
+/// madd(T(q, l), G(l, i), z)). Thread q; columns i in order.
+template <class T>
+__global__ void tfactor_kernel(index_t k, const T* tau, const T* G, T* Tm) {
+  const index_t q = threadIdx.x;
+  for (index_t i = 0; i < k; ++i) {
+    if (q < i) {
+      T z = T(0);
+      for (index_t l = q; l < i; ++l)
+        z = madd(Tm[q + k * l], G[l + k * i], z);
+      Tm[q + k * i] = (-tau[i]) * z;
+    } else if (q < k) {
+      Tm[q + k * i] = q == i ? tau[i] : T(0);
+    }
+    __syncthreads();
+  }
+}
+
+/// Y(r, q) = chain l = 0 .. q of madd(X(r, l), T(l, q), y).
+template <class T>
+__global__ void y_kernel(index_t m, index_t k, const T* X, const T* Tm, T* Y) {
+  const index_t r = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const index_t q = blockIdx.y;
+  if (r >= m) return;
+  T y = T(0);
+  for (index_t l = 0; l <= q; ++l)
+    y = madd(X[r + m * l], Tm[l + k * q], y);
+  Y[r + m * q] = y;
+}
+
+/// Z(p, q) = canonical_dot(conj(V(:, p)), Y(:, q)) over the m rows.
+template <class T>
+__global__ void __launch_bounds__(kSumThreads)
+    zdot_kernel(index_t m, index_t k, const T* V, const T* Y, T* Z) {
+  __shared__ T sh[kSumThreads];
+  const index_t p = blockIdx.x % k, q = blockIdx.x / k;
+  const T* a = V + m * p;
+  const T* b = Y + m * q;
+  const T s = block_canonical_sum<T>(
+      m, [&](index_t r, T acc) { return madd_conj(a[r], b[r], acc); }, sh);
+  if (threadIdx.x == 0) Z[p + k * q] = s;
+}
+
+/// M(p, q) = chain l = 0 .. p of madd_conj(T(l, p), Z(l, q), s).
+template <class T>
+__global__ void m_kernel(index_t k, const T* Tm, const T* Z, T* M) {
+  for (index_t e = threadIdx.x; e < k * k; e += blockDim.x) {
+    const index_t p = e % k, q = e / k;
+    T s = T(0);
+    for (index_t l = 0; l <= p; ++l)
+      s = madd_conj(Tm[l + k * p], Z[l + k * q], s);
+    M[p + k * q] = s;
+  }
+}
+
+/// W(r, q) = Y(r, q) - 0.5·(chain p = 0 .. k-1 of madd(V(r, p), M(p, q), s)).
+template <class T>
+__global__ void w_kernel(index_t m, index_t k, const T* V, const T* M, const T* Y, T* W) {
+  const index_t r = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const index_t q = blockIdx.y;
+  if (r >= m) return;
+  T s = T(0);
+  for (index_t p = 0; p < k; ++p)
+    s = madd(V[r + m * p], M[p + k * q], s);
+  W[r + m * q] = Y[r + m * q] - half_of(s);
+}
+
+/// AB[(r - c) + c ldab] = A(r, c) for 0 <= r - c <= b, zero below (the bulge's rows).
+template <class T>
+__global__ void band_kernel(index_t n, index_t b, const T* A, index_t lda, T* AB, index_t ldab) {
+  const index_t c = blockIdx.x;
+  for (index_t d = threadIdx.x; d < ldab; d += blockDim.x) {
+    const index_t r = c + d;
+    AB[d + ldab * c] = (d <= b && r < n) ? A[r + lda * c] : T(0);
+  }
+}
+
+}  // namespace two_stage_cuda
+
+namespace {
+
+using namespace two_stage_cuda;
+
+template <class T>
+constexpr index_t kLdMulOf2 = sizeof(T) >= 16 ? 1 : index_t(16 / sizeof(T));
+
+template <class T>
+class TwoStageDevice final : public TwoStageCuda<T> {
+ public:
+  TwoStageDevice(index_t n, index_t b, const T* A, index_t lda, bool device_input,
+                 TwoStageDeviceTimes* times)
+      : n_(n),
+        b_(std::max<index_t>(b, 1)),
+        ldd_((std::max<index_t>(n, 1) + kLdMulOf2<T> - 1) / kLdMulOf2<T> * kLdMulOf2<T>),
+        times_(times) {
+    if (cuda_device_count() == 0) throw DeviceError("--device cuda: no CUDA device is visible");
+    const std::uint64_t need = two_stage_device_bytes<T>(n, b_);
+    std::size_t free_b = 0, total_b = 0;
+    ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+    if (need > free_b)
+      throw DeviceError("the GPU cannot hold this problem: order " + std::to_string(n) + " in " +
+                        ScalarTraits<T>::name + " (two-stage) needs " + std::to_string(need) +
+                        " bytes of device memory, " + std::to_string(free_b) +
+                        " are available (of " + std::to_string(total_b) + ")");
+    ck(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking), "cudaStreamCreate");
+    ck(cudaEventCreate(&ev0_), "cudaEventCreate");
+    ck(cudaEventCreate(&ev1_), "cudaEventCreate");
+    ck(cudaEventCreate(&ev2_), "cudaEventCreate");
+    const std::size_t nn = std::size_t(std::max<index_t>(n, 1));
+    const std::size_t panel = nn * std::size_t(b_) * sizeof(T);
+    alloc(&dA_, std::size_t(ldd_) * nn * sizeof(T));
+    alloc(&dV_, panel);
+    alloc(&dX_, panel);
+    alloc(&dY_, panel);
+    alloc(&dW_, panel);
+    alloc(&dsmall_, 4 * std::size_t(b_) * std::size_t(b_) * sizeof(T));
+    alloc(&dtau_, nn * sizeof(T));
+    alloc(&dbeta_, std::size_t(b_) * sizeof(real_t<T>));
+    alloc(&dAB_, (2 * std::size_t(b_) + 1) * nn * sizeof(T));
+    alloc(&dd_, nn * sizeof(real_t<T>));
+    alloc(&de_, nn * sizeof(real_t<T>));
+    alloc(&dmax_, sizeof(unsigned long long));
+    const auto t0 = std::chrono::steady_clock::now();
+    if (n > 0)
+      ck(cudaMemcpy2DAsync(dA_, ldd_ * sizeof(T), A, lda * sizeof(T), n * sizeof(T), n,
+                           device_input ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, st_),
+         "upload A");
+    ck(cudaStreamSynchronize(st_), "upload A");
+    if (times_)
+      times_->upload +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  ~TwoStageDevice() override {
+    cudaStreamSynchronize(st_);
+    for (void* p : {static_cast<void*>(dA_), static_cast<void*>(dV_), static_cast<void*>(dX_),
+                    static_cast<void*>(dY_), static_cast<void*>(dW_), static_cast<void*>(dsmall_),
+                    static_cast<void*>(dtau_), static_cast<void*>(dbeta_), static_cast<void*>(dAB_),
+                    static_cast<void*>(dd_), static_cast<void*>(de_), static_cast<void*>(dmax_)})
+      if (p) cudaFree(p);
+    cudaEventDestroy(ev0_);
+    cudaEventDestroy(ev1_);
+    cudaEventDestroy(ev2_);
+    cudaStreamDestroy(st_);
+  }
+
+  double lower_absmax() override {
+    if (n_ == 0) return 0;
+    ck(cudaMemsetAsync(dmax_, 0, sizeof(unsigned long long), st_), "absmax");
+    tridiag_cuda::lower_absmax_kernel<T><<<1024, 256, 0, st_>>>(n_, dA_, ldd_, dmax_);
+    ck(cudaGetLastError(), "lower_absmax_kernel");
+    unsigned long long bits = 0;
+    ck(cudaMemcpyAsync(&bits, dmax_, sizeof bits, cudaMemcpyDeviceToHost, st_), "absmax");
+    ck(cudaStreamSynchronize(st_), "absmax");
+    double a = 0;
+    std::memcpy(&a, &bits, sizeof a);
+    return a;
+  }
+
+  void scale_lower(int k) override {
+    if (n_ == 0 || k == 0) return;
+    tridiag_cuda::scale_lower_kernel<T><<<1024, 256, 0, st_>>>(n_, dA_, ldd_, k);
+    ck(cudaGetLastError(), "scale_lower_kernel");
+  }
+
+  void run(index_t b, real_t<T>* d, real_t<T>* e) override {
+    using R = real_t<T>;
+    if (b != b_) throw UsageError("two-stage device: band width differs from the allocation's");
+    const index_t n = n_;
+    if (n == 0) return;
+    const index_t lda = ldd_;
+    ck(cudaEventRecord(ev0_, st_), "cudaEventRecord");
+    if constexpr (is_complex_v<T>)
+      diag_real_kernel<T><<<unsigned((n + 255) / 256), 256, 0, st_>>>(n, dA_, lda);
+    T* G = dsmall_;
+    T* Tm = G + b * b;
+    T* Z = Tm + b * b;
+    T* M = Z + b * b;
+    for (index_t j0 = 0; j0 + b < n; j0 += b) {
+      const index_t r0 = j0 + b, m = n - r0, k = std::min(b, m);
+      T* P = dA_ + r0 + lda * j0;
+      T* A22 = dA_ + r0 + lda * r0;
+      // 1. panel QR
+      for (index_t i = 0; i < k; ++i) {
+        // larfg_kernel's column g = 0 of the matrix "P(i-1.., i)": alpha = P(i, i), x below.
+        tridiag_cuda::larfg_kernel<T><<<1, 1024, 0, st_>>>(m - i + 1, 0, P + (i - 1) + lda * i, lda,
+                                                           dbeta_ + i, dtau_ + j0 + i);
+        ck(cudaGetLastError(), "larfg_kernel");
+        if (b - 1 - i > 0) {
+          panel_apply_kernel<T>
+              <<<unsigned(b - 1 - i), kSumThreads, 0, st_>>>(m, i, P, lda, dtau_ + j0 + i);
+          ck(cudaGetLastError(), "panel_apply_kernel");
+        }
+      }
+      const unsigned rb = unsigned((m + 127) / 128);
+      form_v_kernel<T><<<dim3(rb, unsigned(k)), 128, 0, st_>>>(m, k, P, lda, dbeta_, dV_);
+      // 2. T
+      if (k > 1) gram_kernel<T><<<unsigned(k * k), kSumThreads, 0, st_>>>(m, k, dV_, G);
+      tfactor_kernel<T><<<1, unsigned(((k + 31) / 32) * 32), 0, st_>>>(k, dtau_ + j0, G, Tm);
+      // 3. X = A22 V
+      symm_canonical_gpu<T>(m, k, A22, lda, dV_, m, dX_, m, st_);
+      // 4-7. Y, Z, M, W
+      y_kernel<T><<<dim3(rb, unsigned(k)), 128, 0, st_>>>(m, k, dX_, Tm, dY_);
+      zdot_kernel<T><<<unsigned(k * k), kSumThreads, 0, st_>>>(m, k, dV_, dY_, Z);
+      m_kernel<T><<<1, 256, 0, st_>>>(k, Tm, Z, M);
+      w_kernel<T><<<dim3(rb, unsigned(k)), 128, 0, st_>>>(m, k, dV_, M, dY_, dW_);
+      ck(cudaGetLastError(), "two-stage panel kernels");
+      // 8. A22 -= V W^H + W V^H
+      rank2k(m, k, A22, lda);
+    }
+    ck(cudaEventRecord(ev1_, st_), "cudaEventRecord");
+    const index_t ldab = 2 * b + 1;
+    band_kernel<T><<<unsigned(n), 128, 0, st_>>>(n, b, dA_, lda, dAB_, ldab);
+    ck(cudaGetLastError(), "band_kernel");
+    band_to_tridiagonal_cuda<T>(n, b, dAB_, ldab, dd_, de_, st_);
+    ck(cudaEventRecord(ev2_, st_), "cudaEventRecord");
+    ck(cudaMemcpyAsync(d, dd_, std::size_t(n) * sizeof(R), cudaMemcpyDeviceToHost, st_), "d");
+    if (n > 1)
+      ck(cudaMemcpyAsync(e, de_, std::size_t(n - 1) * sizeof(R), cudaMemcpyDeviceToHost, st_), "e");
+    ck(cudaStreamSynchronize(st_), "two-stage reduction");
+    if (times_) {
+      float ms1 = 0, ms2 = 0;
+      ck(cudaEventElapsedTime(&ms1, ev0_, ev1_), "cudaEventElapsedTime");
+      ck(cudaEventElapsedTime(&ms2, ev1_, ev2_), "cudaEventElapsedTime");
+      times_->stage1 += ms1 * 1e-3;
+      times_->stage2 += ms2 * 1e-3;
+    }
+  }
+
+ private:
+  template <class P>
+  void alloc(P** p, std::size_t bytes) {
+    ck(cudaMalloc(reinterpret_cast<void**>(p), std::max<std::size_t>(bytes, 16)), "cudaMalloc");
+  }
+
+  /// The one-stage's canonical rank-2k kernels (the same choice per precision as
+  /// tridiag_device.cu's rank2k(), the same bits).
+  void rank2k(index_t m, index_t k, T* A22, index_t lda) {
+    const index_t nt = (m + 63) / 64;
+    const unsigned tiles = unsigned(nt * (nt + 1) / 2);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                  std::is_same_v<T, Complex<float>>)
+      tridiag_cuda::rank2k_wide_kernel<T>
+          <<<tiles, 128, 0, st_>>>(m, k, dV_, m, dW_, m, A22, lda, nt, false);
+    else if constexpr (std::is_same_v<T, Complex<double>>)
+      tridiag_cuda::rank2k_kernel<T, 2>
+          <<<tiles, 256, 0, st_>>>(m, k, dV_, m, dW_, m, A22, lda, nt, false);
+    else
+      tridiag_cuda::rank2k_kernel<T>
+          <<<tiles, 256, 0, st_>>>(m, k, dV_, m, dW_, m, A22, lda, nt, false);
+    ck(cudaGetLastError(), "rank2k");
+  }
+
+  index_t n_, b_, ldd_;
+  TwoStageDeviceTimes* times_;
+  cudaStream_t st_ = nullptr;
+  cudaEvent_t ev0_ = nullptr, ev1_ = nullptr, ev2_ = nullptr;
+  T* dA_ = nullptr;
+  T *dV_ = nullptr, *dX_ = nullptr, *dY_ = nullptr, *dW_ = nullptr, *dsmall_ = nullptr;
+  T* dtau_ = nullptr;
+  real_t<T>* dbeta_ = nullptr;
+  T* dAB_ = nullptr;
+  real_t<T>*dd_ = nullptr, *de_ = nullptr;
+  unsigned long long* dmax_ = nullptr;
+};
+
+}  // namespace
+
+template <class T>
+std::uint64_t two_stage_device_bytes(index_t n, index_t b) {
+  const std::uint64_t nn = std::uint64_t(std::max<index_t>(n, 1));
+  const std::uint64_t ld = (nn + kLdMulOf2<T> - 1) / kLdMulOf2<T> * kLdMulOf2<T>;
+  const std::uint64_t bb = std::uint64_t(std::max<index_t>(b, 1));
+  return sizeof(T) * (ld * nn + 4 * nn * bb + 4 * bb * bb + nn + (2 * bb + 1) * nn) +
+         sizeof(real_t<T>) * (2 * nn + bb) + (std::uint64_t(1) << 20);
+}
+
+template <class T>
+std::unique_ptr<TwoStageCuda<T>> make_two_stage_cuda(index_t n, index_t b, const T* A, index_t lda,
+                                                     bool device_input,
+                                                     TwoStageDeviceTimes* times) {
+  return std::make_unique<TwoStageDevice<T>>(n, b, A, lda, device_input, times);
+}
+
+#define EIGSOLVE_INSTANTIATE_TWO_STAGE_CUDA(T)                        \
+  template std::uint64_t two_stage_device_bytes<T>(index_t, index_t); \
+  template std::unique_ptr<TwoStageCuda<T>> make_two_stage_cuda<T>(   \
+      index_t, index_t, const T*, index_t, bool, TwoStageDeviceTimes*);
+EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_TWO_STAGE_CUDA)
+#undef EIGSOLVE_INSTANTIATE_TWO_STAGE_CUDA
+
+}  // namespace eigsolve
