@@ -284,13 +284,47 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     ck(cudaGetLastError(), "scale_lower_kernel");
   }
 
+  void stage1(index_t b, T* A, index_t lda) override {
+    if (b != b_) throw UsageError("two-stage device: band width differs from the allocation's");
+    if (n_ == 0) return;
+    reduce_to_band_dev(b);
+    ck(cudaMemcpy2DAsync(A, lda * sizeof(T), dA_, ldd_ * sizeof(T), n_ * sizeof(T), n_,
+                         cudaMemcpyDeviceToHost, st_),
+       "download A");
+    ck(cudaStreamSynchronize(st_), "two-stage stage 1");
+  }
+
   void run(index_t b, real_t<T>* d, real_t<T>* e) override {
     using R = real_t<T>;
     if (b != b_) throw UsageError("two-stage device: band width differs from the allocation's");
     const index_t n = n_;
     if (n == 0) return;
-    const index_t lda = ldd_;
     ck(cudaEventRecord(ev0_, st_), "cudaEventRecord");
+    reduce_to_band_dev(b);
+    ck(cudaEventRecord(ev1_, st_), "cudaEventRecord");
+    const index_t ldab = 2 * b + 1;
+    band_kernel<T><<<unsigned(n), 128, 0, st_>>>(n, b, dA_, ldd_, dAB_, ldab);
+    ck(cudaGetLastError(), "band_kernel");
+    band_to_tridiagonal_cuda<T>(n, b, dAB_, ldab, dd_, de_, st_);
+    ck(cudaEventRecord(ev2_, st_), "cudaEventRecord");
+    ck(cudaMemcpyAsync(d, dd_, std::size_t(n) * sizeof(R), cudaMemcpyDeviceToHost, st_), "d");
+    if (n > 1)
+      ck(cudaMemcpyAsync(e, de_, std::size_t(n - 1) * sizeof(R), cudaMemcpyDeviceToHost, st_), "e");
+    ck(cudaStreamSynchronize(st_), "two-stage reduction");
+    if (times_) {
+      float ms1 = 0, ms2 = 0;
+      ck(cudaEventElapsedTime(&ms1, ev0_, ev1_), "cudaEventElapsedTime");
+      ck(cudaEventElapsedTime(&ms2, ev1_, ev2_), "cudaEventElapsedTime");
+      times_->stage1 += ms1 * 1e-3;
+      times_->stage2 += ms2 * 1e-3;
+    }
+  }
+
+ private:
+  /// Stage 1 on dA_, queued on st_ (docs/canonical-two-stage.md, steps 1-8 per panel).
+  void reduce_to_band_dev(index_t b) {
+    const index_t n = n_;
+    const index_t lda = ldd_;
     if constexpr (is_complex_v<T>)
       diag_real_kernel<T><<<unsigned((n + 255) / 256), 256, 0, st_>>>(n, dA_, lda);
     T* G = dsmall_;
@@ -329,26 +363,8 @@ class TwoStageDevice final : public TwoStageCuda<T> {
       // 8. A22 -= V W^H + W V^H
       rank2k(m, k, A22, lda);
     }
-    ck(cudaEventRecord(ev1_, st_), "cudaEventRecord");
-    const index_t ldab = 2 * b + 1;
-    band_kernel<T><<<unsigned(n), 128, 0, st_>>>(n, b, dA_, lda, dAB_, ldab);
-    ck(cudaGetLastError(), "band_kernel");
-    band_to_tridiagonal_cuda<T>(n, b, dAB_, ldab, dd_, de_, st_);
-    ck(cudaEventRecord(ev2_, st_), "cudaEventRecord");
-    ck(cudaMemcpyAsync(d, dd_, std::size_t(n) * sizeof(R), cudaMemcpyDeviceToHost, st_), "d");
-    if (n > 1)
-      ck(cudaMemcpyAsync(e, de_, std::size_t(n - 1) * sizeof(R), cudaMemcpyDeviceToHost, st_), "e");
-    ck(cudaStreamSynchronize(st_), "two-stage reduction");
-    if (times_) {
-      float ms1 = 0, ms2 = 0;
-      ck(cudaEventElapsedTime(&ms1, ev0_, ev1_), "cudaEventElapsedTime");
-      ck(cudaEventElapsedTime(&ms2, ev1_, ev2_), "cudaEventElapsedTime");
-      times_->stage1 += ms1 * 1e-3;
-      times_->stage2 += ms2 * 1e-3;
-    }
   }
 
- private:
   template <class P>
   void alloc(P** p, std::size_t bytes) {
     ck(cudaMalloc(reinterpret_cast<void**>(p), std::max<std::size_t>(bytes, 16)), "cudaMalloc");

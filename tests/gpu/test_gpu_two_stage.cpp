@@ -1,0 +1,147 @@
+// The two-stage reduction on the device (householder/two_stage_cuda.hpp) against the CPU's
+// (householder/two_stage.hpp, docs/canonical-two-stage.md): stage 1 bitwise (the band and the
+// reflectors), d and e bitwise, and the eigenvalues of the whole pipeline (eigensolve and
+// eigensolve_device with --device cuda) bitwise, for s, d, c, z, dd.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/context.hpp"
+#include "gpu_guard.hpp"
+#include "householder/two_stage.hpp"
+#include "householder/two_stage_cuda.hpp"
+#include "solver/eigensolve.hpp"
+
+namespace eigsolve {
+namespace {
+
+template <class T>
+HostMatrix<T> random_hermitian(index_t n, unsigned seed) {
+  using R = real_t<T>;
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  HostMatrix<T> A(n);
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i) {
+      if constexpr (is_complex_v<T>)
+        A(i, j) = T(R(u(g)), R(u(g)));  // the diagonal's imaginary part must be ignored
+      else
+        A(i, j) = T(R(u(g)));
+    }
+  return A;
+}
+
+template <class T>
+bool same_bits(const T* a, const T* b, std::size_t count) {
+  return std::memcmp(a, b, count * sizeof(T)) == 0;
+}
+
+template <class T>
+class GpuTwoStage : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double, Complex<float>, Complex<double>, dd_real>;
+TYPED_TEST_SUITE(GpuTwoStage, Scalars);
+
+// Stage 1: the device leaves in A exactly what reduce_to_band leaves (the band, the reflectors).
+TYPED_TEST(GpuTwoStage, Stage1BitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  for (index_t n : {1, 2, 5, 33, 64, 65, 130, 300})
+    for (index_t b : {1, 3, 8, 32}) {
+      const auto A0 = random_hermitian<T>(n, unsigned(n * 100 + b));
+      auto Ac = A0;
+      std::vector<T> tau(static_cast<std::size_t>(n));
+      reduce_to_band(Context{}, n, b, Ac.ptr(), n, tau.data());
+      HostMatrix<T> Ag(n);
+      auto dev = make_two_stage_cuda<T>(n, b, A0.ptr(), n, false);
+      dev->stage1(b, Ag.ptr(), n);
+      // the lower triangle (the strict upper is not the reduction's)
+      index_t bad = 0, first_i = -1, first_j = -1;
+      for (index_t j = 0; j < n; ++j)
+        for (index_t i = j; i < n; ++i)
+          if (!same_bits(&Ag(i, j), &Ac(i, j), 1)) {
+            if (bad++ == 0) first_i = i, first_j = j;
+          }
+      EXPECT_EQ(bad, 0) << "n = " << n << ", b = " << b << ": first difference at (" << first_i
+                        << ", " << first_j << ")";
+    }
+}
+
+// Both stages: d and e bitwise the CPU's tridiagonalize_two_stage.
+TYPED_TEST(GpuTwoStage, TridiagonalBitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  using R = real_t<T>;
+  const std::vector<index_t> sizes = std::is_same<T, dd_real>::value
+                                         ? std::vector<index_t>{1, 2, 3, 40, 129, 400}
+                                         : std::vector<index_t>{1, 2, 3, 40, 129, 400, 1100};
+  for (index_t n : sizes)
+    for (index_t b : {2, 8, 32}) {
+      const auto A0 = random_hermitian<T>(n, unsigned(n + 7 * b));
+      auto Ac = A0;
+      std::vector<R> dc(n), ec(n, R(0)), dg(n), eg(n, R(0));
+      tridiagonalize_two_stage(Context{}, n, b, Ac.ptr(), n, dc.data(), ec.data());
+      auto dev = make_two_stage_cuda<T>(n, b, A0.ptr(), n, false);
+      dev->run(b, dg.data(), eg.data());
+      EXPECT_TRUE(same_bits(dg.data(), dc.data(), std::size_t(n)))
+          << "d: n = " << n << ", b = " << b;
+      EXPECT_TRUE(same_bits(eg.data(), ec.data(), std::size_t(n - 1)))
+          << "e: n = " << n << ", b = " << b;
+      // again: the same bits
+      std::vector<R> d2(n), e2(n, R(0));
+      dev = make_two_stage_cuda<T>(n, b, A0.ptr(), n, false);
+      dev->run(b, d2.data(), e2.data());
+      EXPECT_TRUE(same_bits(d2.data(), dg.data(), std::size_t(n))) << "rerun, n = " << n;
+    }
+}
+
+// The pipeline: eigensolve (host matrix) and eigensolve_device (device matrix) with the CUDA
+// backend give the CPU backend's eigenvalues bit for bit.
+TYPED_TEST(GpuTwoStage, EigenvaluesBitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  const index_t n = std::is_same<T, dd_real>::value ? 200 : 700;
+  const auto A0 = random_hermitian<T>(n, 99);
+  SolveOptions opt;
+  opt.reduction = Reduction::two_stage;
+  auto Ac = A0;
+  const auto cpu = eigensolve(Context{}, Ac, opt);
+  Context gctx;
+  gctx.backend = Backend::cuda;
+  auto Ag = A0;
+  const auto gpu = eigensolve(gctx, Ag, opt);
+  ASSERT_EQ(gpu.w.size(), cpu.w.size());
+  EXPECT_TRUE(same_bits(gpu.w.data(), cpu.w.data(), cpu.w.size()));
+  T* dA = nullptr;
+  ASSERT_EQ(cudaSuccess, cudaMalloc(&dA, sizeof(T) * std::size_t(n) * std::size_t(n)));
+  ASSERT_EQ(cudaSuccess, cudaMemcpy(dA, A0.ptr(), sizeof(T) * std::size_t(n) * std::size_t(n),
+                                    cudaMemcpyHostToDevice));
+  const auto dev = eigensolve_device(gctx, n, static_cast<const T*>(dA), n, opt);
+  cudaFree(dA);
+  ASSERT_EQ(dev.w.size(), cpu.w.size());
+  EXPECT_TRUE(same_bits(dev.w.data(), cpu.w.data(), cpu.w.size()));
+}
+
+// A matrix scaled near overflow: the same exact pre-scaling on both backends.
+TEST(GpuTwoStageScaling, HugeMatrixSameBits) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  auto A0 = random_hermitian<double>(150, 3);
+  for (index_t j = 0; j < 150; ++j)
+    for (index_t i = j; i < 150; ++i)
+      A0(i, j) = std::ldexp(A0(i, j), 1000);
+  SolveOptions opt;
+  opt.reduction = Reduction::two_stage;
+  auto Ac = A0;
+  const auto cpu = eigensolve(Context{}, Ac, opt);
+  Context gctx;
+  gctx.backend = Backend::cuda;
+  auto Ag = A0;
+  const auto gpu = eigensolve(gctx, Ag, opt);
+  EXPECT_TRUE(same_bits(gpu.w.data(), cpu.w.data(), cpu.w.size()));
+}
+
+}  // namespace
+}  // namespace eigsolve
