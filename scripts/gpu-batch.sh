@@ -16,7 +16,8 @@ if [ "$cmd" = pack ]; then
   mkdir -p "$build/final/stage"
   for b in bin/eigsolve tests/test_gpu_symv tests/test_gpu_tridiag tests/test_gpu_bisection \
            tests/test_gpu_back_transform tests/test_gpu_arith tests/test_gpu_residuals tests/test_gpu_invit \
-           bin/bench_eig bin/bench_tridiag; do
+           tests/test_gpu_symm tests/test_gpu_bulge_chase tests/test_gpu_two_stage \
+           bin/bench_eig bin/bench_tridiag bin/bench_symm bin/bench_bulge; do
     [ -x "$build/$b" ] && strip -o "$build/final/stage/$(basename "$b")" "$build/$b"
   done
   tar -C "$build/final/stage" -cJf "$build/final/bin.tar.xz" .
@@ -77,6 +78,10 @@ for s in "$@"; do
     cpu-bench) # issue 9 item 8: ours vs LAPACKE on 2 host cores of the (otherwise idle) GPU host
       step cpu-bench 560 bash -c "for p in s d c z; do taskset -c 0,1 '$bin/bench_eig' values \$p 2 3 2048; taskset -c 0,1 '$bin/bench_eig' values \$p 2 2 4096; done" ;;
     cpu-tridiag) step cpu-tridiag 300 bash -c "taskset -c 0,1 '$bin/bench_tridiag' --threads 2 --reps 3 --sizes 2048,4096 --sz-sizes 2048,4096 --dd-sizes 256; for v in 1 0; do echo EIGSOLVE_HEMV_PERMUTE=\$v; EIGSOLVE_HEMV_PERMUTE=\$v taskset -c 0,1 '$bin/bench_tridiag' --threads 2 --sizes '' --dd-sizes '' --sz-sizes '' --hemv-sizes 2048,4096 --sz-prec c --reps 7; done" ;;
+    tests-2stage) mkdir -p "$out/t"  # the two-stage reduction's pieces and the whole, bitwise against the CPU
+      step tests-2stage 300 bash -c "rc=0; for n in test_gpu_symm test_gpu_bulge_chase test_gpu_two_stage; do EIGSOLVE_REQUIRE_GPU=1 timeout 140 '$bin'/tests/\$n --gtest_output=json:'$out'/t/\$n.json > '$out'/t/\$n.log 2>&1 || { rc=1; echo FAILED \$n; }; tail -n 3 '$out'/t/\$n.log; done; exit \$rc" ;;
+    bench-2stage) # the two-stage pieces' standalone timings, then bench eig with the two-stage reduction against cuSOLVER
+      step bench-2stage 400 bash -c "timeout 90 '$bin'/bench_symm --sizes 2048,4096,8192,16384 --k 32 --prec s,d,c,z,dd --runs 3; timeout 90 '$bin'/bench_bulge --sizes 4096,16384 --b 32 --prec s,d,z,dd --runs 3; timeout 200 '$es' bench eig --reduction two-stage -p s,d,c,z,dd --sizes 4096,16384 --runs 1 --check-cpu-max 2048 --host-input-max 0 --json '$out'/eig-2stage.json" ;;
     tests-symv) mkdir -p "$out/t"
       step tests-symv 300 env EIGSOLVE_REQUIRE_GPU=1 "$bin/tests/test_gpu_symv" --gtest_output=json:"$out/t/test_gpu_symv.json" ;;
     tests-fast) mkdir -p "$out/t"  # every GPU test binary but test_gpu_invit (minutes of host references)
