@@ -17,6 +17,7 @@
 #include "core/parallel.hpp"
 #include "householder/chain_window_avx2.hpp"
 #include "householder/larfg.hpp"
+#include "householder/rank2k.hpp"
 #include "householder/update_kernels.hpp"
 #include "symv/reference.hpp"
 #include "symv/tile_kernels.hpp"
@@ -140,11 +141,13 @@ using hh_detail::kBlockedUpdate;
 using hh_detail::kBlockedUpdateC;
 #endif
 
-/// Rank-2k update of the lower triangle of the m x m matrix A22:
-/// a_ij -= sum_k (v_ik conj(w_jk) + w_ik conj(v_jk)), k ascending, one chain per element;
-/// complex diagonal made real. NW/NV (kb x m, column j holds -conj(w_j.) / -conj(v_j.)) are
-/// workspace filled here, by the thread that owns column j. Threads take column blocks (paired
-/// from both ends for balance); one parallel region per update.
+}  // namespace
+
+namespace hh_detail {
+
+/// The rank-2k update of householder/rank2k.hpp. NW/NV (kb x m, column j holds -conj(w_j.) /
+/// -conj(v_j.)) are workspace filled here, by the thread that owns column j. Threads take column
+/// blocks (paired from both ends for balance); one parallel region per update.
 template <class T>
 void rank2k_update(int nthreads, index_t m, index_t kb, const T* V, index_t ldv, const T* W,
                    index_t ldw, T* A22, index_t lda, T* NW, T* NV) {
@@ -190,6 +193,18 @@ void rank2k_update(int nthreads, index_t m, index_t kb, const T* V, index_t ldv,
     }
   });
 }
+
+#define EIGSOLVE_INSTANTIATE_RANK2K(T)                                                            \
+  template void rank2k_update<T>(int, index_t, index_t, const T*, index_t, const T*, index_t, T*, \
+                                 index_t, T*, T*);
+EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_RANK2K)
+#undef EIGSOLVE_INSTANTIATE_RANK2K
+
+}  // namespace hh_detail
+
+namespace {
+
+using hh_detail::rank2k_update;
 
 template <class T>
 struct Workspace {
