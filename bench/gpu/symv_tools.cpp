@@ -114,9 +114,6 @@ int main_bench_symv(int argc, char** argv) {
           "elements, distinct results over the runs, bitwise equality with the CPU.\n\n"))
     return kExitOk;
   if (runs < 1) throw UsageError("--runs must be >= 1");
-  const Reduction red = parse_reduction(reduction);
-  if (red == Reduction::two_stage && vectors)
-    throw UsageError("--reduction two-stage computes eigenvalues only in this version");
   const auto ps = parse_precisions(precisions);
   const auto ns = parse_sizes(sizes);
   const std::string gpu = gpu_description();
@@ -150,7 +147,6 @@ int main_bench_symv(int argc, char** argv) {
                                     {"gbs", g},
                                     {"runs", r.runs},
                                     {"distinct", r.distinct}};
-        if (r.impl == "eigsolve") j["reduction"] = reduction_name(red);
         if (r.bitwise_cpu < 0)
           j["bitwise_cpu"] = nullptr;
         else
@@ -299,6 +295,9 @@ int main_bench_eig(int argc, char** argv) {
           "over the runs, bitwise equality with the CPU backend.\n\n"))
     return kExitOk;
   if (runs < 1) throw UsageError("--runs must be >= 1");
+  const Reduction red = parse_reduction(reduction);
+  if (red == Reduction::two_stage && vectors)
+    throw UsageError("--reduction two-stage computes eigenvalues only in this version");
   const auto ps = parse_precisions(precisions);
   const auto ns = parse_sizes(sizes);
   const std::string gpu = gpu_description();
@@ -325,6 +324,7 @@ int main_bench_eig(int argc, char** argv) {
                                     {"seconds", r.seconds},
                                     {"runs", r.runs},
                                     {"distinct", r.distinct}};
+        if (r.impl == "eigsolve") j["reduction"] = reduction_name(red);
         if (r.bitwise_cpu < 0)
           j["bitwise_cpu"] = nullptr;
         else
