@@ -1,1 +1,541 @@
-// placeholder: being written (docs/canonical-two-stage.md)
+// The canonical SYMM / HEMM on the device: X(:, q) = symv_reference(1, A, V(:, q), 0), q < k,
+// bit for bit (docs/canonical-symv.md; stage 1, step 3 of docs/canonical-two-stage.md).
+//
+//   block (y, x): rows rb0 .. rb0+RB-1 (inside row panel P = rb0 / 64), vectors qb0 .. qb0+QB-1
+//   it walks the tile columns J = 0, 1, ..., nt-1 in ascending order (the canonical tile order),
+//   KC columns per shared-memory stage (cp.async, two stages in flight):
+//
+//          J < P                 J == P                     J > P
+//      stored tile (P, J)    diagonal tile, expanded     stored tile (J, P), read transposed
+//      sA[j][i] = A(i, j)    sA[j][i] = a_ij             sA[i][j] = A(j, i)  (conj on read)
+//      (direct layout)       (direct layout)             (j-major layout, 16-byte units
+//                                                          swizzled: unit ^ ((i / R) & 7))
+//      sV[q][j] = V(j, q)    (j-major, swizzled with (q / Q) & 7), zeros past m and past k
+//
+//   thread (lane = rg + RG vg, warp w): rows w*RG*R + rg*R + r (r < R), vectors vg*Q + t (t < Q)
+//   per 16-byte unit of U columns: Q broadcast loads of V, R (or U*R/U) loads of A, U*R*Q madd
+//   per output: the chunk chain s (8 columns, from +0), then the fixed tree held as a binary
+//   counter (L0, L1, L2), then acc = p (J == 0) or acc + p; at the end X = T(1) * acc.
+//
+//        chunk c:  0: L0 = s      1: L1 = L0 + s          2: L0 = s   3: L2 = L1 + (L0 + s)
+//                  4: L0 = s      5: L1 = L0 + s          6: L0 = s
+//                  7: p = L2 + (L1 + (L0 + s))  =  ((c0+c1)+(c2+c3)) + ((c4+c5)+(c6+c7))
+//
+// No workspace, no atomics: the order is the loop order. Rows and columns past m are zeros
+// (cp.async zero fill: a padded term is madd(0, 0, s) = s), vectors past k are zeros; neither
+// is written. The strict upper triangle is never read (the diagonal tile gathers a_ij for j > i
+// from A(j, i)).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+
+#include "core/canonical.hpp"
+#include "core/errors.hpp"
+#include "core/precision.hpp"
+#include "symv/cuda/symv_kernels.cuh"
+#include "symv/symm_gpu.hpp"
+
+namespace eigsolve {
+namespace symv_cuda {
+int sm_count();
+}  // namespace symv_cuda
+
+namespace symm_cuda {
+
+using symv_cuda::cp_async;
+using symv_cuda::cp_async_commit;
+using symv_cuda::cp_async_wait_one;
+using symv_cuda::from_parts;
+using symv_cuda::Parts;
+using symv_cuda::Vec16;
+
+template <class T>
+struct SymmArgs {
+  index_t m, k, lda, ldv, ldx;
+  const T* A;
+  const T* V;
+  T* X;
+  bool wide_a, wide_v;  ///< 16-byte cp.async allowed for the full tiles of A / V
+};
+
+/// The compile-time shape of one configuration.
+template <class T, int R_, int Q_, int RG_, int WR_, int KC_>
+struct Shape {
+  static constexpr int R = R_, Q = Q_, RG = RG_, WR = WR_, KC = KC_;
+  static constexpr int VG = 32 / RG;
+  static constexpr int RB = R * RG * WR;                ///< rows per block
+  static constexpr int QB = Q * VG;                     ///< vectors per block
+  static constexpr int NT = 32 * WR;                    ///< threads per block
+  static constexpr int U = 16 / int(sizeof(T));         ///< elements per 16-byte unit
+  static constexpr int UPR = KC * int(sizeof(T)) / 16;  ///< units per j-major row
+  static constexpr int SA = RB * KC, SV = QB * KC, STAGE = SA + SV;
+  static constexpr std::size_t SMEM = 2 * std::size_t(STAGE) * sizeof(T);
+  static_assert(RG * VG == 32 && RG <= 8 && VG <= 8, "warp shape");
+  static_assert(kTile % RB == 0 && kTile % KC == 0 && KC % kChunk == 0, "tile shape");
+  static_assert(UPR >= 8 && kChunk % U == 0, "swizzle needs 8 units per row");
+};
+
+/// Loads N consecutive elements from shared memory with the widest aligned accesses
+/// (p is aligned to N * sizeof(T), up to 16 bytes).
+template <class T, int N>
+__device__ __forceinline__ void lds(const T* p, T* out) {
+  using R = typename Parts<T>::R;
+  constexpr int np = Parts<T>::n, nc = N * np;
+  constexpr int B = nc * int(sizeof(R));
+  const R* q = reinterpret_cast<const R*>(p);
+  R c[nc];
+  if constexpr (B % 16 == 0) {
+    using V = typename Vec16<R>::type;
+    constexpr int per = 16 / int(sizeof(R));
+#pragma unroll
+    for (int s = 0; s < nc / per; ++s) {
+      const V w = reinterpret_cast<const V*>(q)[s];
+      if constexpr (per == 4) {
+        c[4 * s] = w.x;
+        c[4 * s + 1] = w.y;
+        c[4 * s + 2] = w.z;
+        c[4 * s + 3] = w.w;
+      } else {
+        c[2 * s] = w.x;
+        c[2 * s + 1] = w.y;
+      }
+    }
+  } else if constexpr (sizeof(R) == 4 && B % 8 == 0) {
+#pragma unroll
+    for (int s = 0; s < nc / 2; ++s) {
+      const float2 w = reinterpret_cast<const float2*>(q)[s];
+      c[2 * s] = w.x;
+      c[2 * s + 1] = w.y;
+    }
+  } else {
+#pragma unroll
+    for (int s = 0; s < nc; ++s)
+      c[s] = q[s];
+  }
+#pragma unroll
+  for (int e = 0; e < N; ++e)
+    out[e] = from_parts<T>(c + e * np);
+}
+
+/// Offset of element jl of j-major row `row` (KC elements, 16-byte units swizzled by sw).
+template <class S>
+__device__ __forceinline__ int jmajor(int row, int jl, int sw) {
+  return row * S::KC + ((jl / S::U) ^ sw) * S::U + jl % S::U;
+}
+
+/// Issues the cp.async copies of stage s (tile column J = s / (64 / KC), columns jc0 ..) into
+/// buffer b; one commit group is the caller's.
+template <class T, class S>
+__device__ __forceinline__ void stage(const SymmArgs<T>& g, index_t s, index_t rb0, index_t qb0,
+                                      index_t P, T* b) {
+  using R = typename Parts<T>::R;
+  constexpr int np = Parts<T>::n;
+  constexpr int spt = kTile / S::KC;
+  const int tid = threadIdx.x;
+  const index_t J = s / spt;
+  const index_t jc0 = J * kTile + (s % spt) * S::KC;
+  const index_t m = g.m;
+  T* sa = b;
+  T* sv = b + S::SA;
+  if (J < P) {
+    // Direct: sa[jl * RB + i] = A(rb0 + i, jc0 + jl); the columns exist (J < P).
+    const bool full = rb0 + S::RB <= m;
+    if (full && g.wide_a) {
+      constexpr int upc = S::RB / S::U, total = S::KC * upc;
+#pragma unroll 4
+      for (int e = tid; e < total; e += S::NT) {
+        const int jl = e / upc, u = e % upc;
+        cp_async<16>(sa + jl * S::RB + u * S::U, g.A + rb0 + u * S::U + g.lda * (jc0 + jl), true);
+      }
+    } else {
+      constexpr int total = S::KC * S::RB * np;
+#pragma unroll 4
+      for (int e = tid; e < total; e += S::NT) {
+        const int el = e / np, c = e % np, jl = el / S::RB, i = el % S::RB;
+        const bool ok = rb0 + i < m;
+        const T* src = ok ? g.A + rb0 + i + g.lda * (jc0 + jl) : g.A;
+        cp_async<int(sizeof(R))>(reinterpret_cast<R*>(sa + jl * S::RB + i) + c,
+                                 reinterpret_cast<const R*>(src) + (ok ? c : 0), ok);
+      }
+    }
+  } else if (J > P) {
+    // Transposed: sa[jmajor(i, jl)] = A(jc0 + jl, rb0 + i) (conj on read); the rows exist.
+    const bool full = jc0 + S::KC <= m;
+    if (full && g.wide_a) {
+      constexpr int total = S::RB * S::UPR;
+#pragma unroll 4
+      for (int e = tid; e < total; e += S::NT) {
+        const int i = e / S::UPR, u = e % S::UPR;
+        cp_async<16>(sa + i * S::KC + (u ^ ((i / S::R) & 7)) * S::U,
+                     g.A + jc0 + u * S::U + g.lda * (rb0 + i), true);
+      }
+    } else {
+      constexpr int total = S::KC * S::RB * np;
+#pragma unroll 4
+      for (int e = tid; e < total; e += S::NT) {
+        const int el = e / np, c = e % np, i = el / S::KC, jl = el % S::KC;
+        const bool ok = jc0 + jl < m;
+        const T* src = ok ? g.A + jc0 + jl + g.lda * (rb0 + i) : g.A;
+        cp_async<int(sizeof(R))>(reinterpret_cast<R*>(sa + jmajor<S>(i, jl, (i / S::R) & 7)) + c,
+                                 reinterpret_cast<const R*>(src) + (ok ? c : 0), ok);
+      }
+    }
+  } else {
+    // Diagonal tile, direct layout: A(i, j) for j <= i, A(j, i) for j > i (made real / conj
+    // by diag_fixup for complex T once it has landed). The strict upper triangle is not read.
+    constexpr int total = S::KC * S::RB * np;
+#pragma unroll 4
+    for (int e = tid; e < total; e += S::NT) {
+      const int el = e / np, c = e % np, jl = el / S::RB, i = el % S::RB;
+      const index_t ia = rb0 + i, ja = jc0 + jl;
+      const bool ok = ia < m && ja < m;
+      const T* src = !ok ? g.A : (ja <= ia ? g.A + ia + g.lda * ja : g.A + ja + g.lda * ia);
+      cp_async<int(sizeof(R))>(reinterpret_cast<R*>(sa + jl * S::RB + i) + c,
+                               reinterpret_cast<const R*>(src) + (ok ? c : 0), ok);
+    }
+  }
+  // V: sv[jmajor(q, jl)] = V(jc0 + jl, qb0 + q); zeros past m and past k.
+  const bool vfull = jc0 + S::KC <= m && qb0 + S::QB <= g.k;
+  if (vfull && g.wide_v) {
+    constexpr int total = S::QB * S::UPR;
+#pragma unroll 4
+    for (int e = tid; e < total; e += S::NT) {
+      const int q = e / S::UPR, u = e % S::UPR;
+      cp_async<16>(sv + q * S::KC + (u ^ ((q / S::Q) & 7)) * S::U,
+                   g.V + jc0 + u * S::U + g.ldv * (qb0 + q), true);
+    }
+  } else {
+    constexpr int total = S::KC * S::QB * np;
+#pragma unroll 4
+    for (int e = tid; e < total; e += S::NT) {
+      const int el = e / np, c = e % np, q = el / S::KC, jl = el % S::KC;
+      const bool ok = jc0 + jl < m && qb0 + q < g.k;
+      const T* src = ok ? g.V + jc0 + jl + g.ldv * (qb0 + q) : g.V;
+      cp_async<int(sizeof(R))>(reinterpret_cast<R*>(sv + jmajor<S>(q, jl, (q / S::Q) & 7)) + c,
+                               reinterpret_cast<const R*>(src) + (ok ? c : 0), ok);
+    }
+  }
+}
+
+/// Complex diagonal tile, once landed: a_ii = (re, 0), a_ij = conj(A(j, i)) for j > i.
+template <class T, class S>
+__device__ __forceinline__ void diag_fixup(index_t m, index_t rb0, index_t jc0, T* sa) {
+  if constexpr (is_complex_v<T>) {
+    for (int e = threadIdx.x; e < S::KC * S::RB; e += S::NT) {
+      const int jl = e / S::RB, i = e % S::RB;
+      const index_t ia = rb0 + i, ja = jc0 + jl;
+      if (ia >= m || ja >= m || ja < ia) continue;
+      T& a = sa[jl * S::RB + i];
+      a = ja == ia ? T(a.re, real_t<T>(0)) : conj(a);
+    }
+  }
+}
+
+/// The chunks H*KC/8 .. of one stage for the thread's R x Q outputs, then the tree steps.
+template <class T, class S, int H, bool Trans>
+__device__ __forceinline__ void compute_stage(const T* sa, const T* sv, int row0, int qv0, int swa,
+                                              int swv, bool first, T (&L0)[S::R][S::Q],
+                                              T (&L1)[S::R][S::Q], T (&L2)[S::R][S::Q],
+                                              T (&acc)[S::R][S::Q]) {
+  constexpr int R = S::R, Q = S::Q, U = S::U;
+#pragma unroll
+  for (int lc = 0; lc < S::KC / kChunk; ++lc) {
+    const int cc = H * (S::KC / kChunk) + lc;  // chunk index in the tile (compile-time)
+    T ch[R][Q];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int t = 0; t < Q; ++t)
+        ch[r][t] = T(0);
+#pragma unroll
+    for (int gu = 0; gu < kChunk / U; ++gu) {
+      const int jl = lc * kChunk + gu * U;  // first column of the unit
+      T v[Q][U];
+#pragma unroll
+      for (int t = 0; t < Q; ++t)
+        lds<T, U>(sv + (qv0 + t) * S::KC + ((jl / U) ^ swv) * U, v[t]);
+      T a[R][U];
+      if constexpr (Trans) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          lds<T, U>(sa + (row0 + r) * S::KC + ((jl / U) ^ swa) * U, a[r]);
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+            a[r][u] = conj(a[r][u]);
+        }
+      } else {
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          T col[R];
+          lds<T, R>(sa + (jl + u) * S::RB + row0, col);
+#pragma unroll
+          for (int r = 0; r < R; ++r)
+            a[r][u] = col[r];
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+          for (int t = 0; t < Q; ++t)
+            ch[r][t] = madd(a[r][u], v[t][u], ch[r][t]);
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int t = 0; t < Q; ++t) {
+        const T s = ch[r][t];
+        if (cc == 0 || cc == 2 || cc == 4 || cc == 6) {
+          L0[r][t] = s;
+        } else if (cc == 1 || cc == 5) {
+          L1[r][t] = L0[r][t] + s;
+        } else if (cc == 3) {
+          L2[r][t] = L1[r][t] + (L0[r][t] + s);
+        } else {
+          const T p = L2[r][t] + (L1[r][t] + (L0[r][t] + s));
+          acc[r][t] = first ? p : acc[r][t] + p;
+        }
+      }
+  }
+}
+
+template <class T, class S>
+__global__ void __launch_bounds__(S::NT) symm_kernel(const SymmArgs<T> g) {
+  extern __shared__ __align__(16) unsigned char symm_smem[];
+  T* sm = reinterpret_cast<T*>(symm_smem);
+  constexpr int R = S::R, Q = S::Q, spt = kTile / S::KC;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int rg = lane % S::RG, vg = lane / S::RG;
+  const int row0 = (w * S::RG + rg) * R;  // the thread's first row in the block
+  const int qv0 = vg * Q;                 // the thread's first vector in the block
+  const int swa = (w * S::RG + rg) & 7, swv = vg & 7;
+  const index_t rb0 = index_t(blockIdx.y) * S::RB, qb0 = index_t(blockIdx.x) * S::QB;
+  const index_t P = rb0 / kTile;
+  const index_t nt = (g.m + kTile - 1) / kTile, nst = nt * spt;
+
+  T L0[R][Q], L1[R][Q], L2[R][Q], acc[R][Q];
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int t = 0; t < Q; ++t)
+      L0[r][t] = L1[r][t] = L2[r][t] = acc[r][t] = T(0);
+
+  stage<T, S>(g, 0, rb0, qb0, P, sm);
+  cp_async_commit();
+  for (index_t s = 0; s < nst; ++s) {
+    if (s + 1 < nst) stage<T, S>(g, s + 1, rb0, qb0, P, sm + ((s + 1) & 1) * S::STAGE);
+    cp_async_commit();
+    cp_async_wait_one();
+    __syncthreads();
+    const index_t J = s / spt;
+    const int h = int(s % spt);
+    T* sa = sm + (s & 1) * S::STAGE;
+    const T* sv = sa + S::SA;
+    if constexpr (is_complex_v<T>) {
+      if (J == P) {
+        diag_fixup<T, S>(g.m, rb0, J * kTile + h * S::KC, sa);
+        __syncthreads();
+      }
+    }
+    const bool first = J == 0;
+    if (J > P) {
+      if (spt == 1 || h == 0)
+        compute_stage<T, S, 0, true>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2, acc);
+      else
+        compute_stage<T, S, (spt > 1 ? 1 : 0), true>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2,
+                                                     acc);
+    } else {
+      if (spt == 1 || h == 0)
+        compute_stage<T, S, 0, false>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2, acc);
+      else
+        compute_stage<T, S, (spt > 1 ? 1 : 0), false>(sa, sv, row0, qv0, swa, swv, first, L0, L1,
+                                                      L2, acc);
+    }
+    __syncthreads();  // buffer s & 1 is refilled by the next iteration's stage(s + 2)
+  }
+  asm volatile("cp.async.wait_all;\n" ::);
+  // beta == 0: X = alpha * acc with alpha = T(1), the reference's own expression.
+  const T one = T(1);
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int t = 0; t < Q; ++t) {
+      const index_t i = rb0 + row0 + r, q = qb0 + qv0 + t;
+      if (i < g.m && q < g.k) g.X[i + g.ldx * q] = one * acc[r][t];
+    }
+}
+
+template <class T>
+struct Entry {
+  const char* name;
+  int rb, qb;
+  void (*launch)(const SymmArgs<T>&, cudaStream_t);
+};
+
+template <class T, class S>
+void launch(const SymmArgs<T>& g, cudaStream_t st) {
+  const auto kern = symm_kernel<T, S>;
+  cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(S::SMEM));
+  if (e != cudaSuccess)
+    throw DeviceError(std::string("symm_canonical_gpu: shared memory attribute: ") +
+                      cudaGetErrorString(e));
+  const dim3 grid(static_cast<unsigned>((g.k + S::QB - 1) / S::QB),
+                  static_cast<unsigned>((g.m + S::RB - 1) / S::RB));
+  kern<<<grid, S::NT, S::SMEM, st>>>(g);
+  e = cudaGetLastError();
+  if (e != cudaSuccess)
+    throw DeviceError(std::string("symm_canonical_gpu: launch: ") + cudaGetErrorString(e));
+}
+
+/// The configurations of T, from the most outputs per thread (fewest blocks) to the fewest.
+template <class T>
+struct Table;
+
+// 4- and 8-byte scalars: 16 outputs per thread (5 live values each), 64-column stages.
+#define ES_SYMM_TABLE_48(T)                                                    \
+  template <>                                                                  \
+  struct Table<T> {                                                            \
+    static constexpr Entry<T> e[] = {                                          \
+        {"r4q4-rb64-qb32-kc64", 64, 32, &launch<T, Shape<T, 4, 4, 4, 4, 64>>}, \
+        {"r4q2-rb64-qb16-kc64", 64, 16, &launch<T, Shape<T, 4, 2, 4, 4, 64>>}, \
+        {"r4q1-rb64-qb8-kc64", 64, 8, &launch<T, Shape<T, 4, 1, 4, 4, 64>>},   \
+        {"r2q1-rb16-qb8-kc64", 16, 8, &launch<T, Shape<T, 2, 1, 4, 2, 64>>},   \
+    };                                                                         \
+  };
+ES_SYMM_TABLE_48(float)
+ES_SYMM_TABLE_48(double)
+ES_SYMM_TABLE_48(Complex<float>)
+#undef ES_SYMM_TABLE_48
+
+/// symm_select's choice: the first pick whose configuration gives at least min_blocks blocks
+/// for (m, k), else the last pick. Measured on the H200 (k = 32 and 64, m = 2048 .. 16384,
+/// bench_symm --all-configs): fewer outputs per thread only where the grid would be too small.
+struct Pick {
+  int config;
+  long long min_blocks;
+};
+template <class T>
+struct Picks {  // float, double
+  static constexpr Pick p[] = {{0, 128}, {1, 128}, {3, 0}};
+};
+template <>
+struct Picks<Complex<float>> {  // r4q4 needs 255 registers and spills for complex float
+  static constexpr Pick p[] = {{1, 256}, {2, 256}, {3, 0}};
+};
+
+// 16-byte scalars: 32-column stages (two per tile), fewer outputs per thread.
+template <>
+struct Table<Complex<double>> {
+  using T = Complex<double>;
+  static constexpr Entry<T> e[] = {
+      {"r4q2-rb64-qb16-kc32", 64, 16, &launch<T, Shape<T, 4, 2, 4, 4, 32>>},
+      {"r4q1-rb64-qb8-kc32", 64, 8, &launch<T, Shape<T, 4, 1, 4, 4, 32>>},
+      {"r2q1-rb16-qb8-kc32", 16, 8, &launch<T, Shape<T, 2, 1, 4, 2, 32>>},
+  };
+};
+template <>
+struct Table<dd_real> {
+  using T = dd_real;
+  static constexpr Entry<T> e[] = {
+      {"r2q2-rb64-qb16-kc32", 64, 16, &launch<T, Shape<T, 2, 2, 4, 8, 32>>},
+      {"r2q1-rb64-qb8-kc32", 64, 8, &launch<T, Shape<T, 2, 1, 4, 8, 32>>},
+      {"r1q1-rb16-qb8-kc32", 16, 8, &launch<T, Shape<T, 1, 1, 4, 4, 32>>},
+  };
+};
+
+template <>
+struct Picks<Complex<double>> {
+  static constexpr Pick p[] = {{0, 128}, {2, 0}};
+};
+template <>
+struct Picks<dd_real> {
+  static constexpr Pick p[] = {{1, 128}, {2, 0}};
+};
+
+template <class T>
+constexpr int count() {
+  return int(sizeof(Table<T>::e) / sizeof(Table<T>::e[0]));
+}
+
+inline bool aligned16(const void* p, index_t ld, std::size_t size) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && (std::size_t(ld) * size) % 16 == 0;
+}
+
+}  // namespace symm_cuda
+
+template <class T>
+int symm_config_count() {
+  return symm_cuda::count<T>();
+}
+
+template <class T>
+std::string symm_config_name(int config) {
+  if (config < 0 || config >= symm_cuda::count<T>())
+    throw DimensionError("symm_config_name: no configuration " + std::to_string(config));
+  return symm_cuda::Table<T>::e[config].name;
+}
+
+template <class T>
+int symm_select(index_t m, index_t k) {
+  using symm_cuda::Table;
+  constexpr int n = symm_cuda::count<T>();
+  if (const char* env = std::getenv("EIGSOLVE_SYMM_CONFIG")) {
+    const int c = std::atoi(env);
+    if (c >= 0 && c < n) return c;
+  }
+  // The first pick with enough blocks, skipping picks that would pad more than half of their
+  // vectors when a later pick pads less.
+  using symm_cuda::Picks;
+  constexpr int np = int(sizeof(Picks<T>::p) / sizeof(Picks<T>::p[0]));
+  const int sms = symv_cuda::sm_count();
+  for (int i = 0; i < np; ++i) {
+    const auto& e = Table<T>::e[Picks<T>::p[i].config];
+    if (i + 1 < np && 2 * k <= e.qb && Table<T>::e[Picks<T>::p[i + 1].config].qb < e.qb) continue;
+    const index_t blocks = ((m + e.rb - 1) / e.rb) * ((k + e.qb - 1) / e.qb);
+    // min_blocks was measured with 132 SMs: scale it with the device
+    if (blocks * 132 >= Picks<T>::p[i].min_blocks * sms) return Picks<T>::p[i].config;
+  }
+  return Picks<T>::p[np - 1].config;
+}
+
+template <class T>
+void symm_canonical_gpu(index_t m, index_t k, const T* A, index_t lda, const T* V, index_t ldv,
+                        T* X, index_t ldx, void* stream, int config) {
+  const std::string f = "symm_canonical_gpu: ";
+  if (m < 0 || k < 0 || k > kSymmMaxK)
+    throw DimensionError(f + "m = " + std::to_string(m) + ", k = " + std::to_string(k));
+  const index_t mn = m > 1 ? m : 1;
+  if (lda < mn || ldv < mn || ldx < mn)
+    throw DimensionError(f + "leading dimension below max(1, m)");
+  if (config < -1 || config >= symm_cuda::count<T>())
+    throw DimensionError(f + "no configuration " + std::to_string(config));
+  if (m == 0 || k == 0) return;
+  const int c = config >= 0 ? config : symm_select<T>(m, k);
+  symm_cuda::SymmArgs<T> g{m,
+                           k,
+                           lda,
+                           ldv,
+                           ldx,
+                           A,
+                           V,
+                           X,
+                           symm_cuda::aligned16(A, lda, sizeof(T)),
+                           symm_cuda::aligned16(V, ldv, sizeof(T))};
+  symm_cuda::Table<T>::e[c].launch(g, static_cast<cudaStream_t>(stream));
+}
+
+#define EIGSOLVE_INSTANTIATE_SYMM(T)                                                              \
+  template int symm_config_count<T>();                                                            \
+  template std::string symm_config_name<T>(int);                                                  \
+  template int symm_select<T>(index_t, index_t);                                                  \
+  template void symm_canonical_gpu<T>(index_t, index_t, const T*, index_t, const T*, index_t, T*, \
+                                      index_t, void*, int);
+EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_SYMM)
+#undef EIGSOLVE_INSTANTIATE_SYMM
+
+}  // namespace eigsolve
