@@ -31,6 +31,9 @@ class TwoStageCuda {
   virtual void scale_lower(int k) = 0;
   /// Both stages; d[0 .. n) and e[0 .. n-1) (host) as tridiagonalize_two_stage gives them.
   virtual void run(index_t b, real_t<T>* d, real_t<T>* e) = 0;
+  /// Stage 1 only, then A (host, lda) := the device's matrix: what reduce_to_band leaves in A
+  /// (the band and the reflectors below it; tests).
+  virtual void stage1(index_t b, T* A, index_t lda) = 0;
 };
 
 /// Copies the lower triangle of A (order n, lda; host memory, or device memory when
