@@ -1,1 +1,287 @@
-// placeholder: being written (docs/canonical-two-stage.md)
+// Stage 2 of the two-stage reduction on the device (householder/bulge_chase_cuda.hpp): the
+// canonical bulge chase of docs/canonical-two-stage.md, bitwise householder/bulge_chase.cpp.
+//
+//   zero_bulge_kernel     rows b+1 .. ldab-1 of the band := 0 (the CPU does the same first)
+//   chase_kernel          persistent; one warp per sweep, sweeps drawn in order:
+//     warp: i = atomicAdd(&next, 1); while i < n-1:
+//             level 0 (task A), levels 1, 2, ... (tasks B, C): bulge_warp::sweep
+//             (householder/cuda/bulge_chase_warp.hpp, which states the dependency rule):
+//             part 1 of level k (task B) once progress[i-1] >= 2k+3, part 2 (task C) once
+//             >= 2k+4 (lane 0 polls, then fence.acq_rel, __syncwarp); a part's blocks are
+//             copied from the band (L2, ld.global.cg) into the warp's shared memory, computed
+//             there, written back (st.global.cg), then __syncwarp, lane 0's fence.acq_rel and
+//             progress[i] := 2k+1 / 2k+2 (kDone after the last level)
+//   EIGSOLVE_GPU_BULGE_SPLIT=0: one progress step per level (level k after >= 2k+4; slower);
+//   EIGSOLVE_GPU_BULGE_WARPS=w: w warps in flight (default: half the first sweep's levels + 32).
+//   Every setting gives the same bits.
+//   extract_kernel        d[i] = real(B(i,i)), e[i] = real(B(i+1,i))
+//
+// No deadlock whatever the scheduler: a warp only waits for the sweep drawn just before its
+// own, and that draw was made by a warp that is running (resident) and itself only waits for
+// earlier draws. The counters count levels, never data: NaN or Inf in the band cannot keep a
+// warp waiting. They are allocated and zeroed on the stream by every call.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "core/errors.hpp"
+#include "householder/bulge_chase_cuda.hpp"
+#include "householder/cuda/bulge_chase_warp.hpp"
+
+namespace eigsolve {
+namespace {
+
+void ck(cudaError_t st, const char* what) {
+  if (st != cudaSuccess) {
+    cudaGetLastError();
+    throw DeviceError(std::string("band_to_tridiagonal_cuda: ") + what + ": " +
+                      cudaGetErrorString(st));
+  }
+}
+
+// ---- band element loads and stores through L2 (never a stale L1 line)
+__device__ __forceinline__ float ldcg(const float* p) {
+  return __ldcg(p);
+}
+__device__ __forceinline__ double ldcg(const double* p) {
+  return __ldcg(p);
+}
+template <class R>
+__device__ __forceinline__ Complex<R> ldcg(const Complex<R>* p) {
+  const R* q = reinterpret_cast<const R*>(p);
+  return Complex<R>(__ldcg(q), __ldcg(q + 1));
+}
+__device__ __forceinline__ dd_real ldcg(const dd_real* p) {
+  const double* q = reinterpret_cast<const double*>(p);
+  return dd_real(__ldcg(q), __ldcg(q + 1));
+}
+__device__ __forceinline__ void stcg(float* p, float v) {
+  __stcg(p, v);
+}
+__device__ __forceinline__ void stcg(double* p, double v) {
+  __stcg(p, v);
+}
+template <class R>
+__device__ __forceinline__ void stcg(Complex<R>* p, const Complex<R>& v) {
+  R* q = reinterpret_cast<R*>(p);
+  __stcg(q, v.re);
+  __stcg(q + 1, v.im);
+}
+__device__ __forceinline__ void stcg(dd_real* p, const dd_real& v) {
+  double* q = reinterpret_cast<double*>(p);
+  __stcg(q, v.hi);
+  __stcg(q + 1, v.lo);
+}
+
+__device__ __forceinline__ int ld_relaxed(const int* p) {
+  int v;
+  asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_relaxed(int* p, int v) {
+  asm volatile("st.relaxed.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ void fence_acq_rel() {
+  asm volatile("fence.acq_rel.gpu;" ::: "memory");
+}
+
+/// bulge_warp::sweep's executor on the device: one warp, __syncwarp between phases.
+template <class T>
+struct DevExec {
+  int lane;
+  int* prog;  ///< prog[i]: levels of sweep i finished (bulge_warp::kDone: all)
+  template <class F>
+  __host__ __device__ __forceinline__ void each(F f) const {
+#if defined(__CUDA_ARCH__)
+    f(lane);
+    __syncwarp();
+#endif
+  }
+  template <class F>
+  __host__ __device__ __forceinline__ void one(F f) const {
+#if defined(__CUDA_ARCH__)
+    if (lane == 0) f();
+    __syncwarp();
+#endif
+  }
+  __host__ __device__ __forceinline__ T load(const T* p) const {
+#if defined(__CUDA_ARCH__)
+    return ldcg(p);
+#else
+    return *p;
+#endif
+  }
+  __host__ __device__ __forceinline__ void store(T* p, const T& v) const {
+#if defined(__CUDA_ARCH__)
+    stcg(p, v);
+#else
+    *p = v;
+#endif
+  }
+  /// Returns once sweep i-1 has published progress >= c: lane 0 polls (relaxed), then an
+  /// acquiring fence, then the warp's barrier orders every lane's later loads after it.
+  __host__ __device__ __forceinline__ void wait(index_t i, int c) const {
+#if defined(__CUDA_ARCH__)
+    if (i > 0) {
+      if (lane == 0) {
+        const int* f = prog + (i - 1);
+        while (ld_relaxed(f) < c) {
+        }
+        fence_acq_rel();
+      }
+      __syncwarp();
+    }
+#endif
+  }
+  /// Every lane's stores are ordered before prog[i] = c: the warp's barrier, then lane 0's
+  /// releasing fence (cumulative over what the barrier ordered before it) and store.
+  __host__ __device__ __forceinline__ void publish(index_t i, int c) const {
+#if defined(__CUDA_ARCH__)
+    __syncwarp();
+    if (lane == 0) {
+      fence_acq_rel();
+      st_relaxed(prog + i, c);
+    }
+#endif
+  }
+};
+
+constexpr int kMaxWarpsPerBlock = 4;
+
+/// Bytes of one warp's shared memory for blocks of order up to bb.
+__host__ __device__ constexpr std::size_t align16(std::size_t x) {
+  return (x + 15) / 16 * 16;
+}
+template <class T>
+std::size_t warp_bytes(int bb) {
+  const std::size_t P = std::size_t(bb) + 1;
+  return align16(sizeof(bulge_warp::Scalars<T>)) + align16(bulge_warp::kLanes * sizeof(real_t<T>)) +
+         align16((2 * std::size_t(bb) * P + 4 * std::size_t(bb)) * sizeof(T));
+}
+
+template <bool Split, class T>
+__global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
+    chase_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int wbytes) {
+  using R = real_t<T>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
+  unsigned char* base = smem + std::size_t(wid) * std::size_t(wbytes);
+  bulge_warp::Work<T> W;
+  W.s = reinterpret_cast<bulge_warp::Scalars<T>*>(base);
+  base += align16(sizeof(bulge_warp::Scalars<T>));
+  W.part = reinterpret_cast<R*>(base);
+  base += align16(bulge_warp::kLanes * sizeof(R));
+  const int P = bb + 1;
+  W.P = P;
+  W.C = reinterpret_cast<T*>(base);
+  W.D = W.C + bb * P;
+  W.x = W.D + bb * P;
+  W.v = W.x + bb;
+  W.w = W.v + bb;
+  W.y = W.w + bb;
+  const DevExec<T> X{lane, ctr + 1};
+  for (;;) {
+    int i = 0;
+    if (lane == 0) i = atomicAdd(ctr, 1);
+    i = __shfl_sync(0xffffffffu, i, 0);
+    if (index_t(i) >= n - 1) break;
+    bulge_warp::sweep<Split>(X, W, n, b, AB, ldab, index_t(i));
+  }
+}
+
+template <class T>
+__global__ void zero_bulge_kernel(index_t n, index_t b, T* AB, index_t ldab) {
+  const index_t rows = ldab - (b + 1);
+  const index_t total = rows * n;
+  for (index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x; q < total;
+       q += index_t(gridDim.x) * blockDim.x) {
+    const index_t c = q / rows, r = b + 1 + q % rows;
+    AB[r + c * ldab] = T(0);
+  }
+}
+
+template <class T>
+__global__ void extract_kernel(index_t n, const T* AB, index_t ldab, real_t<T>* d, real_t<T>* e) {
+  const index_t i = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) d[i] = real_part(AB[i * ldab]);
+  if (i + 1 < n) e[i] = real_part(AB[1 + i * ldab]);
+}
+
+}  // namespace
+
+template <class T>
+void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t<T>* d_dev,
+                              real_t<T>* e_dev, void* stream) {
+  if (n < 0) throw DimensionError("band_to_tridiagonal_cuda: n = " + std::to_string(n) + " < 0");
+  if (b < 1) throw UsageError("band_to_tridiagonal_cuda: band width " + std::to_string(b) + " < 1");
+  if (ldab < 2 * b)
+    throw DimensionError("band_to_tridiagonal_cuda: ldab = " + std::to_string(ldab) +
+                         " < 2b = " + std::to_string(2 * b));
+  if (n == 0) return;
+  cudaStream_t st = static_cast<cudaStream_t>(stream);
+  if (ldab > b + 1) {
+    const index_t total = (ldab - b - 1) * n;
+    const int blocks = int(std::min<index_t>((total + 255) / 256, 4096));
+    zero_bulge_kernel<T><<<blocks, 256, 0, st>>>(n, b, dAB, ldab);
+    ck(cudaGetLastError(), "zero_bulge_kernel");
+  }
+  if (n >= 2) {
+    // Blocks are at most min(b, n-1) square: the shared memory is sized for that.
+    const int bb = int(std::min<index_t>(b, n - 1));
+    if (bb > 256)
+      throw UsageError("band_to_tridiagonal_cuda: band width " + std::to_string(b) +
+                       " > 256 (the device chase's limit)");
+    int dev = 0, sms = 0, optin = 0;
+    ck(cudaGetDevice(&dev), "cudaGetDevice");
+    ck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "attribute");
+    ck(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "attribute");
+    const std::size_t wb = warp_bytes<T>(bb);
+    if (wb > std::size_t(optin))
+      throw UsageError("band_to_tridiagonal_cuda: band width " + std::to_string(b) + " needs " +
+                       std::to_string(wb) + " bytes of shared memory per warp, the device has " +
+                       std::to_string(optin));
+    int wpb = int(std::min<std::size_t>(kMaxWarpsPerBlock, std::size_t(optin) / wb));
+    // two warps per block at most for the larger blocks: more blocks, finer placement
+    if (wb > 24 * 1024) wpb = std::min(wpb, 2);
+    const std::size_t smem = wb * std::size_t(wpb);
+    // EIGSOLVE_GPU_BULGE_SPLIT=0: one progress step per level instead of one per part (same
+    // bits; the split lets sweep i's task B run while sweep i-1 does its task C)
+    bool split = true;
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_SPLIT")) split = std::atoi(s) != 0;
+    auto kern = split ? chase_kernel<true, T> : chase_kernel<false, T>;
+    ck(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
+       "cudaFuncSetAttribute");
+    int per_sm = 0;
+    ck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, wpb * 32, smem), "occupancy");
+    if (per_sm < 1) throw DeviceError("band_to_tridiagonal_cuda: the chase kernel cannot run");
+    // Sweeps that can run at once: sweep i trails sweep i-1 by two levels, so about half the
+    // first sweep's levels, plus a margin. EIGSOLVE_GPU_BULGE_WARPS overrides (same bits).
+    const index_t levels = (n - 2) / b + 1;
+    index_t want = levels / 2 + 32;
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_WARPS"))
+      if (std::atoi(s) > 0) want = std::atoi(s);
+    want = std::min<index_t>(want, n - 1);
+    const index_t resident = index_t(per_sm) * sms * wpb;
+    want = std::min(want, resident);
+    const int blocks = int((want + wpb - 1) / wpb);
+    int* ctr = nullptr;
+    const std::size_t cbytes = std::size_t(n + 1) * sizeof(int);
+    ck(cudaMallocAsync(reinterpret_cast<void**>(&ctr), cbytes, st), "cudaMallocAsync");
+    ck(cudaMemsetAsync(ctr, 0, cbytes, st), "cudaMemsetAsync");
+    kern<<<blocks, wpb * 32, smem, st>>>(n, b, bb, dAB, ldab, ctr, int(wb));
+    ck(cudaGetLastError(), "chase_kernel");
+    ck(cudaFreeAsync(ctr, st), "cudaFreeAsync");
+  }
+  extract_kernel<T><<<int((n + 255) / 256), 256, 0, st>>>(n, dAB, ldab, d_dev, e_dev);
+  ck(cudaGetLastError(), "extract_kernel");
+}
+
+#define EIGSOLVE_INSTANTIATE_BULGE_CUDA(T)                                                         \
+  template void band_to_tridiagonal_cuda<T>(index_t, index_t, T*, index_t, real_t<T>*, real_t<T>*, \
+                                            void*);
+EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_BULGE_CUDA)
+#undef EIGSOLVE_INSTANTIATE_BULGE_CUDA
+
+}  // namespace eigsolve

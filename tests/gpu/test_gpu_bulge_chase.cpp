@@ -1,1 +1,302 @@
-// placeholder: being written (docs/canonical-two-stage.md)
+// Device bulge chase (householder/bulge_chase_cuda.hpp) == the CPU's band_to_tridiagonal
+// bitwise: d and e for s, d, c, z, dd over edge sizes and band widths, repeated calls, a band
+// with a NaN (must finish). Without a device: the warp's per-lane code
+// (householder/cuda/bulge_chase_warp.hpp) run on the host, one lane after the other, in the
+// sequential order and by host threads under the kernel's dependency rule, against the CPU.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "core/context.hpp"
+#include "core/precision.hpp"
+#include "householder/bulge_chase_cuda.hpp"
+#include "householder/cuda/bulge_chase_warp.hpp"
+#include "householder/two_stage.hpp"
+#include "tests/common/random_scalar.hpp"
+#include "tests/gpu/gpu_guard.hpp"
+
+using namespace eigsolve;
+using eigsolve::test_util::random_scalar;
+
+namespace {
+
+size_t sz(index_t k) {
+  return static_cast<size_t>(k);
+}
+
+template <class V>
+bool same_bytes(const V& a, const V& b) {
+  return a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), a.size() * sizeof(typename V::value_type)) == 0;
+}
+
+/// A random Hermitian band of half-width b (ldab = 2b + 1 unless given); what the chase must not
+/// read (the bulge rows, entries past row n-1) is NaN.
+template <class T>
+std::vector<T> random_band(index_t n, index_t b, index_t ldab, std::uint64_t seed) {
+  using R = real_t<T>;
+  std::mt19937_64 g(seed);
+  const R nan = R(std::numeric_limits<double>::quiet_NaN());
+  std::vector<T> AB(sz(ldab * std::max<index_t>(n, 1)), make_scalar<T>(nan, nan));
+  for (index_t c = 0; c < n; ++c)
+    for (index_t k = 0; k <= b && c + k < n; ++k) {
+      const T a = random_scalar<T>(g);
+      AB[sz(k + c * ldab)] = k == 0 ? T(real_part(a)) : a;
+    }
+  return AB;
+}
+
+template <class T>
+struct DE {
+  std::vector<real_t<T>> d, e;
+  bool operator==(const DE& o) const { return same_bytes(d, o.d) && same_bytes(e, o.e); }
+};
+
+template <class T>
+DE<T> cpu_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab) {
+  DE<T> r{std::vector<real_t<T>>(sz(n)), std::vector<real_t<T>>(sz(std::max<index_t>(n - 1, 0)))};
+  Context ctx;
+  band_to_tridiagonal(ctx, n, b, AB.data(), ldab, r.d.data(), r.e.data());
+  return r;
+}
+
+template <class T>
+DE<T> gpu_chase(index_t n, index_t b, const std::vector<T>& AB, index_t ldab) {
+  using R = real_t<T>;
+  DE<T> r{std::vector<R>(sz(n)), std::vector<R>(sz(std::max<index_t>(n - 1, 0)))};
+  T* dAB = nullptr;
+  R *dd = nullptr, *de = nullptr;
+  EXPECT_EQ(cudaMalloc(&dAB, std::max<size_t>(1, AB.size()) * sizeof(T)), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&dd, std::max<size_t>(1, r.d.size()) * sizeof(R)), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&de, std::max<size_t>(1, r.e.size()) * sizeof(R)), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(dAB, AB.data(), AB.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  band_to_tridiagonal_cuda<T>(n, b, dAB, ldab, dd, de, nullptr);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  if (n > 0) {
+    EXPECT_EQ(cudaMemcpy(r.d.data(), dd, r.d.size() * sizeof(R), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+  }
+  if (n > 1) {
+    EXPECT_EQ(cudaMemcpy(r.e.data(), de, r.e.size() * sizeof(R), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+  }
+  cudaFree(dAB);
+  cudaFree(dd);
+  cudaFree(de);
+  return r;
+}
+
+// ---- the warp's code on the host
+
+/// bulge_warp::sweep's executor on the host: the lanes one after the other; with prog, the
+/// kernel's waits and releases on host atomics.
+template <class T>
+struct HostExec {
+  std::atomic<int>* prog = nullptr;
+  template <class F>
+  void each(F f) const {
+    for (int lane = 0; lane < bulge_warp::kLanes; ++lane)
+      f(lane);
+  }
+  template <class F>
+  void one(F f) const {
+    f();
+  }
+  T load(const T* p) const { return *p; }
+  void store(T* p, const T& v) const { *p = v; }
+  void wait(index_t i, int k) const {
+    if (prog && i > 0)
+      while (prog[i - 1].load(std::memory_order_acquire) < k)
+        std::this_thread::yield();
+  }
+  void publish(index_t i, int k) const {
+    if (prog) {
+      prog[i].store(k, std::memory_order_release);
+      std::this_thread::yield();
+    }
+  }
+};
+
+template <class T>
+struct HostWarp {
+  using R = real_t<T>;
+  std::vector<T> mem;
+  std::vector<R> part;
+  bulge_warp::Scalars<T> sc{};
+  bulge_warp::Work<T> W{};
+  explicit HostWarp(int bb) : mem(sz(2 * bb * (bb + 1) + 4 * bb)), part(bulge_warp::kLanes) {
+    const int P = bb + 1;
+    W.P = P;
+    W.C = mem.data();
+    W.D = W.C + bb * P;
+    W.x = W.D + bb * P;
+    W.v = W.x + bb;
+    W.w = W.v + bb;
+    W.y = W.w + bb;
+    W.part = part.data();
+    W.s = &sc;
+  }
+};
+
+/// The chase by the warp's per-lane code on the host: sequentially (threads = 0) or by that
+/// many threads drawing sweeps in order and waiting as the kernel's warps do.
+template <bool Split, class T>
+DE<T> emulated_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int threads) {
+  DE<T> r{std::vector<real_t<T>>(sz(n)), std::vector<real_t<T>>(sz(std::max<index_t>(n - 1, 0)))};
+  for (index_t c = 0; c < n; ++c)
+    for (index_t q = b + 1; q < ldab; ++q)
+      AB[sz(q + c * ldab)] = T(0);
+  const int bb = int(std::max<index_t>(1, std::min<index_t>(b, n - 1)));
+  if (threads == 0) {
+    HostWarp<T> hw(bb);
+    HostExec<T> X;
+    for (index_t i = 0; i + 1 < n; ++i)
+      bulge_warp::sweep<Split>(X, hw.W, n, b, AB.data(), ldab, i);
+  } else {
+    std::vector<std::atomic<int>> prog(sz(std::max<index_t>(n, 1)));
+    for (auto& p : prog)
+      p.store(0);
+    std::atomic<index_t> next{0};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&]() {
+        HostWarp<T> hw(bb);
+        HostExec<T> X;
+        X.prog = prog.data();
+        for (;;) {
+          const index_t i = next.fetch_add(1);
+          if (i + 1 >= n) break;
+          bulge_warp::sweep<Split>(X, hw.W, n, b, AB.data(), ldab, i);
+        }
+      });
+    for (auto& th : pool)
+      th.join();
+  }
+  for (index_t i = 0; i < n; ++i)
+    r.d[sz(i)] = real_part(AB[sz(i * ldab)]);
+  for (index_t i = 0; i + 1 < n; ++i)
+    r.e[sz(i)] = real_part(AB[sz(1 + i * ldab)]);
+  return r;
+}
+
+struct Case {
+  index_t n, b;
+};
+
+/// Sizes of the device comparisons: every edge size for every band width, the large ones for a
+/// few (dd: fewer, it is slow on the host).
+template <class T>
+std::vector<Case> cases() {
+  std::vector<Case> cs;
+  for (index_t b : {1, 2, 3, 8, 32, 64})
+    for (index_t n :
+         {index_t(0), index_t(1), index_t(2), index_t(3), b, b + 1, 2 * b + 1, index_t(100)})
+      cs.push_back({n, b});
+  const bool dd = std::is_same<T, dd_real>::value;
+  for (index_t b : {3, 32, 64})
+    cs.push_back({1000, b});
+  if (!dd) {
+    cs.push_back({3000, 32});
+    cs.push_back({3000, 8});
+  }
+  return cs;
+}
+
+template <class T>
+class GpuBulgeChase : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double, Complex<float>, Complex<double>, dd_real>;
+TYPED_TEST_SUITE(GpuBulgeChase, Scalars);
+
+/// The warp's code run on the host, lane by lane, sequentially and by 4 threads under the
+/// kernel's dependency rule: the CPU's bits (no device needed).
+TYPED_TEST(GpuBulgeChase, HostWarpEmulationBitwiseEqualToCpu) {
+  using T = TypeParam;
+  for (Case c :
+       {Case{0, 3}, Case{1, 3}, Case{2, 1}, Case{3, 2}, Case{9, 8}, Case{17, 8}, Case{40, 1},
+        Case{40, 2}, Case{100, 3}, Case{100, 8}, Case{130, 32}, Case{200, 64}}) {
+    for (index_t ldab : {2 * c.b, 2 * c.b + 1, 2 * c.b + 3}) {
+      const auto AB = random_band<T>(c.n, c.b, ldab, 7 + std::uint64_t(c.n * 131 + c.b));
+      const auto ref = cpu_chase<T>(c.n, c.b, AB, ldab);
+      EXPECT_TRUE((emulated_chase<true, T>(c.n, c.b, AB, ldab, 0) == ref))
+          << "sequential, n = " << c.n << ", b = " << c.b << ", ldab = " << ldab;
+      EXPECT_TRUE((emulated_chase<true, T>(c.n, c.b, AB, ldab, 4) == ref))
+          << "4 threads, split, n = " << c.n << ", b = " << c.b << ", ldab = " << ldab;
+      EXPECT_TRUE((emulated_chase<false, T>(c.n, c.b, AB, ldab, 4) == ref))
+          << "4 threads, n = " << c.n << ", b = " << c.b << ", ldab = " << ldab;
+    }
+  }
+}
+
+TYPED_TEST(GpuBulgeChase, BitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  for (Case c : cases<T>()) {
+    const index_t ldab = 2 * c.b + 1;
+    const auto AB = random_band<T>(c.n, c.b, ldab, 1000 + std::uint64_t(c.n * 7 + c.b));
+    const auto ref = cpu_chase<T>(c.n, c.b, AB, ldab);
+    const auto got = gpu_chase<T>(c.n, c.b, AB, ldab);
+    EXPECT_TRUE(got == ref) << "n = " << c.n << ", b = " << c.b;
+  }
+  // ldab = 2b (the smallest allowed) and a wider one
+  for (index_t ldab : {index_t(16), index_t(21)}) {
+    const auto AB = random_band<T>(300, 8, ldab, 77);
+    EXPECT_TRUE(gpu_chase<T>(300, 8, AB, ldab) == cpu_chase<T>(300, 8, AB, ldab))
+        << "ldab = " << ldab;
+  }
+}
+
+TYPED_TEST(GpuBulgeChase, RepeatedRunsSameBits) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  const index_t n = std::is_same<T, dd_real>::value ? 600 : 2000, b = 32, ldab = 2 * b + 1;
+  const auto AB = random_band<T>(n, b, ldab, 4242);
+  const auto first = gpu_chase<T>(n, b, AB, ldab);
+  for (int rep = 0; rep < 4; ++rep)
+    EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "repetition " << rep;
+  // one progress step per level instead of one per part; few warps (each draws many sweeps)
+  setenv("EIGSOLVE_GPU_BULGE_SPLIT", "0", 1);
+  EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "EIGSOLVE_GPU_BULGE_SPLIT=0";
+  unsetenv("EIGSOLVE_GPU_BULGE_SPLIT");
+  for (const char* w : {"1", "3"}) {
+    setenv("EIGSOLVE_GPU_BULGE_WARPS", w, 1);
+    EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "EIGSOLVE_GPU_BULGE_WARPS=" << w;
+  }
+  unsetenv("EIGSOLVE_GPU_BULGE_WARPS");
+}
+
+/// A NaN in the band: the kernel finishes (counters are counts, never data); the result may be
+/// NaN.
+TYPED_TEST(GpuBulgeChase, NaNFinishes) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  using R = real_t<T>;
+  const index_t n = 500, b = 16, ldab = 2 * b + 1;
+  auto AB = random_band<T>(n, b, ldab, 99);
+  const R nan = R(std::numeric_limits<double>::quiet_NaN());
+  AB[sz(3 + 40 * ldab)] = make_scalar<T>(nan, nan);
+  AB[sz(0 + 7 * ldab)] = T(R(std::numeric_limits<double>::infinity()));
+  const auto got = gpu_chase<T>(n, b, AB, ldab);
+  EXPECT_EQ(got.d.size(), size_t(n));
+  // and a correct run afterwards (counters reset)
+  const auto AB2 = random_band<T>(n, b, ldab, 100);
+  EXPECT_TRUE(gpu_chase<T>(n, b, AB2, ldab) == cpu_chase<T>(n, b, AB2, ldab));
+}
+
+TYPED_TEST(GpuBulgeChase, ArgumentChecks) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  EXPECT_ANY_THROW(band_to_tridiagonal_cuda<T>(-1, 2, nullptr, 4, nullptr, nullptr, nullptr));
+  EXPECT_ANY_THROW(band_to_tridiagonal_cuda<T>(10, 0, nullptr, 4, nullptr, nullptr, nullptr));
+  EXPECT_ANY_THROW(band_to_tridiagonal_cuda<T>(10, 4, nullptr, 7, nullptr, nullptr, nullptr));
+  EXPECT_NO_THROW(band_to_tridiagonal_cuda<T>(0, 4, nullptr, 8, nullptr, nullptr, nullptr));
+}
+
+}  // namespace

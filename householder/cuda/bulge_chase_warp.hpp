@@ -1,0 +1,452 @@
+// One sweep level of the canonical bulge chase (docs/canonical-two-stage.md, "Stage 2") as the
+// phases that one warp runs on blocks held in shared memory. Written __host__ __device__ with
+// no CUDA intrinsic, so that a host loop over the 32 lanes (tests/gpu/test_gpu_bulge_chase.cpp,
+// HostWarpEmulation) runs exactly the device's per-lane code; the kernel
+// (householder/cuda/bulge_chase_device.cu) calls the phases in this order with a __syncwarp()
+// between two of them, the emulator calls each phase for lanes 0..31 one after the other.
+//
+//   level 0 (task A)      on x = B(st:ed+1, i) (stride 1) and D = B(st:ed+1, st:ed+1)
+//     larfg_max, larfg_head, larfg_chunks, larfg_tail, larfg_scatter (v' := [1; x], x := 0)
+//     sym2: sym2_y, sym2_alpha, sym2_yupd, sym2_update
+//   level k >= 1 (tasks B, C)   C = B(J1:J2+1, st:ed+1) (M x L), D = B(J1:J2+1, J1:J2+1)
+//     right (rows), larfg_* on C(:, 0) (stride P), left (columns 1 .. L-1), sym2 on D
+//
+// Every chain is the spec's: plain ascending chains from +0 with madd / madd_conj; larfg as
+// hh_detail::larfg (householder/larfg.hpp): max of abs1, the exponent of the maximum, the
+// canonical scaled sum of squares (tiles of 64 from x[0], chunks of 8, tile_tree, tiles added
+// in ascending order), then beta, tau and 1 / (alpha - beta) by the same formulas.
+#pragma once
+
+#include "core/canonical.hpp"
+#include "core/hd.hpp"
+#include "core/precision.hpp"
+
+#if !defined(__CUDA_ARCH__)
+#include <cmath>
+#endif
+
+#if defined(__CUDACC__)
+#define ES_BULGE_UNROLL _Pragma("unroll")
+#else
+#define ES_BULGE_UNROLL
+#endif
+
+namespace eigsolve {
+namespace bulge_warp {
+
+constexpr int kLanes = 32;
+
+/// Binary exponent of a (frexp's), dd: of hi. hh_detail::exponent_of on the host.
+ES_HD_INLINE int exponent_of_hd(float a) {
+  int e = 0;
+#if defined(__CUDA_ARCH__)
+  frexpf(a, &e);
+#else
+  std::frexp(a, &e);
+#endif
+  return e;
+}
+ES_HD_INLINE int exponent_of_hd(double a) {
+  int e = 0;
+#if defined(__CUDA_ARCH__)
+  frexp(a, &e);
+#else
+  std::frexp(a, &e);
+#endif
+  return e;
+}
+ES_HD_INLINE int exponent_of_hd(const dd_real& a) {
+  return exponent_of_hd(a.hi);
+}
+
+/// 2^k a, every component (hh_detail::Scale2: the exact product rounded once; scalbn gives the
+/// same bits).
+template <class T>
+ES_HD_INLINE T scale_all(const T& a, int k) {
+  if constexpr (is_complex_v<T>)
+    return T(scale2(a.re, k), scale2(a.im, k));
+  else
+    return scale2(a, k);
+}
+
+/// -0.5·tau as householder/bulge_chase.cpp forms it: complex, both components times -0.5; real
+/// (dd included), the T product T(-0.5) * tau. Exact.
+template <class T>
+ES_HD_INLINE T neg_half(const T& tau) {
+  if constexpr (is_complex_v<T>)
+    return tau * real_t<T>(-0.5);
+  else
+    return T(-0.5) * tau;
+}
+
+template <class T>
+ES_HD_INLINE T real_only(const T& a) {
+  if constexpr (is_complex_v<T>)
+    return T(a.re, real_t<T>(0));
+  else
+    return a;
+}
+
+/// The scalars passed between phases (shared memory on the device: written by lane 0 in one
+/// phase, read by every lane after the next barrier).
+template <class T>
+struct Scalars {
+  T tau;     ///< tau of v
+  T tau2;    ///< tau of w
+  T rr;      ///< 1 / (alpha - beta), scaled
+  T alpha;   ///< sym2's alpha
+  int ex;    ///< larfg's exponent
+  int mode;  ///< larfg: 1 when the reflector is computed, 0 when tau = 0 (nothing changes)
+};
+
+/// The warp's working set: pointers into its shared memory (held by every lane).
+template <class T>
+struct Work {
+  using R = real_t<T>;
+  T* C;           ///< M x L block of task B, C(r, c) = C[r * P + c]
+  T* D;           ///< M x M Hermitian block, lower triangle: D(r, c) = D[r * P + c], c <= r
+  T* x;           ///< task A: the column B(st:ed+1, i)
+  T* v;           ///< the current reflector [1; ...] (length L)
+  T* w;           ///< the new reflector (length M)
+  T* y;           ///< sym2's y (length M)
+  R* part;        ///< kLanes partials (maxima, then chunk sums)
+  Scalars<T>* s;  ///< the scalars
+  int P;          ///< pitch of C and D
+};
+
+/// right(C, v, tau): per row r, t = -(tau * (chain c: madd(C(r,c), v_c))); C(r,c) = madd(t,
+/// conj(v_c), C(r,c)).
+template <class T>
+ES_HD_INLINE void right(int lane, const Work<T>& W, int M, int L) {
+  const T tau = W.s->tau;
+  for (int r = lane; r < M; r += kLanes) {
+    T* row = W.C + r * W.P;
+    T s = T(0);
+    for (int c = 0; c < L; ++c)
+      s = madd(row[c], W.v[c], s);
+    const T t = -(tau * s);
+    for (int c = 0; c < L; ++c)
+      row[c] = madd(t, conj(W.v[c]), row[c]);
+  }
+}
+
+/// larfg on a[0 .. m) (a[0] = alpha, x = a[1 .. m), stride st): per-lane maxima of abs1(x_i).
+template <class T>
+ES_HD_INLINE void larfg_max(int lane, const Work<T>& W, int m, const T* a, int st) {
+  using R = real_t<T>;
+  R mx = R(0);
+  for (int i = 1 + lane; i < m; i += kLanes) {
+    const R q = abs1(a[i * st]);
+    if (q > mx) mx = q;
+  }
+  W.part[lane] = mx;
+}
+
+/// Lane 0: the maximum, the trivial cases (tau = 0) and the exponent.
+template <class T>
+ES_HD_INLINE void larfg_head(const Work<T>& W, int m, const T* a) {
+  using R = real_t<T>;
+  R xmax = W.part[0];
+  for (int q = 1; q < kLanes; ++q)
+    if (W.part[q] > xmax) xmax = W.part[q];
+  const R ar = real_part(a[0]);
+  const R ai = imag_part(a[0]);
+  bool trivial;
+  if constexpr (is_complex_v<T>)
+    trivial = m <= 0;
+  else
+    trivial = m <= 1;
+  if (!trivial && xmax == R(0) && ai == R(0)) trivial = true;
+  W.s->mode = trivial ? 0 : 1;
+  R amax = xmax;
+  if (abs(ar) > amax) amax = abs(ar);
+  if (abs(ai) > amax) amax = abs(ai);
+  W.s->ex = trivial ? 0 : exponent_of_hd(amax);
+  W.s->tau2 = T(0);
+}
+
+/// Chunk chains of the scaled sum of squares of x = a[1 .. m): lane 8t + q runs chunk q of tile
+/// t (x[64t + 8q .. +8)), for m - 1 <= 4 * 64 (b <= 257).
+template <class T>
+ES_HD_INLINE void larfg_chunks(int lane, const Work<T>& W, int m, const T* a, int st) {
+  using R = real_t<T>;
+  if (W.s->mode == 0) return;
+  const int nx = m - 1, k = -W.s->ex;
+  R s = R(0);
+  const int i0 = lane * kChunk;
+  for (int i = i0; i < i0 + kChunk && i < nx; ++i) {
+    const T xs = scale_all(a[(1 + i) * st], k);
+    s = madd(real_part(xs), real_part(xs), s);
+    if constexpr (is_complex_v<T>) s = madd(xs.im, xs.im, s);
+  }
+  W.part[lane] = s;
+}
+
+/// Lane 0: tile trees, tiles in ascending order, then beta, tau and r (hh_detail::larfg).
+/// a[0] := beta.
+template <class T>
+ES_HD_INLINE void larfg_tail(const Work<T>& W, int m, T* a) {
+  using R = real_t<T>;
+  if (W.s->mode == 0) return;
+  const int nx = m - 1, e = W.s->ex;
+  R t = R(0);
+  for (int t0 = 0, tl = 0; t0 < nx; t0 += kTile, ++tl) {
+    const R p = tile_tree(W.part + tl * kChunk);
+    t = (t0 == 0) ? p : t + p;
+  }
+  const R ar = real_part(a[0]);
+  const R ai = imag_part(a[0]);
+  const R ars = scale2(ar, -e);
+  const R ais = scale2(ai, -e);
+  if constexpr (is_complex_v<T>) t = madd(ais, ais, t);
+  t = madd(ars, ars, t);
+  const R bn = sqrt_(t);
+  const R bs = (ars >= R(0)) ? -bn : bn;
+  T as;
+  if constexpr (is_complex_v<T>) {
+    W.s->tau2 = T((bs - ars) / bs, -ais / bs);
+    as = T(ars, ais);
+  } else {
+    W.s->tau2 = (bs - ars) / bs;
+    as = T(ars);
+  }
+  W.s->rr = T(1) / (as - T(bs));
+  a[0] = T(scale2(bs, e));
+}
+
+/// w := [1; v-part of x] (x_i := (2^-e x_i) * r when the reflector is computed, else as is),
+/// and x's entries := 0.
+template <class T>
+ES_HD_INLINE void larfg_scatter(int lane, const Work<T>& W, int m, T* a, int st) {
+  if (lane == 0) W.w[0] = T(1);
+  const int k = -W.s->ex;
+  const T r = W.s->rr;
+  for (int i = 1 + lane; i < m; i += kLanes) {
+    const T xi = a[i * st];
+    W.w[i] = W.s->mode ? scale_all(xi, k) * r : xi;
+    a[i * st] = T(0);
+  }
+}
+
+/// left(C(:, 1:L), w, tau2): per column c >= 1, u = -(conj(tau2) * (chain r:
+/// madd_conj(w_r, C(r,c)))); C(r,c) = madd(w_r, u, C(r,c)).
+template <class T>
+ES_HD_INLINE void left(int lane, const Work<T>& W, int M, int L) {
+  const T ctau = conj(W.s->tau2);
+  for (int c = 1 + lane; c < L; c += kLanes) {
+    T s = T(0);
+    for (int r = 0; r < M; ++r)
+      s = madd_conj(W.w[r], W.C[r * W.P + c], s);
+    const T u = -(ctau * s);
+    for (int r = 0; r < M; ++r)
+      W.C[r * W.P + c] = madd(W.w[r], u, W.C[r * W.P + c]);
+  }
+}
+
+/// The full value D^(r, c) of the Hermitian block from its lower triangle.
+template <class T>
+ES_HD_INLINE T dfull(const Work<T>& W, int r, int c) {
+  if (c < r) return W.D[r * W.P + c];
+  if (c == r) return real_only(W.D[r * W.P + r]);
+  return conj(W.D[c * W.P + r]);
+}
+
+/// sym2, 1: y_r = tau2 * (chain c: madd(D^(r,c), w_c)).
+template <class T>
+ES_HD_INLINE void sym2_y(int lane, const Work<T>& W, int M) {
+  const T tau = W.s->tau2;
+  for (int r = lane; r < M; r += kLanes) {
+    T s = T(0);
+    for (int c = 0; c < M; ++c)
+      s = madd(dfull(W, r, c), W.w[c], s);
+    W.y[r] = tau * s;
+  }
+}
+
+/// sym2, 2 (lane 0): s = chain c: madd_conj(y_c, w_c); alpha = (-0.5·tau2) * s.
+template <class T>
+ES_HD_INLINE void sym2_alpha(const Work<T>& W, int M) {
+  T s = T(0);
+  for (int c = 0; c < M; ++c)
+    s = madd_conj(W.y[c], W.w[c], s);
+  W.s->alpha = neg_half(W.s->tau2) * s;
+}
+
+/// sym2, 3: y_c = madd(alpha, w_c, y_c).
+template <class T>
+ES_HD_INLINE void sym2_yupd(int lane, const Work<T>& W, int M) {
+  const T al = W.s->alpha;
+  for (int c = lane; c < M; c += kLanes)
+    W.y[c] = madd(al, W.w[c], W.y[c]);
+}
+
+/// sym2, 4: per row r (lanes), c <= r: D(r,c) = madd(-w_r, conj(y_c), D(r,c)); then
+/// madd(-y_r, conj(w_c), .); complex: the diagonal made real.
+template <class T>
+ES_HD_INLINE void sym2_update(int lane, const Work<T>& W, int M) {
+  for (int r = lane; r < M; r += kLanes) {
+    const T nw = -W.w[r], ny = -W.y[r];
+    T* row = W.D + r * W.P;
+    for (int c = 0; c <= r; ++c) {
+      T a = row[c];
+      a = madd(nw, conj(W.y[c]), a);
+      a = madd(ny, conj(W.w[c]), a);
+      if (c == r) a = real_only(a);
+      row[c] = a;
+    }
+  }
+}
+
+/// v := w, tau := tau2 (the next level's reflector); lanes copy, lane 0 the scalar. The scalar
+/// is read by the next phase after a barrier.
+template <class T>
+ES_HD_INLINE void advance(int lane, const Work<T>& W, int M) {
+  for (int c = lane; c < M; c += kLanes)
+    W.v[c] = W.w[c];
+  if (lane == 0) W.s->tau = W.s->tau2;
+}
+
+/// Loads the rows x cols block src(r, c) -> *dst(r, c) (src(r, c) == nullptr: skipped): lane
+/// takes rows lane, lane + 32, ...; per row, columns in batches of K, every load of a batch
+/// issued before its first store (no division by a runtime size anywhere).
+template <int K, class T, class Exec, class Src, class Dst>
+ES_HD_INLINE void gather(const Exec& X, int lane, int rows, int cols, Src src, Dst dst) {
+  for (int r = lane; r < rows; r += kLanes)
+    for (int c0 = 0; c0 < cols; c0 += K) {
+      T buf[K];
+      ES_BULGE_UNROLL
+      for (int k = 0; k < K; ++k) {
+        const T* p = c0 + k < cols ? src(r, c0 + k) : nullptr;
+        if (p) buf[k] = X.load(p);
+      }
+      ES_BULGE_UNROLL
+      for (int k = 0; k < K; ++k) {
+        const T* p = c0 + k < cols ? src(r, c0 + k) : nullptr;
+        if (p) *dst(r, c0 + k) = buf[k];
+      }
+    }
+}
+
+/// One whole sweep i (every level) by one warp. Exec provides each(f) (f(lane) for every lane,
+/// then a barrier), one(f) (f() on lane 0, then a barrier), load(p) / store(p, v) of band
+/// elements, wait(i, c) (returns once sweep i-1's progress is >= c, at once for i = 0) and
+/// publish(i, c) (sweep i's progress := c, every store before it visible first).
+///
+/// Progress of a sweep: c = 2 (levels finished) + (1 when part 1 of the next level is
+/// finished), kDone when the sweep is over. Level 0 is task A: part 1 the reflector of column i
+/// (its column written back), part 2 sym2 on D = B(i+1:i+b+1, .). Level k >= 1: part 1 task B
+/// on C, part 2 task C (sym2).
+///
+/// Dependency rule (derived from the elements the parts touch; st_k = i+1+kb, ed_k = i+(k+1)b,
+/// clipped at n-1): level k of sweep i touches rows st_k .. ed_k and columns st_(k-1) .. ed_k
+/// only (part 1: C = rows st_k..ed_k x columns st_(k-1)..ed_(k-1), k = 0: column i; part 2: the
+/// lower triangle of rows/columns st_k..ed_k). Sweep i-1's level k' has st'_k' = i+k'b, so its
+/// rows meet level k's only for k' in {k, k+1}; sweeps further back meet them only at levels
+/// their own waits have already ordered before sweep i-1's. In detail: part 1 of (i, k) meets
+/// (i-1, k) and part 1 of (i-1, k+1) (element (ed_k, ed_(k-1)) is C(0, 0) there), never part 2
+/// of (i-1, k+1) (its columns start at ed_k > ed_(k-1)); part 2 of (i, k) meets part 2 of
+/// (i-1, k+1) (the diagonal element (ed_k, ed_k)) and part 1 (row ed_k). Hence:
+///   Split:  part 1 of level k waits for c >= 2k+3, part 2 for c >= 2k+4
+///   !Split: level k waits for c >= 2k+4 (both parts of sweep i-1's levels 0 .. k+1)
+/// Later parts of sweep i-1 touch no element of the waiting part, in either direction.
+constexpr int kDone = 0x7fffffff;
+
+template <bool Split, class T, class Exec>
+ES_HD void sweep(const Exec& X, const Work<T>& W, index_t n, index_t b, T* AB, index_t ldab,
+                 index_t i) {
+  const int P = W.P;
+  auto at = [=](index_t r, index_t c) { return AB + (r - c) + c * ldab; };
+  constexpr int K = sizeof(T) >= 16 ? 8 : 16;
+  index_t st = i + 1;
+  index_t ed = i + b < n - 1 ? i + b : n - 1;
+  int L = int(ed - st + 1);
+  auto load_D = [&](index_t s0, int m) {
+    X.each([&](int lane) {
+      gather<K, T>(
+          X, lane, m, m,
+          [&](int r, int c) -> const T* { return r >= c ? at(s0 + r, s0 + c) : nullptr; },
+          [&](int r, int c) { return W.D + r * P + c; });
+    });
+  };
+  auto sym2_and_store = [&](index_t s0, int m, bool last, int k) {
+    X.each([&](int lane) { sym2_y(lane, W, m); });
+    X.one([&]() { sym2_alpha(W, m); });
+    X.each([&](int lane) { sym2_yupd(lane, W, m); });
+    X.each([&](int lane) {
+      sym2_update(lane, W, m);
+      advance(lane, W, m);
+    });
+    X.each([&](int lane) {
+      for (int c = 0; c < m; ++c)
+        for (int r = c + lane; r < m; r += kLanes)
+          X.store(at(s0 + r, s0 + c), W.D[r * P + c]);
+    });
+    X.publish(i, last ? kDone : 2 * k + 2);
+  };
+  // ---- level 0, task A: the column x = B(st:ed+1, i), D = B(st:ed+1, st:ed+1)
+  {
+    const bool last = ed + 1 > n - 1;
+    X.wait(i, Split ? 3 : 4);
+    X.each([&](int lane) {
+      gather<K, T>(
+          X, lane, L, 1, [&](int r, int) -> const T* { return at(st + r, i); },
+          [&](int r, int) { return W.x + r; });
+    });
+    if (!Split) load_D(st, L);
+    X.each([&](int lane) { larfg_max(lane, W, L, W.x, 1); });
+    X.one([&]() { larfg_head(W, L, W.x); });
+    X.each([&](int lane) { larfg_chunks(lane, W, L, W.x, 1); });
+    X.one([&]() { larfg_tail(W, L, W.x); });
+    X.each([&](int lane) { larfg_scatter(lane, W, L, W.x, 1); });
+    X.each([&](int lane) {
+      for (int r = lane; r < L; r += kLanes)
+        X.store(at(st + r, i), W.x[r]);
+    });
+    if (Split) {
+      X.publish(i, 1);
+      X.wait(i, 4);
+      load_D(st, L);
+    }
+    sym2_and_store(st, L, last, 0);
+  }
+  // ---- levels k >= 1: tasks B and C
+  for (int k = 1;; ++k) {
+    const index_t J1 = ed + 1;
+    if (J1 > n - 1) break;
+    const index_t J2 = ed + b < n - 1 ? ed + b : n - 1;
+    const int M = int(J2 - J1 + 1);
+    const bool last = J2 + 1 > n - 1;
+    X.wait(i, Split ? 2 * k + 3 : 2 * k + 4);
+    X.each([&](int lane) {
+      gather<K, T>(
+          X, lane, M, L, [&](int r, int c) -> const T* { return at(J1 + r, st + c); },
+          [&](int r, int c) { return W.C + r * P + c; });
+    });
+    if (!Split) load_D(J1, M);
+    X.each([&](int lane) { right(lane, W, M, L); });
+    T* c0 = W.C;  // C(:, 0), stride P
+    X.each([&](int lane) { larfg_max(lane, W, M, c0, P); });
+    X.one([&]() { larfg_head(W, M, c0); });
+    X.each([&](int lane) { larfg_chunks(lane, W, M, c0, P); });
+    X.one([&]() { larfg_tail(W, M, c0); });
+    X.each([&](int lane) { larfg_scatter(lane, W, M, c0, P); });
+    X.each([&](int lane) { left(lane, W, M, L); });
+    X.each([&](int lane) {
+      for (int c = 0; c < L; ++c)
+        for (int r = lane; r < M; r += kLanes)
+          X.store(at(J1 + r, st + c), W.C[r * P + c]);
+    });
+    if (Split) {
+      X.publish(i, 2 * k + 1);
+      X.wait(i, 2 * k + 4);
+      load_D(J1, M);
+    }
+    sym2_and_store(J1, M, last, k);
+    st = J1;
+    ed = J2;
+    L = M;
+  }
+}
+
+}  // namespace bulge_warp
+}  // namespace eigsolve
