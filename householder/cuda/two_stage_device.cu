@@ -14,17 +14,20 @@
 //   then band_kernel (band storage, ldab = 2b + 1) and the bulge chase
 //   (householder/bulge_chase_cuda.hpp); d and e to the host.
 //
-// Version 1: every step is its own kernel (no graphs, no overlap of the panel with the previous
-// update); bench/NOTES.md says where the time goes.
+// Version 1: every step is its own kernel, launched with programmatic dependent launch
+// (EIGSOLVE_GPU_PDL=0: plain launches; the same bits); no graphs, no overlap of the panel with
+// the previous update. bench/NOTES.md says where the time goes.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "core/context.hpp"
+#include "core/cuda/pdl_launch.cuh"
 #include "core/errors.hpp"
 #include "householder/bulge_chase_cuda.hpp"
 #include "householder/two_stage_cuda.hpp"
@@ -64,6 +67,7 @@ __device__ __forceinline__ T half_of(const T& s) {
 
 template <class T>
 __global__ void diag_real_kernel(index_t n, T* A, index_t lda) {
+  tridiag_cuda::pdl_begin();
   const index_t i = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) make_real_dev(A[i + lda * i]);
 }
@@ -73,6 +77,8 @@ __global__ void diag_real_kernel(index_t n, T* A, index_t lda) {
 template <class T>
 __global__ void __launch_bounds__(kSumThreads)
     panel_apply_kernel(index_t m, index_t i, T* P, index_t lda, const T* tau) {
+  tridiag_cuda::pdl_begin();
+  tridiag_cuda::pdl_begin();
   __shared__ T sh[kSumThreads];
   __shared__ T s_u;
   const index_t c = i + 1 + index_t(blockIdx.x);
@@ -92,6 +98,7 @@ __global__ void __launch_bounds__(kSumThreads)
 template <class T>
 __global__ void form_v_kernel(index_t m, index_t k, T* P, index_t lda, const real_t<T>* beta,
                               T* V) {
+  tridiag_cuda::pdl_begin();
   const index_t r = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const index_t q = blockIdx.y;
   if (r >= m || q >= k) return;
@@ -110,6 +117,8 @@ __global__ void form_v_kernel(index_t m, index_t k, T* P, index_t lda, const rea
 /// G(l, i) = canonical_dot(conj(V(:, l)), V(:, i)) over the m rows, l < i.
 template <class T>
 __global__ void __launch_bounds__(kSumThreads) gram_kernel(index_t m, index_t k, const T* V, T* G) {
+  tridiag_cuda::pdl_begin();
+  tridiag_cuda::pdl_begin();
   __shared__ T sh[kSumThreads];
   const index_t l = blockIdx.x % k, i = blockIdx.x / k;
   if (l >= i) return;
@@ -124,6 +133,7 @@ __global__ void __launch_bounds__(kSumThreads) gram_kernel(index_t m, index_t k,
 /// madd(T(q, l), G(l, i), z)). Thread q; columns i in order.
 template <class T>
 __global__ void tfactor_kernel(index_t k, const T* tau, const T* G, T* Tm) {
+  tridiag_cuda::pdl_begin();
   const index_t q = threadIdx.x;
   for (index_t i = 0; i < k; ++i) {
     if (q < i) {
@@ -154,6 +164,7 @@ __global__ void y_kernel(index_t m, index_t k, const T* X, const T* Tm, T* Y) {
 template <class T>
 __global__ void __launch_bounds__(kSumThreads)
     zdot_kernel(index_t m, index_t k, const T* V, const T* Y, T* Z) {
+  tridiag_cuda::pdl_begin();
   __shared__ T sh[kSumThreads];
   const index_t p = blockIdx.x % k, q = blockIdx.x / k;
   const T* a = V + m * p;
@@ -178,6 +189,7 @@ __global__ void m_kernel(index_t k, const T* Tm, const T* Z, T* M) {
 /// W(r, q) = Y(r, q) - 0.5·(chain p = 0 .. k-1 of madd(V(r, p), M(p, q), s)).
 template <class T>
 __global__ void w_kernel(index_t m, index_t k, const T* V, const T* M, const T* Y, T* W) {
+  tridiag_cuda::pdl_begin();
   const index_t r = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const index_t q = blockIdx.y;
   if (r >= m) return;
@@ -224,6 +236,7 @@ class TwoStageDevice final : public TwoStageCuda<T> {
                         ScalarTraits<T>::name + " (two-stage) needs " + std::to_string(need) +
                         " bytes of device memory, " + std::to_string(free_b) +
                         " are available (of " + std::to_string(total_b) + ")");
+    if (const char* v = std::getenv("EIGSOLVE_GPU_PDL")) pdl_ = !(v[0] == '0' && v[1] == '\0');
     ck(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking), "cudaStreamCreate");
     ck(cudaEventCreate(&ev0_), "cudaEventCreate");
     ck(cudaEventCreate(&ev1_), "cudaEventCreate");
@@ -326,7 +339,9 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     const index_t n = n_;
     const index_t lda = ldd_;
     if constexpr (is_complex_v<T>)
-      diag_real_kernel<T><<<unsigned((n + 255) / 256), 256, 0, st_>>>(n, dA_, lda);
+      ck(launch_pdl(diag_real_kernel<T>, dim3(unsigned((n + 255) / 256)), dim3(256), 0, st_, false,
+                    n, dA_, lda),
+         "diag_real_kernel");
     T* G = dsmall_;
     T* Tm = G + b * b;
     T* Z = Tm + b * b;
@@ -338,28 +353,42 @@ class TwoStageDevice final : public TwoStageCuda<T> {
       // 1. panel QR
       for (index_t i = 0; i < k; ++i) {
         // larfg_kernel's column g = 0 of the matrix "P(i-1.., i)": alpha = P(i, i), x below.
-        tridiag_cuda::larfg_kernel<T><<<1, 1024, 0, st_>>>(m - i + 1, 0, P + (i - 1) + lda * i, lda,
-                                                           dbeta_ + i, dtau_ + j0 + i);
-        ck(cudaGetLastError(), "larfg_kernel");
-        if (b - 1 - i > 0) {
-          panel_apply_kernel<T>
-              <<<unsigned(b - 1 - i), kSumThreads, 0, st_>>>(m, i, P, lda, dtau_ + j0 + i);
-          ck(cudaGetLastError(), "panel_apply_kernel");
-        }
+        ck(launch_pdl(tridiag_cuda::larfg_kernel<T>, dim3(1), dim3(1024), 0, st_, pdl_,
+                      index_t(m - i + 1), index_t(0), P + (i - 1) + lda * i, lda, dbeta_ + i,
+                      dtau_ + j0 + i),
+           "larfg_kernel");
+        if (b - 1 - i > 0)
+          ck(launch_pdl(panel_apply_kernel<T>, dim3(unsigned(b - 1 - i)), dim3(kSumThreads), 0, st_,
+                        pdl_, m, i, P, lda, static_cast<const T*>(dtau_ + j0 + i)),
+             "panel_apply_kernel");
       }
-      const unsigned rb = unsigned((m + 127) / 128);
-      form_v_kernel<T><<<dim3(rb, unsigned(k)), 128, 0, st_>>>(m, k, P, lda, dbeta_, dV_);
+      const dim3 rk(unsigned((m + 127) / 128), unsigned(k));
+      ck(launch_pdl(form_v_kernel<T>, rk, dim3(128), 0, st_, pdl_, m, k, P, lda,
+                    static_cast<const real_t<T>*>(dbeta_), dV_),
+         "form_v_kernel");
       // 2. T
-      if (k > 1) gram_kernel<T><<<unsigned(k * k), kSumThreads, 0, st_>>>(m, k, dV_, G);
-      tfactor_kernel<T><<<1, unsigned(((k + 31) / 32) * 32), 0, st_>>>(k, dtau_ + j0, G, Tm);
-      // 3. X = A22 V
+      if (k > 1)
+        ck(launch_pdl(gram_kernel<T>, dim3(unsigned(k * k)), dim3(kSumThreads), 0, st_, pdl_, m, k,
+                      static_cast<const T*>(dV_), G),
+           "gram_kernel");
+      ck(launch_pdl(tfactor_kernel<T>, dim3(1), dim3(unsigned(((k + 31) / 32) * 32)), 0, st_, pdl_,
+                    k, static_cast<const T*>(dtau_ + j0), static_cast<const T*>(G), Tm),
+         "tfactor_kernel");
+      // 3. X = A22 V (a plain launch: the next kernel waits for it as for any other)
       symm_canonical_gpu<T>(m, k, A22, lda, dV_, m, dX_, m, st_);
       // 4-7. Y, Z, M, W
-      y_kernel<T><<<dim3(rb, unsigned(k)), 128, 0, st_>>>(m, k, dX_, Tm, dY_);
-      zdot_kernel<T><<<unsigned(k * k), kSumThreads, 0, st_>>>(m, k, dV_, dY_, Z);
-      m_kernel<T><<<1, 256, 0, st_>>>(k, Tm, Z, M);
-      w_kernel<T><<<dim3(rb, unsigned(k)), 128, 0, st_>>>(m, k, dV_, M, dY_, dW_);
-      ck(cudaGetLastError(), "two-stage panel kernels");
+      ck(launch_pdl(y_kernel<T>, rk, dim3(128), 0, st_, pdl_, m, k, static_cast<const T*>(dX_),
+                    static_cast<const T*>(Tm), dY_),
+         "y_kernel");
+      ck(launch_pdl(zdot_kernel<T>, dim3(unsigned(k * k)), dim3(kSumThreads), 0, st_, pdl_, m, k,
+                    static_cast<const T*>(dV_), static_cast<const T*>(dY_), Z),
+         "zdot_kernel");
+      ck(launch_pdl(m_kernel<T>, dim3(1), dim3(256), 0, st_, pdl_, k, static_cast<const T*>(Tm),
+                    static_cast<const T*>(Z), M),
+         "m_kernel");
+      ck(launch_pdl(w_kernel<T>, rk, dim3(128), 0, st_, pdl_, m, k, static_cast<const T*>(dV_),
+                    static_cast<const T*>(M), static_cast<const T*>(dY_), dW_),
+         "w_kernel");
       // 8. A22 -= V W^H + W V^H
       rank2k(m, k, A22, lda);
     }
@@ -374,21 +403,26 @@ class TwoStageDevice final : public TwoStageCuda<T> {
   /// tridiag_device.cu's rank2k(), the same bits).
   void rank2k(index_t m, index_t k, T* A22, index_t lda) {
     const index_t nt = (m + 63) / 64;
-    const unsigned tiles = unsigned(nt * (nt + 1) / 2);
+    const dim3 tiles(unsigned(nt * (nt + 1) / 2));
+    const T* V = dV_;
+    const T* W = dW_;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                   std::is_same_v<T, Complex<float>>)
-      tridiag_cuda::rank2k_wide_kernel<T>
-          <<<tiles, 128, 0, st_>>>(m, k, dV_, m, dW_, m, A22, lda, nt, false);
+      ck(launch_pdl(tridiag_cuda::rank2k_wide_kernel<T>, tiles, dim3(128), 0, st_, pdl_, m, k, V, m,
+                    W, m, A22, lda, nt, false),
+         "rank2k");
     else if constexpr (std::is_same_v<T, Complex<double>>)
-      tridiag_cuda::rank2k_kernel<T, 2>
-          <<<tiles, 256, 0, st_>>>(m, k, dV_, m, dW_, m, A22, lda, nt, false);
+      ck(launch_pdl(tridiag_cuda::rank2k_kernel<T, 2>, tiles, dim3(256), 0, st_, pdl_, m, k, V, m,
+                    W, m, A22, lda, nt, false),
+         "rank2k");
     else
-      tridiag_cuda::rank2k_kernel<T>
-          <<<tiles, 256, 0, st_>>>(m, k, dV_, m, dW_, m, A22, lda, nt, false);
-    ck(cudaGetLastError(), "rank2k");
+      ck(launch_pdl(tridiag_cuda::rank2k_kernel<T>, tiles, dim3(256), 0, st_, pdl_, m, k, V, m, W,
+                    m, A22, lda, nt, false),
+         "rank2k");
   }
 
   index_t n_, b_, ldd_;
+  bool pdl_ = true;  ///< EIGSOLVE_GPU_PDL=0: plain launches (the same bits)
   TwoStageDeviceTimes* times_;
   cudaStream_t st_ = nullptr;
   cudaEvent_t ev0_ = nullptr, ev1_ = nullptr, ev2_ = nullptr;
