@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -236,8 +237,20 @@ class TwoStageDevice final : public TwoStageCuda<T> {
                         ScalarTraits<T>::name + " (two-stage) needs " + std::to_string(need) +
                         " bytes of device memory, " + std::to_string(free_b) +
                         " are available (of " + std::to_string(total_b) + ")");
-    if (const char* v = std::getenv("EIGSOLVE_GPU_PDL")) pdl_ = !(v[0] == '0' && v[1] == '\0');
+    const auto flag = [](const char* name, bool dflt) {
+      const char* v = std::getenv(name);
+      return v && *v ? !(v[0] == '0' && v[1] == '\0') : dflt;
+    };
+    pdl_ = flag("EIGSOLVE_GPU_PDL", true);
+    lookahead_ = flag("EIGSOLVE_GPU_LOOKAHEAD", true);
+    profile_ = flag("EIGSOLVE_GPU_PROFILE", false);
     ck(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking), "cudaStreamCreate");
+    ck(cudaStreamCreateWithFlags(&st2_, cudaStreamNonBlocking), "cudaStreamCreate");
+    ck(cudaEventCreateWithFlags(&ev_upd_, cudaEventDisableTiming), "cudaEventCreate");
+    ck(cudaEventCreateWithFlags(&ev_qr_, cudaEventDisableTiming), "cudaEventCreate");
+    if (profile_)
+      for (auto& e : pev_)
+        ck(cudaEventCreate(&e), "cudaEventCreate");
     ck(cudaEventCreate(&ev0_), "cudaEventCreate");
     ck(cudaEventCreate(&ev1_), "cudaEventCreate");
     ck(cudaEventCreate(&ev2_), "cudaEventCreate");
@@ -275,6 +288,12 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     cudaEventDestroy(ev0_);
     cudaEventDestroy(ev1_);
     cudaEventDestroy(ev2_);
+    cudaStreamSynchronize(st2_);
+    cudaEventDestroy(ev_upd_);
+    cudaEventDestroy(ev_qr_);
+    for (auto e : pev_)
+      if (e) cudaEventDestroy(e);
+    cudaStreamDestroy(st2_);
     cudaStreamDestroy(st_);
   }
 
@@ -331,13 +350,53 @@ class TwoStageDevice final : public TwoStageCuda<T> {
       times_->stage1 += ms1 * 1e-3;
       times_->stage2 += ms2 * 1e-3;
     }
+    if (profile_) {
+      float ms2 = 0;
+      ck(cudaEventElapsedTime(&ms2, ev1_, ev2_), "cudaEventElapsedTime");
+      std::fprintf(stderr,
+                   "two-stage profile (%s, n = %lld, b = %lld; steps serialised): panel QR %.3f s, "
+                   "V and T %.3f s, SYMM %.3f s, Y/Z/M/W %.3f s, rank-2k %.3f s; band and chase "
+                   "%.3f s\n",
+                   ScalarTraits<T>::name, (long long)n, (long long)b, prof_[0], prof_[1], prof_[2],
+                   prof_[3], prof_[4], ms2 * 1e-3);
+    }
   }
 
  private:
+  /// The panel QR of the panel at j0 (step 1) on stream `st`; pdl: its kernels with
+  /// programmatic dependent launch (only on the stream whose previous kernel they follow).
+  void panel_qr(index_t j0, cudaStream_t st, bool pdl) {
+    const index_t b = b_, lda = ldd_;
+    const index_t r0 = j0 + b, m = n_ - r0, k = std::min(b, m);
+    T* P = dA_ + r0 + lda * j0;
+    for (index_t i = 0; i < k; ++i) {
+      // larfg_kernel's column g = 0 of the matrix "P(i-1.., i)": alpha = P(i, i), x below.
+      ck(launch_pdl(tridiag_cuda::larfg_kernel<T>, dim3(1), dim3(1024), 0, st, pdl,
+                    index_t(m - i + 1), index_t(0), P + (i - 1) + lda * i, lda, dbeta_ + i,
+                    dtau_ + j0 + i),
+         "larfg_kernel");
+      if (b - 1 - i > 0)
+        ck(launch_pdl(panel_apply_kernel<T>, dim3(unsigned(b - 1 - i)), dim3(kSumThreads), 0, st,
+                      pdl, m, i, P, lda, static_cast<const T*>(dtau_ + j0 + i)),
+           "panel_apply_kernel");
+      pdl = pdl_;  // after the first kernel on st, the rest follow it
+    }
+  }
+
+  void mark(int step) {
+    if (!profile_) return;
+    ck(cudaEventRecord(pev_[step], st_), "cudaEventRecord");
+  }
+
   /// Stage 1 on dA_, queued on st_ (docs/canonical-two-stage.md, steps 1-8 per panel).
+  /// Lookahead (b <= 64, not under EIGSOLVE_GPU_PROFILE): the rank-2k update of A22's first
+  /// tile column (which holds the next panel) runs first; the next panel's QR then runs on a
+  /// second stream beside the update of the rest of A22 (the two touch disjoint elements; each
+  /// element keeps its chain, so the bits do not change). EIGSOLVE_GPU_LOOKAHEAD=0: in order.
   void reduce_to_band_dev(index_t b) {
     const index_t n = n_;
     const index_t lda = ldd_;
+    const bool ahead = lookahead_ && !profile_ && b <= 64;
     if constexpr (is_complex_v<T>)
       ck(launch_pdl(diag_real_kernel<T>, dim3(unsigned((n + 255) / 256)), dim3(256), 0, st_, false,
                     n, dA_, lda),
@@ -346,24 +405,23 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     T* Tm = G + b * b;
     T* Z = Tm + b * b;
     T* M = Z + b * b;
+    bool qr_done = false;  // the panel's QR already ran on st2_ (lookahead)
     for (index_t j0 = 0; j0 + b < n; j0 += b) {
       const index_t r0 = j0 + b, m = n - r0, k = std::min(b, m);
       T* P = dA_ + r0 + lda * j0;
       T* A22 = dA_ + r0 + lda * r0;
+      mark(0);
       // 1. panel QR
-      for (index_t i = 0; i < k; ++i) {
-        // larfg_kernel's column g = 0 of the matrix "P(i-1.., i)": alpha = P(i, i), x below.
-        ck(launch_pdl(tridiag_cuda::larfg_kernel<T>, dim3(1), dim3(1024), 0, st_, pdl_,
-                      index_t(m - i + 1), index_t(0), P + (i - 1) + lda * i, lda, dbeta_ + i,
-                      dtau_ + j0 + i),
-           "larfg_kernel");
-        if (b - 1 - i > 0)
-          ck(launch_pdl(panel_apply_kernel<T>, dim3(unsigned(b - 1 - i)), dim3(kSumThreads), 0, st_,
-                        pdl_, m, i, P, lda, static_cast<const T*>(dtau_ + j0 + i)),
-             "panel_apply_kernel");
+      bool pdl = pdl_;
+      if (qr_done) {
+        ck(cudaStreamWaitEvent(st_, ev_qr_, 0), "cudaStreamWaitEvent");
+        pdl = false;  // the first kernel after a cross-stream wait: a plain launch
+      } else {
+        panel_qr(j0, st_, pdl_);
       }
+      mark(1);
       const dim3 rk(unsigned((m + 127) / 128), unsigned(k));
-      ck(launch_pdl(form_v_kernel<T>, rk, dim3(128), 0, st_, pdl_, m, k, P, lda,
+      ck(launch_pdl(form_v_kernel<T>, rk, dim3(128), 0, st_, pdl, m, k, P, lda,
                     static_cast<const real_t<T>*>(dbeta_), dV_),
          "form_v_kernel");
       // 2. T
@@ -374,8 +432,10 @@ class TwoStageDevice final : public TwoStageCuda<T> {
       ck(launch_pdl(tfactor_kernel<T>, dim3(1), dim3(unsigned(((k + 31) / 32) * 32)), 0, st_, pdl_,
                     k, static_cast<const T*>(dtau_ + j0), static_cast<const T*>(G), Tm),
          "tfactor_kernel");
+      mark(2);
       // 3. X = A22 V (a plain launch: the next kernel waits for it as for any other)
       symm_canonical_gpu<T>(m, k, A22, lda, dV_, m, dX_, m, st_);
+      mark(3);
       // 4-7. Y, Z, M, W
       ck(launch_pdl(y_kernel<T>, rk, dim3(128), 0, st_, pdl_, m, k, static_cast<const T*>(dX_),
                     static_cast<const T*>(Tm), dY_),
@@ -389,8 +449,30 @@ class TwoStageDevice final : public TwoStageCuda<T> {
       ck(launch_pdl(w_kernel<T>, rk, dim3(128), 0, st_, pdl_, m, k, static_cast<const T*>(dV_),
                     static_cast<const T*>(M), static_cast<const T*>(dY_), dW_),
          "w_kernel");
+      mark(4);
       // 8. A22 -= V W^H + W V^H
-      rank2k(m, k, A22, lda);
+      const bool next = r0 + b < n;  // a next panel exists
+      if (ahead && next && m > 64) {
+        rank2k(m, k, A22, lda, 0, m, true);  // tile column 0: the next panel's columns
+        ck(cudaEventRecord(ev_upd_, st_), "cudaEventRecord");
+        ck(cudaStreamWaitEvent(st2_, ev_upd_, 0), "cudaStreamWaitEvent");
+        panel_qr(r0, st2_, false);
+        ck(cudaEventRecord(ev_qr_, st2_), "cudaEventRecord");
+        rank2k(m - 64, k, A22 + 64 + lda * 64, lda, 64, m, false);  // the rest of A22
+        qr_done = true;
+      } else {
+        rank2k(m, k, A22, lda, 0, m, false);
+        qr_done = false;
+      }
+      mark(5);
+      if (profile_) {
+        ck(cudaEventSynchronize(pev_[5]), "profile");
+        for (int q = 0; q < 5; ++q) {
+          float ms = 0;
+          ck(cudaEventElapsedTime(&ms, pev_[q], pev_[q + 1]), "cudaEventElapsedTime");
+          prof_[q] += ms * 1e-3;
+        }
+      }
     }
   }
 
@@ -400,29 +482,36 @@ class TwoStageDevice final : public TwoStageCuda<T> {
   }
 
   /// The one-stage's canonical rank-2k kernels (the same choice per precision as
-  /// tridiag_device.cu's rank2k(), the same bits).
-  void rank2k(index_t m, index_t k, T* A22, index_t lda) {
+  /// tridiag_device.cu's rank2k(), the same bits) on the m x m matrix A with V, W from row `off`
+  /// (leading dimension ldvw); strip: only its first tile column (the grid's first nt tiles).
+  void rank2k(index_t m, index_t k, T* A, index_t lda, index_t off, index_t ldvw, bool strip) {
     const index_t nt = (m + 63) / 64;
-    const dim3 tiles(unsigned(nt * (nt + 1) / 2));
-    const T* V = dV_;
-    const T* W = dW_;
+    const dim3 tiles(unsigned(strip ? nt : nt * (nt + 1) / 2));
+    const T* V = dV_ + off;
+    const T* W = dW_ + off;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                   std::is_same_v<T, Complex<float>>)
-      ck(launch_pdl(tridiag_cuda::rank2k_wide_kernel<T>, tiles, dim3(128), 0, st_, pdl_, m, k, V, m,
-                    W, m, A22, lda, nt, false),
+      ck(launch_pdl(tridiag_cuda::rank2k_wide_kernel<T>, tiles, dim3(128), 0, st_, pdl_, m, k, V,
+                    ldvw, W, ldvw, A, lda, nt, false),
          "rank2k");
     else if constexpr (std::is_same_v<T, Complex<double>>)
-      ck(launch_pdl(tridiag_cuda::rank2k_kernel<T, 2>, tiles, dim3(256), 0, st_, pdl_, m, k, V, m,
-                    W, m, A22, lda, nt, false),
+      ck(launch_pdl(tridiag_cuda::rank2k_kernel<T, 2>, tiles, dim3(256), 0, st_, pdl_, m, k, V,
+                    ldvw, W, ldvw, A, lda, nt, false),
          "rank2k");
     else
-      ck(launch_pdl(tridiag_cuda::rank2k_kernel<T>, tiles, dim3(256), 0, st_, pdl_, m, k, V, m, W,
-                    m, A22, lda, nt, false),
+      ck(launch_pdl(tridiag_cuda::rank2k_kernel<T>, tiles, dim3(256), 0, st_, pdl_, m, k, V, ldvw,
+                    W, ldvw, A, lda, nt, false),
          "rank2k");
   }
 
   index_t n_, b_, ldd_;
-  bool pdl_ = true;  ///< EIGSOLVE_GPU_PDL=0: plain launches (the same bits)
+  bool pdl_ = true;        ///< EIGSOLVE_GPU_PDL=0: plain launches (the same bits)
+  bool lookahead_ = true;  ///< EIGSOLVE_GPU_LOOKAHEAD=0: the next panel's QR after the update
+  bool profile_ = false;   ///< EIGSOLVE_GPU_PROFILE=1: per-step seconds (serialised)
+  cudaStream_t st2_ = nullptr;
+  cudaEvent_t ev_upd_ = nullptr, ev_qr_ = nullptr;
+  cudaEvent_t pev_[6] = {};
+  double prof_[5] = {};
   TwoStageDeviceTimes* times_;
   cudaStream_t st_ = nullptr;
   cudaEvent_t ev0_ = nullptr, ev1_ = nullptr, ev2_ = nullptr;

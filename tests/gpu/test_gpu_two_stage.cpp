@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -123,6 +125,29 @@ TYPED_TEST(GpuTwoStage, EigenvaluesBitwiseEqualToCpu) {
   cudaFree(dA);
   ASSERT_EQ(dev.w.size(), cpu.w.size());
   EXPECT_TRUE(same_bits(dev.w.data(), cpu.w.data(), cpu.w.size()));
+}
+
+// The schedules that must not change a bit: the next panel's QR beside the update (default),
+// in order (EIGSOLVE_GPU_LOOKAHEAD=0), serialised with events (EIGSOLVE_GPU_PROFILE=1), plain
+// launches (EIGSOLVE_GPU_PDL=0).
+TEST(GpuTwoStageSchedules, SameBitsForEverySchedule) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  for (index_t b : {8, 32, 64}) {
+    const index_t n = 777;
+    const auto A0 = random_hermitian<double>(n, unsigned(b));
+    auto Ac = A0;
+    std::vector<double> dc(n), ec(n, 0.0);
+    tridiagonalize_two_stage(Context{}, n, b, Ac.ptr(), n, dc.data(), ec.data());
+    for (const char* env : {"EIGSOLVE_GPU_LOOKAHEAD", "EIGSOLVE_GPU_PROFILE", "EIGSOLVE_GPU_PDL"}) {
+      setenv(env, std::string(env) == "EIGSOLVE_GPU_PROFILE" ? "1" : "0", 1);
+      std::vector<double> dg(n), eg(n, 0.0);
+      auto dev = make_two_stage_cuda<double>(n, b, A0.ptr(), n, false);
+      dev->run(b, dg.data(), eg.data());
+      unsetenv(env);
+      EXPECT_TRUE(same_bits(dg.data(), dc.data(), std::size_t(n))) << env << ", b = " << b;
+      EXPECT_TRUE(same_bits(eg.data(), ec.data(), std::size_t(n - 1))) << env << ", b = " << b;
+    }
+  }
 }
 
 // A matrix scaled near overflow: the same exact pre-scaling on both backends.
