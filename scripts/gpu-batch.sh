@@ -84,6 +84,15 @@ for s in "$@"; do
       step tests-2stage 300 bash -c "rc=0; for n in test_gpu_symm test_gpu_bulge_chase test_gpu_two_stage; do EIGSOLVE_REQUIRE_GPU=1 timeout 140 '$bin'/tests/\$n --gtest_output=json:'$out'/t/\$n.json > '$out'/t/\$n.log 2>&1 || { rc=1; echo FAILED \$n; }; tail -n 3 '$out'/t/\$n.log; done; exit \$rc" ;;
     bench-2stage) # the two-stage pieces' standalone timings, then bench eig with the two-stage reduction against cuSOLVER
       step bench-2stage 400 bash -c "timeout 90 '$bin'/bench_symm --sizes 2048,4096,8192,16384 --k 32 --prec s,d,c,z,dd --runs 3; timeout 90 '$bin'/bench_bulge --sizes 4096,16384 --b 32 --prec s,d,z,dd --runs 3; timeout 200 '$es' bench eig --reduction two-stage -p s,d,c,z,dd --sizes 4096,16384 --runs 1 --check-cpu-max 2048 --host-input-max 0 --json '$out'/eig-2stage.json" ;;
+    chase-ab) # the device bulge chase: registers path (default) against the previous one (EIGSOLVE_GPU_BULGE_REG=0)
+      step chase-ab 200 bash -c "for v in 1 0; do echo EIGSOLVE_GPU_BULGE_REG=\$v; EIGSOLVE_GPU_BULGE_REG=\$v timeout 90 '$bin'/bench_bulge --sizes 4096,16384 --b 32 --prec s,d,z,dd --runs 3; done" ;;
+    profile-2s) # where the two-stage time goes (steps serialised), d z dd at 16384
+      step profile-2s 200 env EIGSOLVE_GPU_PROFILE=1 "$es" bench eig --reduction two-stage -p d,z,dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 ;;
+    eig-2s) step eig-2s 300 "$es" bench eig --reduction two-stage -p s,d,c,z,dd --sizes 4096,16384 --runs 2 --check-cpu-max 0 --host-input-max 16384 --json "$out/eig-2stage.json" ;;
+    la-ab) # the next panel's QR beside the update (default) against in order (EIGSOLVE_GPU_LOOKAHEAD=0)
+      step la-ab 120 bash -c "for v in 0 1; do echo EIGSOLVE_GPU_LOOKAHEAD=\$v; EIGSOLVE_GPU_LOOKAHEAD=\$v '$es' bench eig --reduction two-stage -p s,d --sizes 16384 --runs 2 --check-cpu-max 0 --host-input-max 0; done" ;;
+    large-2s) step large-2s 200 "$es" bench eig --reduction two-stage -p d --sizes 32768 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-d32k-2stage.json" ;;
+    eig-1s) step eig-1s 120 "$es" bench eig -p s,d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-1stage.json" ;;
     tests-symv) mkdir -p "$out/t"
       step tests-symv 300 env EIGSOLVE_REQUIRE_GPU=1 "$bin/tests/test_gpu_symv" --gtest_output=json:"$out/t/test_gpu_symv.json" ;;
     tests-fast) mkdir -p "$out/t"  # every GPU test binary but test_gpu_invit (minutes of host references)
