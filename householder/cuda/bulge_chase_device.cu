@@ -12,6 +12,9 @@
 //             there, written back (st.global.cg), then __syncwarp, lane 0's fence.acq_rel and
 //             progress[i] := 2k+1 / 2k+2 (kDone after the last level)
 //   EIGSOLVE_GPU_BULGE_SPLIT=0: one progress step per level (level k after >= 2k+4; slower);
+//   EIGSOLVE_GPU_BULGE_REG=0: the shared-memory phases instead of the register path (the
+//   default for b <= 32 with the split schedule: bulge_warp::sweep_reg, a block's rows in the
+//   lanes' registers, no lane-0 phase);
 //   EIGSOLVE_GPU_BULGE_WARPS=w: w warps in flight (default: half the first sweep's levels + 32).
 //   Every setting gives the same bits.
 //   extract_kernel        d[i] = real(B(i,i)), e[i] = real(B(i+1,i))
@@ -148,6 +151,13 @@ struct DevExec {
   }
 };
 
+/// sweep_reg's rf on the device: every lane its own thread's registers.
+template <class T>
+struct ThreadRegs {
+  bulge_warp::LaneRegs<T, 32>* r;
+  __device__ __forceinline__ bulge_warp::LaneRegs<T, 32>& operator()(int) const { return *r; }
+};
+
 constexpr int kMaxWarpsPerBlock = 4;
 
 /// Bytes of one warp's shared memory for blocks of order up to bb.
@@ -157,11 +167,13 @@ __host__ __device__ constexpr std::size_t align16(std::size_t x) {
 template <class T>
 std::size_t warp_bytes(int bb) {
   const std::size_t P = std::size_t(bb) + 1;
-  return align16(sizeof(bulge_warp::Scalars<T>)) + align16(bulge_warp::kLanes * sizeof(real_t<T>)) +
+  return align16(sizeof(bulge_warp::Scalars<T>)) +
+         2 * align16(bulge_warp::kLanes * sizeof(real_t<T>)) +
          align16((2 * std::size_t(bb) * P + 4 * std::size_t(bb)) * sizeof(T));
 }
 
-template <bool Split, class T>
+/// Reg: the register path (bulge_warp::sweep_reg<32>, blocks of order <= 32, Split only).
+template <bool Split, bool Reg, class T>
 __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
     chase_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int wbytes) {
   using R = real_t<T>;
@@ -173,6 +185,8 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
   base += align16(sizeof(bulge_warp::Scalars<T>));
   W.part = reinterpret_cast<R*>(base);
   base += align16(bulge_warp::kLanes * sizeof(R));
+  W.part2 = reinterpret_cast<R*>(base);
+  base += align16(bulge_warp::kLanes * sizeof(R));
   const int P = bb + 1;
   W.P = P;
   W.C = reinterpret_cast<T*>(base);
@@ -182,12 +196,16 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
   W.w = W.v + bb;
   W.y = W.w + bb;
   const DevExec<T> X{lane, ctr + 1};
+  [[maybe_unused]] bulge_warp::LaneRegs<T, 32> regs;
   for (;;) {
     int i = 0;
     if (lane == 0) i = atomicAdd(ctr, 1);
     i = __shfl_sync(0xffffffffu, i, 0);
     if (index_t(i) >= n - 1) break;
-    bulge_warp::sweep<Split>(X, W, n, b, AB, ldab, index_t(i));
+    if constexpr (Reg)
+      bulge_warp::sweep_reg<32>(X, W, ThreadRegs<T>{&regs}, n, b, AB, ldab, index_t(i));
+    else
+      bulge_warp::sweep<Split>(X, W, n, b, AB, ldab, index_t(i));
   }
 }
 
@@ -250,7 +268,14 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     // bits; the split lets sweep i's task B run while sweep i-1 does its task C)
     bool split = true;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_SPLIT")) split = std::atoi(s) != 0;
-    auto kern = split ? chase_kernel<true, T> : chase_kernel<false, T>;
+    // EIGSOLVE_GPU_BULGE_REG=0: the shared-memory phases (bulge_warp::sweep) instead of the
+    // register path (bulge_warp::sweep_reg, b <= 32 with the split schedule); same bits
+    bool reg = true;
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_REG")) reg = std::atoi(s) != 0;
+    reg = reg && split && bb <= 32;
+    auto kern = reg     ? chase_kernel<true, true, T>
+                : split ? chase_kernel<true, false, T>
+                        : chase_kernel<false, false, T>;
     ck(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
        "cudaFuncSetAttribute");
     int per_sm = 0;

@@ -110,6 +110,7 @@ struct Work {
   T* w;           ///< the new reflector (length M)
   T* y;           ///< sym2's y (length M)
   R* part;        ///< kLanes partials (maxima, then chunk sums)
+  R* part2;       ///< kLanes partials (register path: chunk sums)
   Scalars<T>* s;  ///< the scalars
   int P;          ///< pitch of C and D
 };
@@ -442,6 +443,339 @@ ES_HD void sweep(const Exec& X, const Work<T>& W, index_t n, index_t b, T* AB, i
       load_D(J1, M);
     }
     sym2_and_store(J1, M, last, k);
+    st = J1;
+    ed = J2;
+    L = M;
+  }
+}
+
+// ================================================================================================
+// Register path (blocks of order <= NB <= 32: every row of a block belongs to one lane). The
+// same chains in the same order as the phases above; only where the operands live changes:
+//
+//   task B   lane r holds row r of C in registers (loaded from the band, all loads issued
+//            together), runs right's chain on them, writes the row to shared memory (left reads
+//            columns); larfg's head and tail are computed by every lane (same inputs, same
+//            order, same bits: no lane-0 phase, no broadcast of scalars); left: lane c runs
+//            column c's chain into u_c (shared), then lane r updates its own row with every u_c
+//            and stores it to the band.
+//   task C   lane r holds row r of the lower triangle of D (raw diagonal apart), writes it to
+//            shared memory, builds the full Hermitian row in registers (conj of the column
+//            read back, the diagonal made real) and runs sym2_y's plain chain; alpha's chain and
+//            every y_c's update are computed by every lane; lane r updates its lower row and
+//            stores it.
+//   v / w    two buffers swapped per level (no copy), tau kept per lane.
+//
+// The kernel runs it as phases with a __syncwarp() between two; the host emulation calls each
+// phase for lanes 0..31 with one LaneRegs per lane.
+// ================================================================================================
+
+template <class T, int NB>
+struct LaneRegs {
+  T a[NB];   ///< task B: row r of C; task C: row r of D (lower: raw; upper: conj of column r)
+  T dg;      ///< task C: the raw diagonal D(r, r)
+  T x;       ///< larfg: element r of the column
+  T wr;      ///< w_r
+  T tau;     ///< tau of v
+  T tau2;    ///< tau of w
+  T rr;      ///< 1 / (alpha - beta), scaled
+  T beta;    ///< beta, scaled back
+  int ex;    ///< larfg's exponent
+  int mode;  ///< 1: the reflector is computed
+};
+
+/// larfg, 1: lane r < m holds a[r] in R.x; W.x[r] := a[r]; the per-lane maxima exactly as
+/// larfg_max writes them (part[q] = abs1(a[1 + q]) for 1 + q < m, else 0; m <= kLanes).
+template <class T, int NB>
+ES_HD_INLINE void r_larfg_1(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int m) {
+  using Re = real_t<T>;
+  if (lane < m) W.x[lane] = R.x;
+  Re mx = Re(0);  // larfg_max's rule: a NaN never replaces the running maximum
+  if (lane >= 1 && lane < m) {
+    const Re q = abs1(R.x);
+    if (q > mx) mx = q;
+  }
+  W.part[lane == 0 ? kLanes - 1 : lane - 1] = mx;
+}
+
+/// larfg, 2: larfg_head by every lane (mode, ex in its registers), then this lane's chunk chain
+/// as larfg_chunks (into part2).
+template <class T, int NB>
+ES_HD_INLINE void r_larfg_2(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int m) {
+  using Re = real_t<T>;
+  Re xmax = W.part[0];
+  ES_BULGE_UNROLL
+  for (int q = 1; q < kLanes; ++q)
+    if (W.part[q] > xmax) xmax = W.part[q];
+  const T a0 = W.x[0];
+  const Re ar = real_part(a0);
+  const Re ai = imag_part(a0);
+  bool trivial;
+  if constexpr (is_complex_v<T>)
+    trivial = m <= 0;
+  else
+    trivial = m <= 1;
+  if (!trivial && xmax == Re(0) && ai == Re(0)) trivial = true;
+  R.mode = trivial ? 0 : 1;
+  Re amax = xmax;
+  if (abs(ar) > amax) amax = abs(ar);
+  if (abs(ai) > amax) amax = abs(ai);
+  R.ex = trivial ? 0 : exponent_of_hd(amax);
+  R.tau2 = T(0);
+  if (R.mode == 0) return;
+  const int nx = m - 1, k = -R.ex;
+  Re s = Re(0);
+  const int i0 = lane * kChunk;
+  ES_BULGE_UNROLL
+  for (int j = 0; j < kChunk; ++j)
+    if (i0 + j < nx) {
+      const T xs = scale_all(W.x[1 + i0 + j], k);
+      s = madd(real_part(xs), real_part(xs), s);
+      if constexpr (is_complex_v<T>) s = madd(xs.im, xs.im, s);
+    }
+  W.part2[lane] = s;
+}
+
+/// larfg, 3: larfg_tail by every lane (tau2, rr, beta in its registers), then larfg_scatter for
+/// this lane's element: w_r (W.w and R.wr), a[r] := beta (r = 0, reflector computed) or 0.
+template <class T, int NB>
+ES_HD_INLINE void r_larfg_3(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int m) {
+  using Re = real_t<T>;
+  if (R.mode != 0) {
+    const int nx = m - 1, e = R.ex;
+    Re t = Re(0);
+    for (int t0 = 0, tl = 0; t0 < nx; t0 += kTile, ++tl) {
+      const Re p = tile_tree(W.part2 + tl * kChunk);
+      t = (t0 == 0) ? p : t + p;
+    }
+    const T a0 = W.x[0];
+    const Re ar = real_part(a0);
+    const Re ai = imag_part(a0);
+    const Re ars = scale2(ar, -e);
+    const Re ais = scale2(ai, -e);
+    if constexpr (is_complex_v<T>) t = madd(ais, ais, t);
+    t = madd(ars, ars, t);
+    const Re bn = sqrt_(t);
+    const Re bs = (ars >= Re(0)) ? -bn : bn;
+    T as;
+    if constexpr (is_complex_v<T>) {
+      R.tau2 = T((bs - ars) / bs, -ais / bs);
+      as = T(ars, ais);
+    } else {
+      R.tau2 = (bs - ars) / bs;
+      as = T(ars);
+    }
+    R.rr = T(1) / (as - T(bs));
+    R.beta = T(scale2(bs, e));
+  }
+  if (lane == 0) {
+    W.w[0] = T(1);
+    R.wr = T(1);
+    if (R.mode != 0) R.x = R.beta;
+  } else if (lane < m) {
+    const T xi = R.x;
+    const T wi = R.mode ? scale_all(xi, -R.ex) * R.rr : xi;
+    W.w[lane] = wi;
+    R.wr = wi;
+    R.x = T(0);
+  }
+}
+
+/// Task B, 1: right on this lane's row (registers; v from W.v), the row to shared memory
+/// (columns 1 .. L-1, for left), R.x := C(r, 0), then larfg, 1 on column 0.
+template <class T, int NB>
+ES_HD_INLINE void r_right(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int M, int L) {
+  if (lane < M) {
+    T s = T(0);
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c)
+      if (c < L) s = madd(R.a[c], W.v[c], s);
+    const T t = -(R.tau * s);
+    T* row = W.C + lane * W.P;
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c)
+      if (c < L) {
+        R.a[c] = madd(t, conj(W.v[c]), R.a[c]);
+        if (c > 0) row[c] = R.a[c];
+      }
+    R.x = R.a[0];
+  }
+  r_larfg_1(lane, W, R, M);
+}
+
+/// Task B, 2: left's chain for column c = lane (1 <= c < L): u_c = -(conj(tau2) * chain) into
+/// W.y[c].
+template <class T, int NB>
+ES_HD_INLINE void r_left_u(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int M, int L) {
+  if (lane >= 1 && lane < L) {
+    const T ctau = conj(R.tau2);
+    T s = T(0);
+    ES_BULGE_UNROLL
+    for (int r = 0; r < NB; ++r)
+      if (r < M) s = madd_conj(W.w[r], W.C[r * W.P + lane], s);
+    W.y[lane] = -(ctau * s);
+  }
+}
+
+/// Task B, 3: this lane's row: C(r, 0) := R.x, C(r, c) = madd(w_r, u_c, C(r, c)) for c >= 1.
+template <class T, int NB>
+ES_HD_INLINE void r_left_update(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int M, int L) {
+  if (lane < M) {
+    R.a[0] = R.x;
+    ES_BULGE_UNROLL
+    for (int c = 1; c < NB; ++c)
+      if (c < L) R.a[c] = madd(R.wr, W.y[c], R.a[c]);
+  }
+}
+
+/// Task C, 1: this lane's lower row (R.a[c], c < r) to shared memory.
+template <class T, int NB>
+ES_HD_INLINE void r_sym2_share(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int M) {
+  if (lane < M) {
+    T* row = W.D + lane * W.P;
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c)
+      if (c < lane) row[c] = R.a[c];
+  }
+}
+
+/// Task C, 2: the full Hermitian row (R.a[c] := conj(D(c, r)) for c > r), then sym2_y's chain:
+/// y_r = tau2 * (chain c: madd(D^(r, c), w_c)) into W.y[r].
+template <class T, int NB>
+ES_HD_INLINE void r_sym2_y(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int M) {
+  if (lane < M) {
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c)
+      if (c > lane && c < M) R.a[c] = conj(W.D[c * W.P + lane]);
+    const T dr = real_only(R.dg);
+    T s = T(0);
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c)
+      if (c < M) s = madd(c == lane ? dr : R.a[c], W.w[c], s);
+    W.y[lane] = R.tau2 * s;
+  }
+}
+
+/// Task C, 3: alpha (sym2_alpha's chain, by every lane), y_c := madd(alpha, w_c, y_c) as
+/// needed (every lane the same bits), then sym2_update on this lane's lower row (registers).
+/// Afterwards tau := tau2 (the next level's v is this level's w).
+template <class T, int NB>
+ES_HD_INLINE void r_sym2_update(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int M) {
+  T s = T(0);
+  ES_BULGE_UNROLL
+  for (int c = 0; c < NB; ++c)
+    if (c < M) s = madd_conj(W.y[c], W.w[c], s);
+  const T al = neg_half(R.tau2) * s;
+  if (lane < M) {
+    const T nw = -R.wr;
+    const T ny = -madd(al, R.wr, W.y[lane]);
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c)
+      if (c <= lane) {
+        const T wc = W.w[c];
+        const T yc = madd(al, wc, W.y[c]);
+        T a = c == lane ? R.dg : R.a[c];
+        a = madd(nw, conj(yc), a);
+        a = madd(ny, conj(wc), a);
+        if (c == lane)
+          R.dg = real_only(a);
+        else
+          R.a[c] = a;
+      }
+  }
+  R.tau = R.tau2;
+}
+
+/// One whole sweep i by the register path (Split schedule only; blocks of order <= NB <= 32).
+/// rf(lane) gives that lane's LaneRegs (the device: the thread's own, the host: one per lane).
+/// Waits and publishes exactly as sweep<true>.
+template <int NB, class T, class Exec, class RF>
+ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t b, T* AB,
+                     index_t ldab, index_t i) {
+  Work<T> W = W0;
+  auto at = [=](index_t r, index_t c) { return AB + (r - c) + c * ldab; };
+  index_t st = i + 1;
+  index_t ed = i + b < n - 1 ? i + b : n - 1;
+  int L = int(ed - st + 1);
+  // task C on D = B(s0:s0+m, s0:s0+m): load, sym2, store, publish
+  auto task_c = [&](index_t s0, int m, bool last, int k) {
+    X.each([&](int lane) {
+      LaneRegs<T, NB>& R = rf(lane);
+      if (lane < m) {
+        ES_BULGE_UNROLL
+        for (int c = 0; c < NB; ++c)
+          if (c < lane) R.a[c] = X.load(at(s0 + lane, s0 + c));
+        R.dg = X.load(at(s0 + lane, s0 + lane));
+      }
+      r_sym2_share(lane, W, R, m);
+    });
+    X.each([&](int lane) { r_sym2_y(lane, W, rf(lane), m); });
+    X.each([&](int lane) {
+      LaneRegs<T, NB>& R = rf(lane);
+      r_sym2_update(lane, W, R, m);
+      if (lane < m) {
+        ES_BULGE_UNROLL
+        for (int c = 0; c < NB; ++c)
+          if (c < lane) X.store(at(s0 + lane, s0 + c), R.a[c]);
+        X.store(at(s0 + lane, s0 + lane), R.dg);
+      }
+    });
+    X.publish(i, last ? kDone : 2 * k + 2);
+    T* t = W.v;
+    W.v = W.w;
+    W.w = t;
+  };
+  // ---- level 0, task A: larfg on the column x = B(st:ed+1, i); then task C
+  {
+    const bool last = ed + 1 > n - 1;
+    X.wait(i, 3);
+    X.each([&](int lane) {
+      LaneRegs<T, NB>& R = rf(lane);
+      if (lane < L) R.x = X.load(at(st + lane, i));
+      r_larfg_1(lane, W, R, L);
+    });
+    X.each([&](int lane) { r_larfg_2(lane, W, rf(lane), L); });
+    X.each([&](int lane) {
+      LaneRegs<T, NB>& R = rf(lane);
+      r_larfg_3(lane, W, R, L);
+      if (lane < L) X.store(at(st + lane, i), R.x);
+    });
+    X.publish(i, 1);
+    X.wait(i, 4);
+    task_c(st, L, last, 0);
+  }
+  // ---- levels k >= 1: task B on C = B(J1:J2+1, st:ed+1), then task C
+  for (int k = 1;; ++k) {
+    const index_t J1 = ed + 1;
+    if (J1 > n - 1) break;
+    const index_t J2 = ed + b < n - 1 ? ed + b : n - 1;
+    const int M = int(J2 - J1 + 1);
+    const bool last = J2 + 1 > n - 1;
+    X.wait(i, 2 * k + 3);
+    X.each([&](int lane) {
+      LaneRegs<T, NB>& R = rf(lane);
+      if (lane < M) {
+        ES_BULGE_UNROLL
+        for (int c = 0; c < NB; ++c)
+          if (c < L) R.a[c] = X.load(at(J1 + lane, st + c));
+      }
+      r_right(lane, W, R, M, L);
+    });
+    X.each([&](int lane) { r_larfg_2(lane, W, rf(lane), M); });
+    X.each([&](int lane) { r_larfg_3(lane, W, rf(lane), M); });
+    X.each([&](int lane) { r_left_u(lane, W, rf(lane), M, L); });
+    X.each([&](int lane) {
+      LaneRegs<T, NB>& R = rf(lane);
+      r_left_update(lane, W, R, M, L);
+      if (lane < M) {
+        ES_BULGE_UNROLL
+        for (int c = 0; c < NB; ++c)
+          if (c < L) X.store(at(J1 + lane, st + c), R.a[c]);
+      }
+    });
+    X.publish(i, 2 * k + 1);
+    X.wait(i, 2 * k + 4);
+    task_c(J1, M, last, k);
     st = J1;
     ed = J2;
     L = M;

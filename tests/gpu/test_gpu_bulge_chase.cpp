@@ -132,7 +132,19 @@ struct HostWarp {
   std::vector<R> part;
   bulge_warp::Scalars<T> sc{};
   bulge_warp::Work<T> W{};
-  explicit HostWarp(int bb) : mem(sz(2 * bb * (bb + 1) + 4 * bb)), part(bulge_warp::kLanes) {
+  /// the register path's lanes: NaN until written (a value read before it is written shows)
+  std::vector<bulge_warp::LaneRegs<T, 32>> regs;
+  explicit HostWarp(int bb)
+      : mem(sz(2 * bb * (bb + 1) + 4 * bb)), part(2 * bulge_warp::kLanes), regs(32) {
+    const R nan = R(std::numeric_limits<double>::quiet_NaN());
+    const T tn = make_scalar<T>(nan, nan);
+    for (auto& g : regs) {
+      for (auto& a : g.a)
+        a = tn;
+      g.dg = g.x = g.wr = g.tau = g.tau2 = g.rr = g.beta = tn;
+      g.ex = -12345;
+      g.mode = -1;
+    }
     const int P = bb + 1;
     W.P = P;
     W.C = mem.data();
@@ -142,13 +154,29 @@ struct HostWarp {
     W.w = W.v + bb;
     W.y = W.w + bb;
     W.part = part.data();
+    W.part2 = part.data() + bulge_warp::kLanes;
     W.s = &sc;
   }
 };
 
 /// The chase by the warp's per-lane code on the host: sequentially (threads = 0) or by that
 /// many threads drawing sweeps in order and waiting as the kernel's warps do.
-template <bool Split, class T>
+/// One sweep by the host warp: the register path (Reg, blocks of order <= 32, split schedule)
+/// or the shared-memory phases.
+template <bool Split, bool Reg, class T>
+void emulated_sweep(HostWarp<T>& hw, const HostExec<T>& X, index_t n, index_t b, T* AB,
+                    index_t ldab, index_t i) {
+  if constexpr (Reg) {
+    static_assert(Split, "the register path runs the split schedule");
+    bulge_warp::sweep_reg<32>(
+        X, hw.W, [&](int lane) -> bulge_warp::LaneRegs<T, 32>& { return hw.regs[sz(lane)]; }, n, b,
+        AB, ldab, i);
+  } else {
+    bulge_warp::sweep<Split>(X, hw.W, n, b, AB, ldab, i);
+  }
+}
+
+template <bool Split, class T, bool Reg = false>
 DE<T> emulated_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int threads) {
   DE<T> r{std::vector<real_t<T>>(sz(n)), std::vector<real_t<T>>(sz(std::max<index_t>(n - 1, 0)))};
   for (index_t c = 0; c < n; ++c)
@@ -159,7 +187,7 @@ DE<T> emulated_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int 
     HostWarp<T> hw(bb);
     HostExec<T> X;
     for (index_t i = 0; i + 1 < n; ++i)
-      bulge_warp::sweep<Split>(X, hw.W, n, b, AB.data(), ldab, i);
+      emulated_sweep<Split, Reg>(hw, X, n, b, AB.data(), ldab, i);
   } else {
     std::vector<std::atomic<int>> prog(sz(std::max<index_t>(n, 1)));
     for (auto& p : prog)
@@ -174,7 +202,7 @@ DE<T> emulated_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int 
         for (;;) {
           const index_t i = next.fetch_add(1);
           if (i + 1 >= n) break;
-          bulge_warp::sweep<Split>(X, hw.W, n, b, AB.data(), ldab, i);
+          emulated_sweep<Split, Reg>(hw, X, n, b, AB.data(), ldab, i);
         }
       });
     for (auto& th : pool)
@@ -231,6 +259,12 @@ TYPED_TEST(GpuBulgeChase, HostWarpEmulationBitwiseEqualToCpu) {
           << "4 threads, split, n = " << c.n << ", b = " << c.b << ", ldab = " << ldab;
       EXPECT_TRUE((emulated_chase<false, T>(c.n, c.b, AB, ldab, 4) == ref))
           << "4 threads, n = " << c.n << ", b = " << c.b << ", ldab = " << ldab;
+      if (c.b <= 32) {
+        EXPECT_TRUE((emulated_chase<true, T, true>(c.n, c.b, AB, ldab, 0) == ref))
+            << "register path, sequential, n = " << c.n << ", b = " << c.b << ", ldab = " << ldab;
+        EXPECT_TRUE((emulated_chase<true, T, true>(c.n, c.b, AB, ldab, 4) == ref))
+            << "register path, 4 threads, n = " << c.n << ", b = " << c.b << ", ldab = " << ldab;
+      }
     }
   }
 }
