@@ -287,6 +287,25 @@ TYPED_TEST(GpuBulgeChase, BitwiseEqualToCpu) {
   }
 }
 
+/// The other kernels (EIGSOLVE_GPU_BULGE_REG=0: the shared-memory phases; SPLIT=0: one progress
+/// step per level) give the same bits as the CPU too, hence as the default register path.
+TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  const bool dd = std::is_same<T, dd_real>::value;
+  for (const char* var : {"EIGSOLVE_GPU_BULGE_REG", "EIGSOLVE_GPU_BULGE_SPLIT"}) {
+    ASSERT_EQ(setenv(var, "0", 1), 0);
+    for (Case c : {Case{2, 1}, Case{40, 1}, Case{100, 3}, Case{33, 32}, Case{1000, 32},
+                   Case{dd ? 300 : 3000, 32}}) {
+      const index_t ldab = 2 * c.b + 1;
+      const auto AB = random_band<T>(c.n, c.b, ldab, 5000 + std::uint64_t(c.n * 7 + c.b));
+      EXPECT_TRUE((gpu_chase<T>(c.n, c.b, AB, ldab) == cpu_chase<T>(c.n, c.b, AB, ldab)))
+          << var << "=0, n = " << c.n << ", b = " << c.b;
+    }
+    unsetenv(var);
+  }
+}
+
 TYPED_TEST(GpuBulgeChase, RepeatedRunsSameBits) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
