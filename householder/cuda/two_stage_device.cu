@@ -66,6 +66,24 @@ __device__ __forceinline__ T half_of(const T& s) {
     return scale2(s, -1);
 }
 
+/// A load through L2 only (ld.global.cg), component by component: data another block of the
+/// same kernel published (panel_qr_kernel), never a stale L1 line.
+template <class T>
+__device__ __forceinline__ T ld_cg(const T* p) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    return __ldcg(p);
+  } else if constexpr (is_complex_v<T>) {
+    const real_t<T>* q = reinterpret_cast<const real_t<T>*>(p);
+    return T(__ldcg(q), __ldcg(q + 1));
+  } else {
+    const double* q = reinterpret_cast<const double*>(p);
+    dd_real r;
+    r.hi = __ldcg(q);
+    r.lo = __ldcg(q + 1);
+    return r;
+  }
+}
+
 template <class T>
 __global__ void diag_real_kernel(index_t n, T* A, index_t lda) {
   tridiag_cuda::pdl_begin();
@@ -78,7 +96,6 @@ __global__ void diag_real_kernel(index_t n, T* A, index_t lda) {
 template <class T>
 __global__ void __launch_bounds__(kSumThreads)
     panel_apply_kernel(index_t m, index_t i, T* P, index_t lda, const T* tau) {
-  tridiag_cuda::pdl_begin();
   tridiag_cuda::pdl_begin();
   __shared__ T sh[kSumThreads];
   __shared__ T s_u;
@@ -93,6 +110,111 @@ __global__ void __launch_bounds__(kSumThreads)
   const T u = s_u;
   for (index_t r = threadIdx.x; r < len; r += blockDim.x)
     a[r] = madd(v[r], u, a[r]);
+}
+
+/// The whole panel QR in one kernel (EIGSOLVE_GPU_QR1=1, the default): b blocks, block t (by an
+/// atomic ticket in dispatch order, so it only ever waits for blocks already running: no
+/// deadlock) owns panel column c = t. It applies reflectors i = 0 .. min(c, k)-1 to its column
+/// as each is published (flag[i] == epoch), exactly as panel_apply_kernel does, then (c < k)
+/// forms reflector c as larfg_kernel does and publishes it. The same chains, the same bits;
+/// only the kernel boundaries between the columns are gone. Flags count panels (epochs), never
+/// data, so NaN cannot stall it.
+template <class T>
+__global__ void __launch_bounds__(kSumThreads)
+    panel_qr_kernel(index_t m, index_t k, T* P, index_t lda, T* tau, real_t<T>* beta,
+                    unsigned* flag, unsigned long long* ticket, unsigned long long base,
+                    unsigned epoch) {
+  using R = real_t<T>;
+  tridiag_cuda::pdl_begin();
+  __shared__ T sh[kSumThreads];
+  __shared__ R red[kSumThreads];
+  __shared__ T s_u, s_r;
+  __shared__ long long s_c;
+  __shared__ int s_e, s_zero;
+  const int t = threadIdx.x;
+  if (t == 0) s_c = static_cast<long long>(atomicAdd(ticket, 1ull) - base);
+  __syncthreads();
+  const index_t c = index_t(s_c);
+  T* a = P + lda * c;
+  const index_t napply = c < k ? c : k;
+  for (index_t i = 0; i < napply; ++i) {
+    if (t == 0) {
+      while (*reinterpret_cast<volatile unsigned*>(flag + i) != epoch) {
+      }
+      __threadfence();
+    }
+    __syncthreads();
+    const T* v = P + i + lda * i;
+    const index_t len = m - i;
+    const T w = block_canonical_sum<T>(
+        len, [&](index_t q, T acc) { return madd_conj(ld_cg(v + q), a[i + q], acc); }, sh);
+    if (t == 0) s_u = -(conj(ld_cg(tau + i)) * w);
+    __syncthreads();
+    const T u = s_u;
+    for (index_t r = t; r < len; r += blockDim.x)
+      a[i + r] = madd(ld_cg(v + r), u, a[i + r]);
+    __syncthreads();
+  }
+  if (c >= k) return;
+  // Reflector c of order m - c from alpha = P(c, c), x = P(c+1 : m, c): larfg_kernel's steps.
+  T* alpha_p = a + c;
+  T* x = a + c + 1;
+  const index_t nx = m - c - 1;
+  const bool trivial = is_complex_v<T> ? (m - c <= 0) : (m - c <= 1);
+  bool done = trivial;
+  const T alpha = *alpha_p;
+  if (!trivial) {
+    R mx = R(0);
+    for (index_t q = t; q < nx; q += blockDim.x) {
+      const R av = abs1(x[q]);
+      if (av > mx) mx = av;
+    }
+    red[t] = mx;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h /= 2) {
+      if (t < h && red[t + h] > red[t]) red[t] = red[t + h];
+      __syncthreads();
+    }
+    const R ar = real_part(alpha), ai = imag_part(alpha);
+    if (t == 0) {
+      const R xmax = red[0];
+      s_zero = (xmax == R(0) && ai == R(0));
+      R amax = xmax;
+      if (abs(ar) > amax) amax = abs(ar);
+      if (abs(ai) > amax) amax = abs(ai);
+      s_e = tridiag_cuda::exponent_of_dev(amax);
+    }
+    __syncthreads();
+    done = s_zero != 0;
+  }
+  if (done) {
+    if (t == 0) {
+      beta[c] = real_part(alpha);
+      tau[c] = T(0);
+      *alpha_p = T(1);
+    }
+  } else {
+    const int ex = s_e;
+    const R ss = block_canonical_sum<R>(
+        nx, [&](index_t i, R sq) { return tridiag_cuda::madd_scaled_square(x[i], ex, sq); }, red);
+    if (t == 0) {
+      T tg;
+      R eg;
+      T r;
+      tridiag_cuda::larfg_beta(nx > 0 ? ss : R(0), alpha, ex, tg, r, eg);
+      tau[c] = tg;
+      beta[c] = eg;
+      s_r = r;
+    }
+    __syncthreads();
+    const T r = s_r;
+    for (index_t q = t; q < nx; q += blockDim.x)
+      x[q] = tridiag_cuda::scale2_any_dev(x[q], -ex) * r;
+    if (t == 0) *alpha_p = T(1);
+  }
+  __threadfence();  // every thread's writes of the reflector, then the flag
+  __syncthreads();
+  if (t == 0) atomicExch(flag + c, epoch);
 }
 
 /// V(r, q) = 0 above, 1 on, P(r, q) below the diagonal (r < m, q < k); P(q, q) := beta_q.
@@ -118,7 +240,6 @@ __global__ void form_v_kernel(index_t m, index_t k, T* P, index_t lda, const rea
 /// G(l, i) = canonical_dot(conj(V(:, l)), V(:, i)) over the m rows, l < i.
 template <class T>
 __global__ void __launch_bounds__(kSumThreads) gram_kernel(index_t m, index_t k, const T* V, T* G) {
-  tridiag_cuda::pdl_begin();
   tridiag_cuda::pdl_begin();
   __shared__ T sh[kSumThreads];
   const index_t l = blockIdx.x % k, i = blockIdx.x / k;
@@ -152,6 +273,7 @@ __global__ void tfactor_kernel(index_t k, const T* tau, const T* G, T* Tm) {
 /// Y(r, q) = chain l = 0 .. q of madd(X(r, l), T(l, q), y).
 template <class T>
 __global__ void y_kernel(index_t m, index_t k, const T* X, const T* Tm, T* Y) {
+  tridiag_cuda::pdl_begin();
   const index_t r = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const index_t q = blockIdx.y;
   if (r >= m) return;
@@ -178,6 +300,7 @@ __global__ void __launch_bounds__(kSumThreads)
 /// M(p, q) = chain l = 0 .. p of madd_conj(T(l, p), Z(l, q), s).
 template <class T>
 __global__ void m_kernel(index_t k, const T* Tm, const T* Z, T* M) {
+  tridiag_cuda::pdl_begin();
   for (index_t e = threadIdx.x; e < k * k; e += blockDim.x) {
     const index_t p = e % k, q = e / k;
     T s = T(0);
@@ -243,9 +366,14 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     };
     pdl_ = flag("EIGSOLVE_GPU_PDL", true);
     lookahead_ = flag("EIGSOLVE_GPU_LOOKAHEAD", true);
+    qr1_ = flag("EIGSOLVE_GPU_QR1", true);
     profile_ = flag("EIGSOLVE_GPU_PROFILE", false);
     ck(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking), "cudaStreamCreate");
-    ck(cudaStreamCreateWithFlags(&st2_, cudaStreamNonBlocking), "cudaStreamCreate");
+    {  // the next panel's QR (lookahead) goes first wherever the update leaves room
+      int lo = 0, hi = 0;
+      ck(cudaDeviceGetStreamPriorityRange(&lo, &hi), "cudaDeviceGetStreamPriorityRange");
+      ck(cudaStreamCreateWithPriority(&st2_, cudaStreamNonBlocking, hi), "cudaStreamCreate");
+    }
     ck(cudaEventCreateWithFlags(&ev_upd_, cudaEventDisableTiming), "cudaEventCreate");
     ck(cudaEventCreateWithFlags(&ev_qr_, cudaEventDisableTiming), "cudaEventCreate");
     if (profile_)
@@ -268,6 +396,10 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     alloc(&dd_, nn * sizeof(real_t<T>));
     alloc(&de_, nn * sizeof(real_t<T>));
     alloc(&dmax_, sizeof(unsigned long long));
+    alloc(&dflag_, std::size_t(b_) * sizeof(unsigned));
+    alloc(&dticket_, sizeof(unsigned long long));
+    ck(cudaMemsetAsync(dflag_, 0, std::size_t(b_) * sizeof(unsigned), st_), "flags");
+    ck(cudaMemsetAsync(dticket_, 0, sizeof(unsigned long long), st_), "ticket");
     const auto t0 = std::chrono::steady_clock::now();
     if (n > 0)
       ck(cudaMemcpy2DAsync(dA_, ldd_ * sizeof(T), A, lda * sizeof(T), n * sizeof(T), n,
@@ -283,7 +415,8 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     for (void* p : {static_cast<void*>(dA_), static_cast<void*>(dV_), static_cast<void*>(dX_),
                     static_cast<void*>(dY_), static_cast<void*>(dW_), static_cast<void*>(dsmall_),
                     static_cast<void*>(dtau_), static_cast<void*>(dbeta_), static_cast<void*>(dAB_),
-                    static_cast<void*>(dd_), static_cast<void*>(de_), static_cast<void*>(dmax_)})
+                    static_cast<void*>(dd_), static_cast<void*>(de_), static_cast<void*>(dmax_),
+                    static_cast<void*>(dflag_), static_cast<void*>(dticket_)})
       if (p) cudaFree(p);
     cudaEventDestroy(ev0_);
     cudaEventDestroy(ev1_);
@@ -369,6 +502,15 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     const index_t b = b_, lda = ldd_;
     const index_t r0 = j0 + b, m = n_ - r0, k = std::min(b, m);
     T* P = dA_ + r0 + lda * j0;
+    if (qr1_) {
+      const unsigned long long base = qr_launches_ * static_cast<unsigned long long>(b);
+      const unsigned epoch = static_cast<unsigned>(qr_launches_ + 1);
+      ++qr_launches_;
+      ck(launch_pdl(panel_qr_kernel<T>, dim3(unsigned(b)), dim3(kSumThreads), 0, st, pdl, m, k, P,
+                    lda, dtau_ + j0, dbeta_, dflag_, dticket_, base, epoch),
+         "panel_qr_kernel");
+      return;
+    }
     for (index_t i = 0; i < k; ++i) {
       // larfg_kernel's column g = 0 of the matrix "P(i-1.., i)": alpha = P(i, i), x below.
       ck(launch_pdl(tridiag_cuda::larfg_kernel<T>, dim3(1), dim3(1024), 0, st, pdl,
@@ -507,7 +649,11 @@ class TwoStageDevice final : public TwoStageCuda<T> {
   index_t n_, b_, ldd_;
   bool pdl_ = true;        ///< EIGSOLVE_GPU_PDL=0: plain launches (the same bits)
   bool lookahead_ = true;  ///< EIGSOLVE_GPU_LOOKAHEAD=0: the next panel's QR after the update
-  bool profile_ = false;   ///< EIGSOLVE_GPU_PROFILE=1: per-step seconds (serialised)
+  bool qr1_ = true;        ///< EIGSOLVE_GPU_QR1=0: the panel QR as two kernels per column
+  unsigned* dflag_ = nullptr;
+  unsigned long long* dticket_ = nullptr;
+  unsigned long long qr_launches_ = 0;
+  bool profile_ = false;  ///< EIGSOLVE_GPU_PROFILE=1: per-step seconds (serialised)
   cudaStream_t st2_ = nullptr;
   cudaEvent_t ev_upd_ = nullptr, ev_qr_ = nullptr;
   cudaEvent_t pev_[6] = {};

@@ -129,7 +129,7 @@ TYPED_TEST(GpuTwoStage, EigenvaluesBitwiseEqualToCpu) {
 
 // The schedules that must not change a bit: the next panel's QR beside the update (default),
 // in order (EIGSOLVE_GPU_LOOKAHEAD=0), serialised with events (EIGSOLVE_GPU_PROFILE=1), plain
-// launches (EIGSOLVE_GPU_PDL=0).
+// launches (EIGSOLVE_GPU_PDL=0), the panel QR as two kernels per column (EIGSOLVE_GPU_QR1=0).
 TEST(GpuTwoStageSchedules, SameBitsForEverySchedule) {
   EIGSOLVE_REQUIRE_DEVICE();
   for (index_t b : {8, 32, 64}) {
@@ -138,7 +138,8 @@ TEST(GpuTwoStageSchedules, SameBitsForEverySchedule) {
     auto Ac = A0;
     std::vector<double> dc(n), ec(n, 0.0);
     tridiagonalize_two_stage(Context{}, n, b, Ac.ptr(), n, dc.data(), ec.data());
-    for (const char* env : {"EIGSOLVE_GPU_LOOKAHEAD", "EIGSOLVE_GPU_PROFILE", "EIGSOLVE_GPU_PDL"}) {
+    for (const char* env : {"EIGSOLVE_GPU_LOOKAHEAD", "EIGSOLVE_GPU_PROFILE", "EIGSOLVE_GPU_PDL",
+                            "EIGSOLVE_GPU_QR1"}) {
       setenv(env, std::string(env) == "EIGSOLVE_GPU_PROFILE" ? "1" : "0", 1);
       std::vector<double> dg(n), eg(n, 0.0);
       auto dev = make_two_stage_cuda<double>(n, b, A0.ptr(), n, false);
