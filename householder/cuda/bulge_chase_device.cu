@@ -13,8 +13,8 @@
 //             progress[i] := 2k+1 / 2k+2 (kDone after the last level)
 //   EIGSOLVE_GPU_BULGE_SPLIT=0: one progress step per level (level k after >= 2k+4; slower);
 //   EIGSOLVE_GPU_BULGE_REG=0: the shared-memory phases instead of the register path (the
-//   default for b <= 32 with the split schedule: bulge_warp::sweep_reg, a block's rows in the
-//   lanes' registers, no lane-0 phase);
+//   default for s, d, c with b <= 32 and the split schedule: bulge_warp::sweep_reg, a block's
+//   rows in the lanes' registers, no lane-0 phase; slower for z and dd, so =1 there forces it);
 //   EIGSOLVE_GPU_BULGE_WARPS=w: w warps in flight (default: half the first sweep's levels + 32).
 //   Every setting gives the same bits.
 //   extract_kernel        d[i] = real(B(i,i)), e[i] = real(B(i+1,i))
@@ -269,8 +269,11 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     bool split = true;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_SPLIT")) split = std::atoi(s) != 0;
     // EIGSOLVE_GPU_BULGE_REG=0: the shared-memory phases (bulge_warp::sweep) instead of the
-    // register path (bulge_warp::sweep_reg, b <= 32 with the split schedule); same bits
-    bool reg = true;
+    // register path (bulge_warp::sweep_reg, b <= 32 with the split schedule); same bits. The
+    // register path is the default for the 4- and 8-byte scalars only: on the H200 (session 15,
+    // r2) it took d 16384 from 635 to 470 ms, s 630 to 453, but z 674 to 718 and dd 1233 to
+    // 2961 ms (255 registers and spills there); EIGSOLVE_GPU_BULGE_REG=1 forces it.
+    bool reg = sizeof(T) <= 8;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_REG")) reg = std::atoi(s) != 0;
     reg = reg && split && bb <= 32;
     auto kern = reg     ? chase_kernel<true, true, T>
