@@ -32,6 +32,8 @@ def load(paths):
             for k in ("precision", "n", "impl", "seconds", "vectors"):
                 if k not in r:
                     sys.exit(f"{path}: record {i} has no '{k}'")
+            if r.get("reduction") == "two-stage":  # bench eig --reduction two-stage: its own line
+                r = dict(r, impl=r["impl"] + " two-stage")
             recs[(r["precision"], r["n"], bool(r["vectors"]), r["impl"])] = r
     return gpu, list(recs.values())
 
