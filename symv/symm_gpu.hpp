@@ -28,7 +28,10 @@ template <class T>
 int symm_config_count();
 
 /// A configuration's name, e.g. "r4q4-rb64-qb32-kc64" (rows x vectors per thread, rows and
-/// vectors per block, columns per shared-memory stage).
+/// vectors per block, columns per shared-memory stage), with optional suffixes: -cs2 (each
+/// output's chunks 0-3 and 4-7 in two warp groups, the tree's top addition joined through shared
+/// memory), -lean (the chunk loop not unrolled), -wN (N warps per block), -bN (launch bounds:
+/// at least N blocks per SM).
 template <class T>
 std::string symm_config_name(int config);
 

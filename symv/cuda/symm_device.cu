@@ -62,20 +62,34 @@ struct SymmArgs {
 };
 
 /// The compile-time shape of one configuration.
-template <class T, int R_, int Q_, int RG_, int WR_, int KC_>
+///   G = 1: every thread walks all 8 chunks of a tile (the tree in its registers).
+///   G = 2 (chunk split, names end in -cs2): two warp groups of WR warps own the same outputs;
+///     group 0 runs chunks 0-3 into L2 = (c0+c1)+(c2+c3), group 1 runs chunks 4-7 into
+///     H = (c4+c5)+(c6+c7) and stores it in shared memory (double-buffered by tile parity);
+///     after the next barrier group 0 forms the tree's top addition p = L2 + H and acc = p /
+///     acc + p, the same operations on the same operands as G = 1. Needs KC = 64 (one stage
+///     per tile).
+///   MINB: __launch_bounds__ minimum blocks per SM (caps the registers per thread).
+///   LEAN: the chunk loop is not unrolled (-lean; fewer registers, no spills under -b caps).
+template <class T, int R_, int Q_, int RG_, int WR_, int KC_, int G_ = 1, int MINB_ = 1,
+          bool LEAN_ = false>
 struct Shape {
-  static constexpr int R = R_, Q = Q_, RG = RG_, WR = WR_, KC = KC_;
+  static constexpr int R = R_, Q = Q_, RG = RG_, WR = WR_, KC = KC_, G = G_, MINB = MINB_;
+  static constexpr bool LEAN = LEAN_;
   static constexpr int VG = 32 / RG;
   static constexpr int RB = R * RG * WR;                ///< rows per block
   static constexpr int QB = Q * VG;                     ///< vectors per block
-  static constexpr int NT = 32 * WR;                    ///< threads per block
+  static constexpr int NTG = 32 * WR;                   ///< threads per warp group
+  static constexpr int NT = NTG * G;                    ///< threads per block
   static constexpr int U = 16 / int(sizeof(T));         ///< elements per 16-byte unit
   static constexpr int UPR = KC * int(sizeof(T)) / 16;  ///< units per j-major row
   static constexpr int SA = RB * KC, SV = QB * KC, STAGE = SA + SV;
-  static constexpr std::size_t SMEM = 2 * std::size_t(STAGE) * sizeof(T);
+  static constexpr int SH = G == 2 ? 2 * RB * QB : 0;  ///< group 1's halves H, two buffers
+  static constexpr std::size_t SMEM = (2 * std::size_t(STAGE) + SH) * sizeof(T);
   static_assert(RG * VG == 32 && RG <= 8 && VG <= 8, "warp shape");
   static_assert(kTile % RB == 0 && kTile % KC == 0 && KC % kChunk == 0, "tile shape");
   static_assert(UPR >= 8 && kChunk % U == 0, "swizzle needs 8 units per row");
+  static_assert(G == 1 || (G == 2 && KC == kTile), "the chunk split needs one stage per tile");
 };
 
 /// Loads N consecutive elements from shared memory with the widest aligned accesses
@@ -234,16 +248,22 @@ __device__ __forceinline__ void diag_fixup(index_t m, index_t rb0, index_t jc0, 
   }
 }
 
-/// The chunks H*KC/8 .. of one stage for the thread's R x Q outputs, then the tree steps.
-template <class T, class S, int H, bool Trans>
+/// The chunks H*KC/8 + LC0 .. + LC0+NLC-1 of one stage (LC0, NLC: stage-local chunks; the
+/// default: all of the stage) for the thread's R x Q outputs, then the tree steps. Half (group 1
+/// of the chunk split): chunk 7 ends with L2 = L1 + (L0 + s) = (c4+c5)+(c6+c7) instead of p.
+template <class T, class S, int H, bool Trans, int LC0 = 0, int NLC = S::KC / kChunk,
+          bool Half = false>
 __device__ __forceinline__ void compute_stage(const T* sa, const T* sv, int row0, int qv0, int swa,
                                               int swv, bool first, T (&L0)[S::R][S::Q],
                                               T (&L1)[S::R][S::Q], T (&L2)[S::R][S::Q],
                                               T (&acc)[S::R][S::Q]) {
   constexpr int R = S::R, Q = S::Q, U = S::U;
-#pragma unroll
-  for (int lc = 0; lc < S::KC / kChunk; ++lc) {
-    const int cc = H * (S::KC / kChunk) + lc;  // chunk index in the tile (compile-time)
+  static_assert(LC0 >= 0 && NLC >= 1 && LC0 + NLC <= S::KC / kChunk, "chunk range");
+  // LEAN: the chunk loop stays a loop (one chunk's loads and madds in flight: fewer registers,
+  // the same operations; cc is then a uniform runtime value and the tree step a uniform branch).
+#pragma unroll(S::LEAN ? 1 : S::KC / kChunk)
+  for (int lc = LC0; lc < LC0 + NLC; ++lc) {
+    const int cc = H * (S::KC / kChunk) + lc;  // chunk index in the tile
     T ch[R][Q];
 #pragma unroll
     for (int r = 0; r < R; ++r)
@@ -293,7 +313,7 @@ __device__ __forceinline__ void compute_stage(const T* sa, const T* sv, int row0
           L0[r][t] = s;
         } else if (cc == 1 || cc == 5) {
           L1[r][t] = L0[r][t] + s;
-        } else if (cc == 3) {
+        } else if (cc == 3 || Half) {  // Half: cc == 7, the tree's right half H
           L2[r][t] = L1[r][t] + (L0[r][t] + s);
         } else {
           const T p = L2[r][t] + (L1[r][t] + (L0[r][t] + s));
@@ -303,12 +323,29 @@ __device__ __forceinline__ void compute_stage(const T* sa, const T* sv, int row0
   }
 }
 
+/// Group 0 of the chunk split: the tree's top addition for the tile of stage s, p = L2 + H with
+/// H from group 1 (sh: that tile's buffer), then acc = p (tile column 0) or acc + p.
 template <class T, class S>
-__global__ void __launch_bounds__(S::NT) symm_kernel(const SymmArgs<T> g) {
+__device__ __forceinline__ void join_halves(const T* sh, int tig, bool first,
+                                            const T (&L2)[S::R][S::Q], T (&acc)[S::R][S::Q]) {
+#pragma unroll
+  for (int r = 0; r < S::R; ++r)
+#pragma unroll
+    for (int t = 0; t < S::Q; ++t) {
+      const T p = L2[r][t] + sh[(r * S::Q + t) * S::NTG + tig];
+      acc[r][t] = first ? p : acc[r][t] + p;
+    }
+}
+
+template <class T, class S>
+__global__ void __launch_bounds__(S::NT, S::MINB) symm_kernel(const SymmArgs<T> g) {
   extern __shared__ __align__(16) unsigned char symm_smem[];
   T* sm = reinterpret_cast<T*>(symm_smem);
   constexpr int R = S::R, Q = S::Q, spt = kTile / S::KC;
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int lane = threadIdx.x & 31;
+  const int tig = threadIdx.x % S::NTG;  // thread index in its warp group
+  const int grp = threadIdx.x / S::NTG;  // warp group (chunk split: 0 = chunks 0-3, 1 = 4-7)
+  const int w = tig >> 5;                // warp in the group
   const int rg = lane % S::RG, vg = lane / S::RG;
   const int row0 = (w * S::RG + rg) * R;  // the thread's first row in the block
   const int qv0 = vg * Q;                 // the thread's first vector in the block
@@ -316,6 +353,7 @@ __global__ void __launch_bounds__(S::NT) symm_kernel(const SymmArgs<T> g) {
   const index_t rb0 = index_t(blockIdx.y) * S::RB, qb0 = index_t(blockIdx.x) * S::QB;
   const index_t P = rb0 / kTile;
   const index_t nt = (g.m + kTile - 1) / kTile, nst = nt * spt;
+  T* const shbase = sm + 2 * S::STAGE;  // chunk split: H of tile s in shbase + (s & 1) RB QB
 
   T L0[R][Q], L1[R][Q], L2[R][Q], acc[R][Q];
 #pragma unroll
@@ -335,6 +373,12 @@ __global__ void __launch_bounds__(S::NT) symm_kernel(const SymmArgs<T> g) {
     const int h = int(s % spt);
     T* sa = sm + (s & 1) * S::STAGE;
     const T* sv = sa + S::SA;
+    if constexpr (S::G == 2) {
+      // Tile s - 1: group 1 stored its H before the last barrier; group 1 writes that buffer
+      // again only in tile s + 1, after the next barrier.
+      if (grp == 0 && s > 0)
+        join_halves<T, S>(shbase + ((s - 1) & 1) * (S::RB * S::QB), tig, s - 1 == 0, L2, acc);
+    }
     if constexpr (is_complex_v<T>) {
       if (J == P) {
         diag_fixup<T, S>(g.m, rb0, J * kTile + h * S::KC, sa);
@@ -342,7 +386,27 @@ __global__ void __launch_bounds__(S::NT) symm_kernel(const SymmArgs<T> g) {
       }
     }
     const bool first = J == 0;
-    if (J > P) {
+    if constexpr (S::G == 2) {
+      if (grp == 0) {
+        if (J > P)
+          compute_stage<T, S, 0, true, 0, 4>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2, acc);
+        else
+          compute_stage<T, S, 0, false, 0, 4>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2, acc);
+      } else {
+        if (J > P)
+          compute_stage<T, S, 0, true, 4, 4, true>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2,
+                                                   acc);
+        else
+          compute_stage<T, S, 0, false, 4, 4, true>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2,
+                                                    acc);
+        T* sh = shbase + (s & 1) * (S::RB * S::QB);
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+          for (int t = 0; t < Q; ++t)
+            sh[(r * Q + t) * S::NTG + tig] = L2[r][t];
+      }
+    } else if (J > P) {
       if (spt == 1 || h == 0)
         compute_stage<T, S, 0, true>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2, acc);
       else
@@ -358,6 +422,10 @@ __global__ void __launch_bounds__(S::NT) symm_kernel(const SymmArgs<T> g) {
     __syncthreads();  // buffer s & 1 is refilled by the next iteration's stage(s + 2)
   }
   asm volatile("cp.async.wait_all;\n" ::);
+  if constexpr (S::G == 2) {
+    if (grp != 0) return;  // group 0 owns acc
+    join_halves<T, S>(shbase + ((nst - 1) & 1) * (S::RB * S::QB), tig, nst - 1 == 0, L2, acc);
+  }
   // beta == 0: X = alpha * acc with alpha = T(1), the reference's own expression.
   const T one = T(1);
 #pragma unroll
@@ -397,20 +465,55 @@ template <class T>
 struct Table;
 
 // 4- and 8-byte scalars: 16 outputs per thread (5 live values each), 64-column stages.
-#define ES_SYMM_TABLE_48(T)                                                    \
-  template <>                                                                  \
-  struct Table<T> {                                                            \
-    static constexpr Entry<T> e[] = {                                          \
-        {"r4q4-rb64-qb32-kc64", 64, 32, &launch<T, Shape<T, 4, 4, 4, 4, 64>>}, \
-        {"r4q2-rb64-qb16-kc64", 64, 16, &launch<T, Shape<T, 4, 2, 4, 4, 64>>}, \
-        {"r4q1-rb64-qb8-kc64", 64, 8, &launch<T, Shape<T, 4, 1, 4, 4, 64>>},   \
-        {"r2q1-rb16-qb8-kc64", 16, 8, &launch<T, Shape<T, 2, 1, 4, 2, 64>>},   \
-    };                                                                         \
+// Configurations 0-3 are symm_select's; the later ones are the session 16 candidates, for the
+// H200 measurement (bench_symm --all-configs) before any of them is picked:
+//   -cs2   chunk split: two warp groups (chunks 0-3 / 4-7) per output, joined in shared memory
+//   -lean  chunk loop not unrolled (fewer registers)
+//   -bN    __launch_bounds__ minimum N blocks per SM (register cap 65536 / (N threads))
+//   -wN    N warps per block (N = 8: two rows per thread)
+// clang-format off
+#define ES_SYMM_TABLE_48_BASE(T)                                              \
+  {"r4q4-rb64-qb32-kc64", 64, 32, &launch<T, Shape<T, 4, 4, 4, 4, 64>>},      \
+  {"r4q2-rb64-qb16-kc64", 64, 16, &launch<T, Shape<T, 4, 2, 4, 4, 64>>},      \
+  {"r4q1-rb64-qb8-kc64", 64, 8, &launch<T, Shape<T, 4, 1, 4, 4, 64>>},        \
+  {"r2q1-rb16-qb8-kc64", 16, 8, &launch<T, Shape<T, 2, 1, 4, 2, 64>>}
+// clang-format on
+template <>
+struct Table<float> {
+  using T = float;
+  static constexpr Entry<T> e[] = {
+      ES_SYMM_TABLE_48_BASE(T),
+      {"r4q4-rb64-qb32-kc64-cs2", 64, 32, &launch<T, Shape<T, 4, 4, 4, 4, 64, 2, 1>>},
+      {"r4q2-rb64-qb16-kc64-cs2-b2", 64, 16, &launch<T, Shape<T, 4, 2, 4, 4, 64, 2, 2>>},
+      {"r2q4-rb64-qb32-kc64-w8-b2", 64, 32, &launch<T, Shape<T, 2, 4, 4, 8, 64, 1, 2>>},
+      {"r4q4-rb64-qb32-kc64-lean-b3", 64, 32, &launch<T, Shape<T, 4, 4, 4, 4, 64, 1, 3, true>>},
+      {"r4q4-rb64-qb32-kc32-lean-b4", 64, 32, &launch<T, Shape<T, 4, 4, 4, 4, 32, 1, 4, true>>},
   };
-ES_SYMM_TABLE_48(float)
-ES_SYMM_TABLE_48(double)
-ES_SYMM_TABLE_48(Complex<float>)
-#undef ES_SYMM_TABLE_48
+};
+template <>
+struct Table<double> {
+  using T = double;
+  static constexpr Entry<T> e[] = {
+      ES_SYMM_TABLE_48_BASE(T),
+      {"r4q4-rb64-qb32-kc64-cs2", 64, 32, &launch<T, Shape<T, 4, 4, 4, 4, 64, 2, 1>>},
+      {"r4q4-rb32-qb32-kc64-cs2", 32, 32, &launch<T, Shape<T, 4, 4, 4, 2, 64, 2, 1>>},
+      {"r4q4-rb64-qb32-kc64-lean", 64, 32, &launch<T, Shape<T, 4, 4, 4, 4, 64, 1, 1, true>>},
+      {"r4q2-rb64-qb16-kc32-lean-b4", 64, 16, &launch<T, Shape<T, 4, 2, 4, 4, 32, 1, 4, true>>},
+      {"r2q4-rb64-qb32-kc64-w8-lean-b2", 64, 32, &launch<T, Shape<T, 2, 4, 4, 8, 64, 1, 2, true>>},
+  };
+};
+template <>
+struct Table<Complex<float>> {
+  using T = Complex<float>;
+  static constexpr Entry<T> e[] = {
+      ES_SYMM_TABLE_48_BASE(T),
+      {"r4q4-rb64-qb32-kc64-cs2", 64, 32, &launch<T, Shape<T, 4, 4, 4, 4, 64, 2, 1>>},
+      {"r4q4-rb32-qb32-kc64-cs2", 32, 32, &launch<T, Shape<T, 4, 4, 4, 2, 64, 2, 1>>},
+      {"r4q4-rb64-qb32-kc64-lean", 64, 32, &launch<T, Shape<T, 4, 4, 4, 4, 64, 1, 1, true>>},
+      {"r2q4-rb64-qb32-kc64-w8-lean-b2", 64, 32, &launch<T, Shape<T, 2, 4, 4, 8, 64, 1, 2, true>>},
+  };
+};
+#undef ES_SYMM_TABLE_48_BASE
 
 /// symm_select's choice: the first pick whose configuration gives at least min_blocks blocks
 /// for (m, k), else the last pick. Measured on the H200 (k = 32 and 64, m = 2048 .. 16384,
@@ -436,6 +539,10 @@ struct Table<Complex<double>> {
       {"r4q2-rb64-qb16-kc32", 64, 16, &launch<T, Shape<T, 4, 2, 4, 4, 32>>},
       {"r4q1-rb64-qb8-kc32", 64, 8, &launch<T, Shape<T, 4, 1, 4, 4, 32>>},
       {"r2q1-rb16-qb8-kc32", 16, 8, &launch<T, Shape<T, 2, 1, 4, 2, 32>>},
+      // session 16 candidates (not picked yet; see symm_select and the 4/8-byte table's key)
+      {"r4q2-rb64-qb16-kc64-cs2", 64, 16, &launch<T, Shape<T, 4, 2, 4, 4, 64, 2, 1>>},
+      {"r4q2-rb64-qb16-kc32-lean", 64, 16, &launch<T, Shape<T, 4, 2, 4, 4, 32, 1, 1, true>>},
+      {"r2q2-rb64-qb16-kc32-w8-lean-b2", 64, 16, &launch<T, Shape<T, 2, 2, 4, 8, 32, 1, 2, true>>},
   };
 };
 template <>
