@@ -94,6 +94,9 @@ for s in "$@"; do
     large-2s) step large-2s 200 "$es" bench eig --reduction two-stage -p d --sizes 32768 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-d32k-2stage.json" ;;
     profile-d) step profile-d 60 env EIGSOLVE_GPU_PROFILE=1 "$es" bench eig --reduction two-stage -p d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 ;;
     eig-2s16k) step eig-2s16k 200 "$es" bench eig --reduction two-stage -p s,d,c,z,dd --sizes 16384 --runs 2 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-2stage-16k.json" ;;
+    symm-all) step symm-all 150 "$bin/bench_symm" --sizes 4096,16384 --k 32 --prec d,z,s,c --runs 3 --all-configs ;;
+    qr1-ab) # the panel QR as one kernel per panel (default) against two kernels per column (EIGSOLVE_GPU_QR1=0)
+      step qr1-ab 120 bash -c "for v in 0 1; do echo EIGSOLVE_GPU_QR1=\$v; EIGSOLVE_GPU_QR1=\$v '$es' bench eig --reduction two-stage -p s,d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0; done" ;;
     eig-1s) step eig-1s 120 "$es" bench eig -p s,d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-1stage.json" ;;
     tests-symv) mkdir -p "$out/t"
       step tests-symv 300 env EIGSOLVE_REQUIRE_GPU=1 "$bin/tests/test_gpu_symv" --gtest_output=json:"$out/t/test_gpu_symv.json" ;;
