@@ -338,7 +338,7 @@ __device__ __forceinline__ void join_halves(const T* sh, int tig, bool first,
 }
 
 template <class T, class S>
-__device__ __forceinline__ void symm_body(const SymmArgs<T>& g) {
+__global__ void __launch_bounds__(S::NT, S::MINB) symm_kernel(const SymmArgs<T> g) {
   extern __shared__ __align__(16) unsigned char symm_smem[];
   T* sm = reinterpret_cast<T*>(symm_smem);
   constexpr int R = S::R, Q = S::Q, spt = kTile / S::KC;
@@ -437,17 +437,6 @@ __device__ __forceinline__ void symm_body(const SymmArgs<T>& g) {
     }
 }
 
-// MINB = 1: no minimum in the launch bounds (an explicit minimum of 1 changes ptxas's register
-// allocation: more registers and spills than the plain bound).
-template <class T, class S>
-__global__ void __launch_bounds__(S::NT) symm_kernel(const SymmArgs<T> g) {
-  symm_body<T, S>(g);
-}
-template <class T, class S>
-__global__ void __launch_bounds__(S::NT, S::MINB) symm_kernel_minb(const SymmArgs<T> g) {
-  symm_body<T, S>(g);
-}
-
 template <class T>
 struct Entry {
   const char* name;
@@ -457,11 +446,7 @@ struct Entry {
 
 template <class T, class S>
 void launch(const SymmArgs<T>& g, cudaStream_t st) {
-  void (*kern)(const SymmArgs<T>) = nullptr;
-  if constexpr (S::MINB > 1)
-    kern = symm_kernel_minb<T, S>;
-  else
-    kern = symm_kernel<T, S>;
+  const auto kern = symm_kernel<T, S>;
   cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(S::SMEM));
   if (e != cudaSuccess)
