@@ -72,7 +72,7 @@ int main_solve(int argc, char** argv) {
       "tridiagonalization panel width (part of the options the bits depend on)")(
       "reduction", po::value(&o.reduction)->default_value("one-stage"),
       "one-stage (default) | two-stage (full -> band -> tridiagonal: a second canonical order, "
-      "its own bits; eigenvalues only, on the CPU; --device auto then picks the CPU)")(
+      "its own bits, the same on CPU and GPU; faster on the GPU; eigenvalues only)")(
       "band-width", po::value(&o.band)->default_value(32),
       "two-stage: the band's half-width (the bits depend on it)")(
       "quiet,q", po::bool_switch(&o.quiet), "no summary or progress on stderr");

@@ -18,7 +18,7 @@ TridiagSolver parse_tridiag_solver(const std::string& s);  ///< throws UsageErro
 
 /// How A becomes tridiagonal: one_stage (docs/canonical-tridiagonalization.md, the default) or
 /// two_stage (full -> band of half-width `band` -> tridiagonal, docs/canonical-two-stage.md: a
-/// second canonical order; eigenvalues only, CPU backend only in this version).
+/// second canonical order; eigenvalues only in this version; both backends, the same bits).
 enum class Reduction { one_stage, two_stage };
 const char* reduction_name(Reduction r);
 Reduction parse_reduction(const std::string& s);  ///< throws UsageError
