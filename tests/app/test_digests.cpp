@@ -49,7 +49,9 @@ struct Pinned {
   const char* digest;
 };
 
-void PrintTo(const Pinned& p, std::ostream* os) { *os << p.file << " " << p.args; }
+void PrintTo(const Pinned& p, std::ostream* os) {
+  *os << p.file << " " << p.args;
+}
 
 std::string printed_digest(const std::string& err) {
   auto pos = err.find("digest: sha256:");
@@ -108,9 +110,9 @@ TEST(Report, IsJsonWithTheFieldsInOrder) {
   for (auto& [k, v] : rep.items())
     keys.push_back(k);
   const std::vector<std::string> want = {
-      "tool",    "version",   "input",   "format",      "field",          "symmetry",
-      "n",       "precision", "device",  "threads",     "tridiag_solver", "panel_width",
-      "vectors", "subset",    "seconds", "eigenvalues", "outputs"};
+      "tool",      "version",   "input",  "format",  "field",          "symmetry",
+      "n",         "precision", "device", "threads", "tridiag_solver", "panel_width",
+      "reduction", "vectors",   "subset", "seconds", "eigenvalues",    "outputs"};
   EXPECT_EQ(keys, want);
   EXPECT_EQ(rep["n"], 48);
   EXPECT_EQ(rep["precision"], "dd");
