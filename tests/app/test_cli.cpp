@@ -279,8 +279,9 @@ TEST(Cli, TwoStageReduction) {
   EXPECT_EQ(run(f + " --reduction two-stage --vectors -o -").code, 2);
   EXPECT_EQ(run(f + " --reduction two-stage --band-width 0 -o -").code, 2);
   EXPECT_EQ(run(f + " --reduction three-stage -o -").code, 2);
-  if (!eigsolve::cuda_compiled() || eigsolve::cuda_device_count() == 0)
+  if (!eigsolve::cuda_compiled() || eigsolve::cuda_device_count() == 0) {
     EXPECT_EQ(run(f + " --reduction two-stage --device cuda -o -").code, 5);
+  }
 }
 
 TEST(Cli, UnwritableOutputFailsCleanly) {

@@ -18,6 +18,7 @@
 #include "householder/larfg.hpp"
 #include "householder/tridiagonalize.hpp"
 #include "householder/two_stage.hpp"
+#include "tests/common/hermitian_matrices.hpp"
 #include "tests/common/random_scalar.hpp"
 
 using namespace eigsolve;
@@ -27,6 +28,8 @@ namespace {
 template <class T>
 using Vec = std::vector<T>;
 
+using eigsolve::test_util::hadamard_matrix;
+using eigsolve::test_util::random_hermitian;
 using eigsolve::test_util::random_scalar;
 
 template <class T>
@@ -40,45 +43,6 @@ double mag(const T& a) {
 template <class T>
 double eps_of() {
   return 2 * ScalarTraits<T>::unit_roundoff();
-}
-
-/// Full Hermitian matrix (both triangles) from a random lower triangle.
-template <class T>
-Vec<T> random_hermitian(index_t n, std::uint64_t seed) {
-  std::mt19937_64 g(seed);
-  Vec<T> F(static_cast<size_t>(n * n));
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = j; i < n; ++i) {
-      T a = random_scalar<T>(g);
-      if (i == j) a = T(real_part(a));
-      F[i + n * j] = a;
-      F[j + n * i] = conj(a);
-    }
-  return F;
-}
-
-/// A = S H diag(lambda) H^T S^H / n with the Sylvester Hadamard H and S = diag(i^k) (complex):
-/// exact entries, eigenvalues exactly lambda.
-template <class T>
-Vec<T> hadamard_matrix(index_t n, const Vec<double>& lambda) {
-  auto h = [](index_t i, index_t j) { return __builtin_popcountll(i & j) % 2 ? -1.0 : 1.0; };
-  Vec<T> F(static_cast<size_t>(n * n));
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < n; ++i) {
-      double s = 0;
-      for (index_t k = 0; k < n; ++k)
-        s += h(i, k) * lambda[k] * h(j, k);
-      using R = real_t<T>;
-      T a = T(R(s / double(n)));
-      if constexpr (is_complex_v<T>) {
-        const int r = static_cast<int>(((i - j) % 4 + 4) % 4);
-        const R z(0);
-        const T ph[4] = {T(R(1), z), T(z, R(1)), T(R(-1), z), T(z, R(-1))};
-        a = ph[r] * a;
-      }
-      F[i + n * j] = a;
-    }
-  return F;
 }
 
 template <class T>

@@ -14,6 +14,7 @@
 #include "core/errors.hpp"
 #include "householder/two_stage.hpp"
 #include "solver/eigensolve.hpp"
+#include "tests/common/hermitian_matrices.hpp"
 
 namespace eigsolve {
 namespace {
@@ -27,26 +28,12 @@ std::vector<double> spectrum(index_t n) {
   return l;
 }
 
-/// A = H diag(l) H^T / n (Sylvester H), exact in binary; complex: S A S^H with S = diag(i^k).
+/// The Hadamard matrix of tests/common/hermitian_matrices.hpp (exact entries, spectrum l).
 template <class T>
 HostMatrix<T> hadamard_matrix(index_t n, const std::vector<double>& l) {
-  using R = real_t<T>;
-  auto h = [](index_t i, index_t j) { return __builtin_popcountll(i & j) % 2 ? -1.0 : 1.0; };
+  const auto F = test_util::hadamard_matrix<T>(n, l);
   HostMatrix<T> A(n);
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < n; ++i) {
-      double s = 0;
-      for (index_t k = 0; k < n; ++k)
-        s += h(i, k) * l[k] * h(j, k);
-      s /= double(n);
-      if constexpr (is_complex_v<T>) {
-        const int p = static_cast<int>(((i - j) % 4 + 4) % 4);  // i^(i-j)
-        const R re = R(p == 0 ? s : (p == 2 ? -s : 0.0)), im = R(p == 1 ? s : (p == 3 ? -s : 0.0));
-        A(i, j) = T(re, im);
-      } else {
-        A(i, j) = R(s);
-      }
-    }
+  std::copy(F.begin(), F.end(), A.ptr());
   return A;
 }
 
