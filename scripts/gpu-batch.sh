@@ -97,6 +97,8 @@ for s in "$@"; do
     symm-all) step symm-all 150 "$bin/bench_symm" --sizes 4096,16384 --k 32 --prec d,z,s,c --runs 3 --all-configs ;;
     qr1-ab) # the panel QR as one kernel per panel (default) against two kernels per column (EIGSOLVE_GPU_QR1=0)
       step qr1-ab 120 bash -c "for v in 0 1; do echo EIGSOLVE_GPU_QR1=\$v; EIGSOLVE_GPU_QR1=\$v '$es' bench eig --reduction two-stage -p s,d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0; done" ;;
+    cross) # session 16: one-stage against two-stage eigenvalues from 2048 to 12288 (the crossover n for --reduction auto), cuSOLVER in the same process
+      step cross 420 bash -c "for r in one-stage two-stage; do echo == \$r; '$es' bench eig --reduction \$r -p s,d,c,z --sizes 2048,3072,4096,6144,8192,12288 --runs 2 --check-cpu-max 0 --host-input-max 0 --json '$out'/cross-\$r.json; '$es' bench eig --reduction \$r -p dd --sizes 2048,4096,8192 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/cross-dd-\$r.json; done" ;;
     eig-1s) step eig-1s 120 "$es" bench eig -p s,d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-1stage.json" ;;
     tests-symv) mkdir -p "$out/t"
       step tests-symv 300 env EIGSOLVE_REQUIRE_GPU=1 "$bin/tests/test_gpu_symv" --gtest_output=json:"$out/t/test_gpu_symv.json" ;;
