@@ -12,6 +12,10 @@
 // C[r + c * (ldab - 1)]). Independent chains run side by side (sym2's y and right's t: one
 // accumulator per row, the column loop outside; left's: one per column, the row loop outside);
 // each chain still takes its terms in the spec's ascending order, so the bits are the spec's.
+//
+// With V2/tau2 every reflector is also stored for the eigenvectors ("Stage 2's reflectors"):
+// level k of sweep i in column i of V2, rows i+1+kb .. (unit stored as exactly 1), its scalar in
+// tau2[k + i * ldt2]. Storing copies values; the chase's own operations do not change.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -146,17 +150,38 @@ void left(T* C, index_t ldc, index_t M, index_t nc, const T* v, const T& tau, Ch
   }
 }
 
+/// Keeps level k of sweep i (m rows from `row`, v, tau) in V2/tau2 when they are given.
+template <class T>
+void keep_reflector(T* V2, index_t ldv2, T* tau2, index_t ldt2, index_t i, index_t k, index_t row,
+                    index_t m, const T* v, const T& tau) {
+  if (V2 == nullptr) return;
+  T* col = V2 + row + i * ldv2;
+  for (index_t q = 0; q < m; ++q)
+    col[q] = v[q];
+  tau2[k + i * ldt2] = tau;
+}
+
 }  // namespace
 
 template <class T>
 void band_to_tridiagonal(const Context& ctx, index_t n, index_t b, T* AB, index_t ldab,
-                         real_t<T>* d, real_t<T>* e) {
+                         real_t<T>* d, real_t<T>* e, T* V2, index_t ldv2, T* tau2, index_t ldt2) {
   (void)ctx;  // one sequential sweep order (the bits are its)
   if (n < 0) throw DimensionError("band_to_tridiagonal: n = " + std::to_string(n) + " < 0");
   if (b < 1) throw UsageError("band_to_tridiagonal: band width " + std::to_string(b) + " < 1");
   if (ldab < 2 * b)
     throw DimensionError("band_to_tridiagonal: ldab = " + std::to_string(ldab) +
                          " < 2b = " + std::to_string(2 * b));
+  if ((V2 == nullptr) != (tau2 == nullptr))
+    throw UsageError("band_to_tridiagonal: V2 and tau2 must be given together");
+  if (V2 != nullptr) {
+    if (ldv2 < n)
+      throw DimensionError("band_to_tridiagonal: ldv2 = " + std::to_string(ldv2) +
+                           " < n = " + std::to_string(n));
+    if (ldt2 < chase_levels(n, b))
+      throw DimensionError("band_to_tridiagonal: ldt2 = " + std::to_string(ldt2) +
+                           " < chase_levels = " + std::to_string(chase_levels(n, b)));
+  }
   for (index_t c = 0; c < n; ++c)
     for (index_t r = b + 1; r < ldab; ++r)
       AB[r + c * ldab] = T(0);
@@ -168,8 +193,9 @@ void band_to_tridiagonal(const Context& ctx, index_t n, index_t b, T* AB, index_
     T* ci = AB + 1 + i * ldab;
     T tau = hh_detail::larfg(L, ci[0], ci + 1);
     take_reflector(L, ci + 1, w.v.data());
+    keep_reflector(V2, ldv2, tau2, ldt2, i, 0, st, L, w.v.data(), tau);
     sym2(AB, ldab, st, L, w.v.data(), tau, w);
-    for (;;) {
+    for (index_t k = 1;; ++k) {
       const index_t J1 = ed + 1;
       if (J1 > n - 1) break;
       const index_t J2 = std::min(ed + b, n - 1), M = J2 - J1 + 1;
@@ -178,6 +204,7 @@ void band_to_tridiagonal(const Context& ctx, index_t n, index_t b, T* AB, index_
       right(C, ldc, M, L, w.v.data(), tau, w);
       const T taun = hh_detail::larfg(M, C[0], C + 1);
       take_reflector(M, C + 1, w.vn.data());
+      keep_reflector(V2, ldv2, tau2, ldt2, i, k, J1, M, w.vn.data(), taun);
       left(C + ldc, ldc, M, L - 1, w.vn.data(), taun, w);
       // Task C.
       sym2(AB, ldab, J1, M, w.vn.data(), taun, w);
@@ -196,7 +223,7 @@ void band_to_tridiagonal(const Context& ctx, index_t n, index_t b, T* AB, index_
 
 #define EIGSOLVE_INSTANTIATE_BULGE_CHASE(T)                                                       \
   template void band_to_tridiagonal<T>(const Context&, index_t, index_t, T*, index_t, real_t<T>*, \
-                                       real_t<T>*);
+                                       real_t<T>*, T*, index_t, T*, index_t);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_BULGE_CHASE)
 #undef EIGSOLVE_INSTANTIATE_BULGE_CHASE
 
