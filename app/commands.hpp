@@ -22,7 +22,7 @@ struct SolveCliOptions {
   std::string tridiag_solver = "bisection";
   std::string back_transform = "canonical";  ///< canonical | lapack (not in the contract)
   int nb = 32;
-  std::string reduction = "one-stage";  ///< one-stage | two-stage
+  std::string reduction = "auto";  ///< auto | one-stage | two-stage
   int band = 32;                        ///< two-stage: the band's half-width
   bool quiet = false;
 };

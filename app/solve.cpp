@@ -111,10 +111,11 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
                    bisect ? "bisection on the device" : "tridiagonal solver on the host",
                    bt ? ", back-transformation on the device" : "");
     }
-    if (so.reduction == Reduction::two_stage)
+    if (res.reduction == Reduction::two_stage)
       std::fprintf(stderr,
-                   "  reduction: two-stage, band half-width %d (its own canonical order and "
+                   "  reduction: two-stage%s, band half-width %d (its own canonical order and "
                    "bits)\n",
+                   so.reduction == Reduction::automatic ? " (picked by --reduction auto)" : "",
                    so.band);
     if (read_info.duplicates > 0)
       std::fprintf(stderr, "  input: %lld duplicate entries summed into earlier ones (same i, j)\n",
@@ -154,8 +155,8 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
     j["threads"] = ctx.num_threads();
     j["tridiag_solver"] = tridiag_solver_name(so.solver);
     j["panel_width"] = so.nb;
-    j["reduction"] = reduction_name(so.reduction);
-    if (so.reduction == Reduction::two_stage) j["band_width"] = so.band;
+    j["reduction"] = reduction_name(res.reduction);  // the one used (auto resolved)
+    if (res.reduction == Reduction::two_stage) j["band_width"] = so.band;
     j["vectors"] = so.vectors;
     if (so.vectors) j["back_transform"] = back_transform_name(so.back_transform);
     Json subset;
@@ -217,13 +218,8 @@ int run_solve(const SolveCliOptions& opt) {
   if (opt.nb < 1 || opt.nb > 1024) throw UsageError("--panel-width must be in 1..1024");
   parse_tridiag_solver(opt.tridiag_solver);  // validate before reading a large file
   const Reduction reduction = parse_reduction(opt.reduction);
-  if (reduction == Reduction::two_stage) {
-    if (opt.band < 1 || opt.band > 1024) throw UsageError("--band-width must be in 1..1024");
-    if (opt.vectors || !opt.vectors_output.empty())
-      throw UsageError(
-          "--reduction two-stage computes eigenvalues only in this version; use --reduction "
-          "one-stage with --vectors");
-  }
+  if (reduction != Reduction::one_stage && (opt.band < 1 || opt.band > 1024))
+    throw UsageError("--band-width must be in 1..1024");
   parse_back_transform(opt.back_transform.c_str());
   // The range options' syntax too (FROM <= TO <= n is checked again once n is known).
   parse_subset(opt.index_range, opt.value_range, std::numeric_limits<index_t>::max());

@@ -63,13 +63,43 @@ TridiagSolver parse_tridiag_solver(const std::string& s) {
 }
 
 const char* reduction_name(Reduction r) {
-  return r == Reduction::two_stage ? "two-stage" : "one-stage";
+  switch (r) {
+    case Reduction::two_stage:
+      return "two-stage";
+    case Reduction::automatic:
+      return "auto";
+    default:
+      return "one-stage";
+  }
 }
 
 Reduction parse_reduction(const std::string& s) {
   if (s == "one-stage") return Reduction::one_stage;
   if (s == "two-stage") return Reduction::two_stage;
-  throw UsageError("unknown reduction '" + s + "' (expected one-stage or two-stage)");
+  if (s == "auto") return Reduction::automatic;
+  throw UsageError("unknown reduction '" + s + "' (expected auto, one-stage or two-stage)");
+}
+
+index_t two_stage_min_order(Precision p) {
+  // The crossover of the two reductions' eigenvalue times on the H200 (bench/NOTES.md, session
+  // 16, r1 cross.log): d 0.448 / 0.437 s at 8192, z 0.787 / 0.801 s at 8192 and 2.20 / 1.66 s at
+  // 12288, s and c faster one-stage at 8192 (0.301 / 0.359, 0.488 / 0.598 s) and slower at
+  // 12288 (0.695 / 0.654, 1.218 / 1.182 s), dd about even at 16384 (11.0 / 10.85 s).
+  switch (p) {
+    case Precision::d:
+    case Precision::z:
+      return 8192;
+    case Precision::s:
+    case Precision::c:
+      return 12288;
+    default:
+      return 16384;
+  }
+}
+
+Reduction resolve_reduction(Reduction r, index_t n, Precision p) {
+  if (r != Reduction::automatic) return r;
+  return n >= two_stage_min_order(p) ? Reduction::two_stage : Reduction::one_stage;
 }
 
 namespace {
@@ -246,14 +276,18 @@ void scale_lower(index_t n, T* A, int k) {
 template <class T>
 void check_options(index_t n, const SolveOptions& opt) {
   check_subset(opt.subset, n);
-  if (opt.reduction == Reduction::two_stage) {
-    if (opt.band < 1 || opt.band > 1024) throw UsageError("--band-width must be in 1..1024");
-    if (opt.vectors)
-      throw UsageError(
-          "--reduction two-stage computes eigenvalues only in this version (the back-"
-          "transformation through both stages is not written yet); use --reduction one-stage "
-          "with --vectors");
-  }
+  if (opt.reduction != Reduction::one_stage && (opt.band < 1 || opt.band > 1024))
+    throw UsageError("--band-width must be in 1..1024");
+  if (resolve_reduction(opt.reduction, n, ScalarTraits<T>::precision) == Reduction::two_stage &&
+      opt.vectors && opt.back_transform == BackTransformMethod::lapack)
+    throw UsageError(
+        "--back-transform lapack applies to the one-stage reduction only (LAPACK's ?ormtr has no "
+        "form for the two-stage reflectors); add --reduction one-stage" +
+        std::string(opt.reduction == Reduction::automatic
+                        ? " (--reduction auto picks two-stage from n = " +
+                              std::to_string(two_stage_min_order(ScalarTraits<T>::precision)) +
+                              " in this precision)"
+                        : ""));
   if (opt.solver != TridiagSolver::bisection && !has_vendor_lapack_v<T>)
     throw UsageError(std::string("--tridiag-solver ") + tridiag_solver_name(opt.solver) +
                      " is not available for --precision dd (no LAPACK for double-double); "
@@ -296,13 +330,25 @@ bool resident_vectors(const Context& ctx, const SolveOptions& opt) {
   return !(r && r[0] == '0' && r[1] == '\0');
 }
 
+/// Where the two-stage reduction left its reflectors (eigenvectors): on the host (the CPU
+/// backend) or on the device, and whether the device keeps Z too (resident_vectors).
+template <class T>
+struct TwoStageSource {
+  const TwoStageReflectors<T>* host = nullptr;
+  const TwoStageDeviceReflectors<T>* device = nullptr;
+  bool resident = false;
+};
+
 /// Steps 2 and 3 of the pipeline on (d, e) and the reflectors in A (order n, ld n); with `dev`
-/// (resident_vectors) the reflectors are the device's, A holding only the host's tail.
+/// (resident_vectors) the reflectors are the device's, A holding only the host's tail; with
+/// `ts` the two-stage reduction's reflectors instead.
 template <class T>
 void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOptions& sopt, int sk,
                   index_t n, T* A, std::vector<real_t<T>>& d, std::vector<real_t<T>>& e,
-                  std::vector<T>& tau, SolveResult<T>& res, CudaTridiagDevice<T>* dev = nullptr) {
+                  std::vector<T>& tau, SolveResult<T>& res, CudaTridiagDevice<T>* dev = nullptr,
+                  const TwoStageSource<T>& ts = {}) {
   using R = real_t<T>;
+  const bool on_device = dev != nullptr || (ts.device != nullptr && ts.resident);
   // 2. Eigenvalues (and vectors) of T.
   auto t0 = Clock::now();
   std::vector<R> zt;
@@ -317,13 +363,17 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
         if (!is_finite(zc[k])) finite = false;
     });
   };
-  if (dev) {
+  if (on_device) {
     SolveOptions vopt = sopt;
     vopt.vectors = false;
     index_t k0 = 0;
     tridiag_stage<T>(ctx, vopt, n, d, e, res.w, zt, &k0);
     index_t ldd = 0;
-    const T* dA = dev->device_reflectors(A, n, &ldd);
+    const T* dA = nullptr;
+    if (dev)
+      dA = dev->device_reflectors(A, n, &ldd);
+    else
+      ldd = ts.device->ldda;
     VectorsDeviceTimes vt;
     // Each group of columns is sign-normalized and checked as soon as it is in res.z, while the
     // device still works on the later groups (8 threads: the device's driver keeps its cores).
@@ -333,7 +383,8 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
       finish_columns(hctx, c0, c1);
     };
     eigenvectors_cuda<T>(ctx, n, d.data(), e.data(), static_cast<index_t>(res.w.size()),
-                         res.w.data(), k0, dA, ldd, tau.data(), res.z, &vt, &landed);
+                         res.w.data(), k0, dA, ldd, dev ? tau.data() : nullptr, res.z, &vt, &landed,
+                         dev ? nullptr : ts.device);
     report(opt, "eigenvectors", 1.0);
     resident_bt = vt.back_transform + vt.download;
     if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); pf && pf[0] == '1')
@@ -363,7 +414,7 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
     t0 = Clock::now();
     const index_t m = res.m;
     auto t1 = t0, t2 = t0;
-    if (!dev) {
+    if (!on_device) {
       if constexpr (std::is_same_v<T, R>) {
         res.z = std::move(zt);
       } else {
@@ -376,16 +427,20 @@ void finish_solve(const Context& ctx, const SolveOptions& opt, const SolveOption
       zt.clear();
       zt.shrink_to_fit();
       t1 = Clock::now();
-      if (ctx.backend == Backend::cuda && opt.back_transform == BackTransformMethod::canonical)
+      if (ts.host)
+        apply_q_two_stage(ctx, n, A, n, *ts.host, m, res.z.data(), n);
+      else if (ts.device)
+        apply_q_two_stage_cuda(*ts.device, m, res.z.data(), n);  // the same order, on the GPU
+      else if (ctx.backend == Backend::cuda && opt.back_transform == BackTransformMethod::canonical)
         apply_q_canonical_cuda(n, A, n, tau.data(), m, res.z.data(), n);  // same order, on GPU
       else
         back_transform(ctx, n, A, n, tau.data(), m, res.z.data(), n, opt.back_transform);
       t2 = Clock::now();
     }
-    if (!dev) finish_columns(ctx, 0, m);  // the device route did it per group as columns arrived
+    if (!on_device) finish_columns(ctx, 0, m);  // else done per group as columns arrived
     if (!finite) throw NumericalError("eigenvectors are not finite (internal failure)");
-    res.times.back_transform = (dev ? resident_bt : 0.0) + seconds_since(t0);
-    if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); !dev && pf && pf[0] == '1')
+    res.times.back_transform = (on_device ? resident_bt : 0.0) + seconds_since(t0);
+    if (const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE"); !on_device && pf && pf[0] == '1')
       std::fprintf(stderr,
                    "eigsolve vectors (n = %lld, m = %lld): conversion %.3f s, Q Z %.3f s, signs "
                    "and checks %.3f s\n",
@@ -407,6 +462,7 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
   check_options<T>(n, opt);
   SolveResult<T> res;
   res.n = n;
+  res.reduction = resolve_reduction(opt.reduction, n, ScalarTraits<T>::precision);
   if (n == 0) return res;
 
   // 0. Matrices near overflow or underflow are scaled by an exact power of two first (on the
@@ -435,19 +491,37 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
   if (resident) topt.reflectors = false;  // they stay on the device
   std::unique_ptr<CudaTridiagDevice<T>> dev;
   TridiagDeviceTimes dt;
-  if (ctx.backend == Backend::cuda && opt.reduction == Reduction::two_stage) {
-    // Both stages on the device (householder/two_stage_cuda.hpp), the CPU's bits.
-    TwoStageDeviceTimes tt;
-    auto dev2 = make_two_stage_cuda<T>(n, index_t(opt.band), A.ptr(), n, false, &tt);
-    set_scale(scale_exponent_of_max<T>(dev2->lower_absmax()));
-    if (sk != 0) dev2->scale_lower(sk);
-    dev2->run(index_t(opt.band), d.data(), e.data());
-    dev2.reset();
+  if (res.reduction == Reduction::two_stage) {
+    const index_t b = index_t(opt.band);
+    TwoStageSource<T> ts;
+    TwoStageReflectors<T> refl;
+    TwoStageDeviceReflectors<T> drefl;
+    std::unique_ptr<TwoStageCuda<T>> dev2;
+    if (ctx.backend == Backend::cuda) {
+      // Both stages on the device (householder/two_stage_cuda.hpp), the CPU's bits; with
+      // vectors the reflectors stay there for the back-transformation.
+      TwoStageDeviceTimes tt;
+      dev2 = make_two_stage_cuda<T>(n, b, A.ptr(), n, false, &tt, opt.vectors);
+      set_scale(scale_exponent_of_max<T>(dev2->lower_absmax()));
+      if (sk != 0) dev2->scale_lower(sk);
+      dev2->run(b, d.data(), e.data());
+      if (opt.vectors) {
+        drefl = dev2->reflectors();
+        ts.device = &drefl;
+        ts.resident = resident;
+      } else {
+        dev2.reset();
+      }
+      res.times.gpu_upload = tt.upload;
+      res.times.gpu_panels = tt.stage1 + tt.stage2;
+    } else {
+      tridiagonalize_two_stage(ctx, n, b, A.ptr(), n, d.data(), e.data(),
+                               opt.vectors ? &refl : nullptr);
+      if (opt.vectors) ts.host = &refl;
+    }
     res.times.tridiagonalize = seconds_since(t0);
-    res.times.gpu_upload = tt.upload;
-    res.times.gpu_panels = tt.stage1 + tt.stage2;
     report(opt, "tridiagonalize", 1.0);
-    finish_solve<T>(ctx, opt, sopt, sk, n, A.ptr(), d, e, tau, res);
+    finish_solve<T>(ctx, opt, sopt, sk, n, A.ptr(), d, e, tau, res, nullptr, ts);
     return res;
   }
   if (ctx.backend == Backend::cuda) {
@@ -457,8 +531,6 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
     if (sk != 0) dev->scale_lower(sk);
     tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt, dev.get());
     if (!resident) dev.reset();
-  } else if (opt.reduction == Reduction::two_stage) {
-    tridiagonalize_two_stage(ctx, n, index_t(opt.band), A.ptr(), n, d.data(), e.data());
   } else {
     tridiagonalize(ctx, n, A.ptr(), n, d.data(), e.data(), tau.data(), topt);
   }
@@ -481,12 +553,14 @@ SolveResult<T> eigensolve_device(const Context& ctx, index_t n, const T* dA, ind
   if (n == 0) return res;
   Context dctx = ctx;
   dctx.backend = Backend::cuda;
-  if (opt.reduction == Reduction::two_stage) {
+  res.reduction = resolve_reduction(opt.reduction, n, ScalarTraits<T>::precision);
+  if (res.reduction == Reduction::two_stage) {
     auto t0 = Clock::now();
+    const index_t b = index_t(opt.band);
     TwoStageDeviceTimes tt;
     std::vector<R> d(static_cast<std::size_t>(n)), e(static_cast<std::size_t>(n), R(0));
     std::vector<T> tau;
-    auto dev2 = make_two_stage_cuda<T>(n, index_t(opt.band), dA, ldda, true, &tt);
+    auto dev2 = make_two_stage_cuda<T>(n, b, dA, ldda, true, &tt, opt.vectors);
     int sk = scale_exponent_of_max<T>(dev2->lower_absmax());
     SolveOptions sopt = opt;
     if (sk != 0) {
@@ -495,13 +569,21 @@ SolveResult<T> eigensolve_device(const Context& ctx, index_t n, const T* dA, ind
       sopt.subset.vu = std::scalbn(opt.subset.vu, sk);
     }
     t0 = Clock::now();
-    dev2->run(index_t(opt.band), d.data(), e.data());
-    dev2.reset();
+    dev2->run(b, d.data(), e.data());
+    TwoStageSource<T> ts;
+    TwoStageDeviceReflectors<T> drefl;
+    if (opt.vectors) {
+      drefl = dev2->reflectors();
+      ts.device = &drefl;
+      ts.resident = resident_vectors(dctx, opt);
+    } else {
+      dev2.reset();
+    }
     res.times.tridiagonalize = seconds_since(t0);
     res.times.gpu_upload = tt.upload;
     res.times.gpu_panels = tt.stage1 + tt.stage2;
     report(opt, "tridiagonalize", 1.0);
-    finish_solve<T>(dctx, opt, sopt, sk, n, static_cast<T*>(nullptr), d, e, tau, res);
+    finish_solve<T>(dctx, opt, sopt, sk, n, static_cast<T*>(nullptr), d, e, tau, res, nullptr, ts);
     return res;
   }
   auto t0 = Clock::now();

@@ -16,12 +16,21 @@ enum class TridiagSolver { bisection, sterf, stedc, stemr };
 const char* tridiag_solver_name(TridiagSolver s);
 TridiagSolver parse_tridiag_solver(const std::string& s);  ///< throws UsageError
 
-/// How A becomes tridiagonal: one_stage (docs/canonical-tridiagonalization.md, the default) or
-/// two_stage (full -> band of half-width `band` -> tridiagonal, docs/canonical-two-stage.md: a
-/// second canonical order; eigenvalues only in this version; both backends, the same bits).
-enum class Reduction { one_stage, two_stage };
-const char* reduction_name(Reduction r);
+/// How A becomes tridiagonal: one_stage (docs/canonical-tridiagonalization.md) or two_stage
+/// (full -> band of half-width `band` -> tridiagonal, docs/canonical-two-stage.md: a second
+/// canonical order, its own bits; both backends, the same bits, eigenvectors too). automatic
+/// (the default) is two_stage from order two_stage_min_order(precision) on, else one_stage: a
+/// function of n and the precision only, so every backend, thread count and GPU picks the same
+/// and the bits agree (with and without eigenvectors too).
+enum class Reduction { one_stage, two_stage, automatic };
+const char* reduction_name(Reduction r);          ///< "one-stage", "two-stage", "auto"
 Reduction parse_reduction(const std::string& s);  ///< throws UsageError
+/// The order from which Reduction::automatic means two_stage: where the two-stage eigenvalues
+/// became the faster on the H200 (bench/NOTES.md, session 16): 8192 for d and z, 12288 for s
+/// and c, 16384 for dd.
+index_t two_stage_min_order(Precision p);
+/// one_stage or two_stage: `r` itself, or what automatic means for order n in precision p.
+Reduction resolve_reduction(Reduction r, index_t n, Precision p);
 
 /// Which eigenvalues: all, the index range [il, iu] (0-based, inclusive, ascending order),
 /// or those in the half-open value interval (vl, vu] (LAPACK's convention).
@@ -36,7 +45,7 @@ struct SolveOptions {
   bool vectors = false;
   Subset subset;
   int nb = 32;  ///< tridiagonalization panel width
-  Reduction reduction = Reduction::one_stage;
+  Reduction reduction = Reduction::automatic;
   int band = 32;  ///< two_stage: the band's half-width (part of the contract, like nb)
   /// Q Z: canonical (default, in the contract) or LAPACK ?ormtr/?unmtr (s/d/c/z, not in it).
   BackTransformMethod back_transform = BackTransformMethod::canonical;
@@ -63,6 +72,7 @@ struct SolveResult {
   index_t m = 0;     ///< number of eigenvalues (= columns of z)
   std::vector<T> z;  ///< n x m eigenvectors, column-major (empty without vectors)
   StageTimes times;
+  Reduction reduction = Reduction::one_stage;  ///< the reduction used (automatic resolved)
 };
 
 /// Solves A z = lambda z for the Hermitian matrix in the lower triangle of A (destroyed).

@@ -19,6 +19,7 @@
 
 #include "core/context.hpp"
 #include "core/precision.hpp"
+#include "householder/two_stage_cuda.hpp"
 
 namespace eigsolve {
 
@@ -39,10 +40,20 @@ struct VectorsDeviceTimes {
 /// landed (optional): called with [c0, c1) once columns c0 .. c1-1 are final in z (z.data() no
 /// longer changes then), on one host thread, group after group in ascending order, while later
 /// groups are still on the device; what it throws comes out of eigenvectors_cuda.
+/// two_stage (optional): the reflectors of the two-stage reduction on the device; then Z :=
+/// Q1 Q2 Z (docs/canonical-two-stage.md) instead, and dA, ldda, tau are not used.
 template <class T>
 void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const real_t<T>* e,
                        index_t m, const real_t<T>* w, index_t k0, const T* dA, index_t ldda,
                        const T* tau, std::vector<T>& z, VectorsDeviceTimes* times = nullptr,
-                       const std::function<void(index_t, index_t)>* landed = nullptr);
+                       const std::function<void(index_t, index_t)>* landed = nullptr,
+                       const TwoStageDeviceReflectors<T>* two_stage = nullptr);
+
+/// Z := Q1 Q2 Z for host Z (n x m, ldz >= n) with the two-stage reflectors on the device: Z
+/// uploaded, apply_q2_canonical_device, the one-stage back-transformation moved down b-1 rows,
+/// Z downloaded. Bitwise the CPU's apply_q_two_stage. Throws DeviceError when the memory needed
+/// (named) is not there or on a CUDA failure.
+template <class T>
+void apply_q_two_stage_cuda(const TwoStageDeviceReflectors<T>& r, index_t m, T* Z, index_t ldz);
 
 }  // namespace eigsolve

@@ -15,9 +15,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/gpu/gpu_bench.hpp"
@@ -73,6 +75,25 @@ cusolverStatus_t evd(cusolverDnHandle_t h, cusolverEigMode_t j, int n, cdouble* 
                      cdouble* work, int lw, int* info) {
   return cusolverDnZheevd(h, j, CUBLAS_FILL_MODE_LOWER, n, reinterpret_cast<cuDoubleComplex*>(A), n,
                           w, reinterpret_cast<cuDoubleComplex*>(work), lw, info);
+}
+
+/// A 64-bit hash of the bytes of z (eigenvectors: distinct results over the runs without
+/// keeping every run's n x n matrix); two different z colliding is what it cannot rule out.
+template <class T>
+std::uint64_t hash_words(const std::vector<T>& z) {
+  const auto* p = reinterpret_cast<const unsigned char*>(z.data());
+  const std::size_t bytes = z.size() * sizeof(T);
+  std::uint64_t h = 0x9e3779b97f4a7c15ull ^ bytes;
+  std::size_t k = 0;
+  for (; k + 8 <= bytes; k += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + k, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; k < bytes; ++k)
+    h = (h ^ p[k]) * 0x100000001b3ull;
+  return h;
 }
 
 template <class V>
@@ -153,6 +174,8 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
                   cudaMemcpyHostToDevice),
        "A");
     std::vector<std::vector<R>> ws;
+    std::vector<T> z0;              // with vectors: the first run's eigenvectors (the CPU check)
+    std::vector<std::uint64_t> zh;  // with vectors: each run's hash_words(z)
     std::vector<double> secs;
     const bool trace = gpu_bench::trace_requested();
     for (int r = 0; r < runs + 1; ++r) {
@@ -172,10 +195,16 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
             "eigsolve %s n = %lld%s%s: %.3f s = tridiagonalize %.3f (device %.3f) + eigenvalues%s "
             "of T %.3f + back-transform %.3f + other %.3f\n",
             ScalarTraits<T>::name, (long long)n, vectors ? " vectors" : "",
-            reduction == Reduction::two_stage ? " two-stage" : "", s, res.times.tridiagonalize,
-            res.times.gpu_panels, vectors ? " and vectors" : "", res.times.tridiag_eigen,
-            res.times.back_transform,
+            resolve_reduction(reduction, n, ScalarTraits<T>::precision) == Reduction::two_stage
+                ? " two-stage"
+                : "",
+            s, res.times.tridiagonalize, res.times.gpu_panels, vectors ? " and vectors" : "",
+            res.times.tridiag_eigen, res.times.back_transform,
             s - res.times.tridiagonalize - res.times.tridiag_eigen - res.times.back_transform);
+      if (vectors) {  // the eigenvectors' bits are part of a run's result
+        zh.push_back(hash_words(res.z));
+        if (r == 0) z0 = std::move(res.z);
+      }
       ws.push_back(std::move(res.w));
     }
     cudaFree(dA);
@@ -184,6 +213,18 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
     e.seconds = median(secs);
     e.runs = runs;
     e.distinct = count_distinct(ws);
+    if (vectors) {  // distinct (w, z) pairs: w's classes split further by z's hash
+      std::vector<std::pair<int, std::uint64_t>> seen;
+      for (std::size_t r = 0; r < ws.size(); ++r) {
+        int cls = 0;
+        while (ws[cls].size() != ws[r].size() ||
+               std::memcmp(ws[cls].data(), ws[r].data(), ws[r].size() * sizeof(R)) != 0)
+          ++cls;  // the first run with the same eigenvalues
+        if (std::find(seen.begin(), seen.end(), std::make_pair(cls, zh[r])) == seen.end())
+          seen.emplace_back(cls, zh[r]);
+      }
+      e.distinct = int(seen.size());
+    }
     for (const R& x : ws[0])
       e.w0.push_back(to_double(x));
     if (host_input) {  // once from host memory (eigensolve, upload included): what the CLI pays
@@ -192,15 +233,21 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
       auto res = eigensolve(ctx, A, opt);
       e.seconds_host_input =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      e.host_input_same = res.w.size() == ws[0].size() &&
-                          std::memcmp(res.w.data(), ws[0].data(), res.w.size() * sizeof(R)) == 0;
+      e.host_input_same =
+          res.w.size() == ws[0].size() &&
+          std::memcmp(res.w.data(), ws[0].data(), res.w.size() * sizeof(R)) == 0 &&
+          (!vectors || (res.z.size() == z0.size() &&
+                        std::memcmp(res.z.data(), z0.data(), z0.size() * sizeof(T)) == 0));
     }
     if (check_cpu) {
       Context cpu;
       HostMatrix<T> A = A0;
       auto res = eigensolve(cpu, A, opt);
-      e.bitwise_cpu = res.w.size() == ws[0].size() &&
-                      std::memcmp(res.w.data(), ws[0].data(), res.w.size() * sizeof(R)) == 0;
+      e.bitwise_cpu =
+          res.w.size() == ws[0].size() &&
+          std::memcmp(res.w.data(), ws[0].data(), res.w.size() * sizeof(R)) == 0 &&
+          (!vectors || (res.z.size() == z0.size() &&
+                        std::memcmp(res.z.data(), z0.data(), z0.size() * sizeof(T)) == 0));
     }
     out.push_back(e);
   }

@@ -270,7 +270,7 @@ int main_bench_eig(int argc, char** argv) {
   bool vectors = false;
   long long check_cpu_max = 2048;
   long long host_input_max = 16384;
-  std::string api = "auto", reduction = "one-stage";
+  std::string api = "auto", reduction = "auto";
   po::options_description desc("bench eig options");
   desc.add_options()("help,h", "show this help")(
       "precision,p", po::value(&precisions)->default_value(precisions), "s,d,c,z,dd or all")(
@@ -285,8 +285,8 @@ int main_bench_eig(int argc, char** argv) {
       "cusolver-api", po::value(&api)->default_value(api),
       "auto (Xsyevd above n = 16384), x (cusolverDnXsyevd, deterministic mode) or legacy")(
       "reduction", po::value(&reduction)->default_value(reduction),
-      "ours with the one-stage (default) or the two-stage reduction (eigenvalues only); the "
-      "records say which");
+      "ours with the reduction the CLI picks (auto, the default), one-stage or two-stage; the "
+      "records say which was used");
   if (parse_or_help(
           argc, argv, desc,
           "Usage: eigsolve bench eig [options]\n"
@@ -296,8 +296,6 @@ int main_bench_eig(int argc, char** argv) {
     return kExitOk;
   if (runs < 1) throw UsageError("--runs must be >= 1");
   const Reduction red = parse_reduction(reduction);
-  if (red == Reduction::two_stage && vectors)
-    throw UsageError("--reduction two-stage computes eigenvalues only in this version");
   const auto ps = parse_precisions(precisions);
   const auto ns = parse_sizes(sizes);
   const std::string gpu = gpu_description();
@@ -324,7 +322,7 @@ int main_bench_eig(int argc, char** argv) {
                                     {"seconds", r.seconds},
                                     {"runs", r.runs},
                                     {"distinct", r.distinct}};
-        if (r.impl == "eigsolve") j["reduction"] = reduction_name(red);
+        if (r.impl == "eigsolve") j["reduction"] = reduction_name(resolve_reduction(red, n, p));
         if (r.bitwise_cpu < 0)
           j["bitwise_cpu"] = nullptr;
         else

@@ -38,6 +38,7 @@
 #include "core/cuda/staged_copy.cuh"
 #include "core/errors.hpp"
 #include "core/parallel.hpp"
+#include "householder/two_stage_cuda.hpp"
 #include "solver/back_transform_cuda.hpp"
 #include "solver/inverse_iteration.hpp"
 #include "solver/vectors_cuda.hpp"
@@ -259,17 +260,56 @@ index_t group_columns(index_t m) {
   return std::max<index_t>(1024, (m / 8 + 63) / 64 * 64);
 }
 
+/// The back-transformation's device calls: the one-stage Z := Q Z on (n, dA, dtau), or with the
+/// two-stage reflectors Z := Q2 Z, then stage 1's Q1 as the one-stage form of order n - b + 1
+/// moved down b - 1 rows (docs/canonical-two-stage.md, "Z := Q1 Z").
+template <class T>
+struct BackTransformPlan {
+  const TwoStageDeviceReflectors<T>* ts = nullptr;
+  index_t n = 0, nq = 0, off = 0;  // nq: order of the one-stage form; off: its first row
+  const T* dA = nullptr;
+  index_t ldda = 0;
+  const T* dtau = nullptr;
+
+  BackTransformPlan(index_t n_, const T* dA_, index_t ldda_, const TwoStageDeviceReflectors<T>* ts_)
+      : ts(ts_), n(n_), nq(n_), dA(dA_), ldda(ldda_) {
+    if (ts) {
+      off = ts->b - 1;
+      nq = std::max<index_t>(n - off, 0);
+      dA = ts->dA + off;
+      ldda = ts->ldda;
+      dtau = ts->dtau1;
+    }
+  }
+  bool has_q1() const { return nq > 1; }
+  std::size_t workspace_bytes(index_t m) const {
+    return has_q1() ? apply_q_device_workspace_bytes<T>(nq, m) : 0;
+  }
+  void prepare(index_t m, void* w, std::size_t wb, cudaStream_t st) const {
+    if (has_q1()) apply_q_device_prepare<T>(nq, dA, ldda, dtau, m, w, wb, st);
+  }
+  /// Z := Q Z on the nc columns at Zc (ld n).
+  void columns(index_t m, index_t nc, T* Zc, void* w, std::size_t wb, cudaStream_t st) const {
+    if (ts)
+      apply_q2_canonical_device<T>(n, ts->b, ts->dV2, ts->ldv2, ts->dtau2, ts->ldt2, nc, Zc, n, st);
+    if (has_q1()) apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, wb, st);
+  }
+};
+
 }  // namespace
 
 template <class T>
 void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const real_t<T>* e,
                        index_t m, const real_t<T>* w, index_t k0, const T* dA, index_t ldda,
                        const T* tau, std::vector<T>& z, VectorsDeviceTimes* times,
-                       const std::function<void(index_t, index_t)>* landed) {
+                       const std::function<void(index_t, index_t)>* landed,
+                       const TwoStageDeviceReflectors<T>* two_stage) {
   using R = real_t<T>;
   constexpr bool cplx = is_complex_v<T>;
   if (n < 0 || m < 0 || m > n) throw DimensionError("eigenvectors_cuda: bad n or m");
-  if (n > 0 && ldda < n) throw DimensionError("eigenvectors_cuda: ldda < n");
+  if (!two_stage && n > 0 && ldda < n) throw DimensionError("eigenvectors_cuda: ldda < n");
+  if (two_stage && two_stage->n != n) throw DimensionError("eigenvectors_cuda: two-stage n");
+  const BackTransformPlan<T> plan(n, dA, ldda, two_stage);
   VectorsDeviceTimes tm;
   const std::size_t count = std::size_t(n) * std::size_t(m);
   if (count == 0) {
@@ -278,8 +318,8 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
     return;
   }
   const std::size_t bZ = count * sizeof(T), bZr = cplx ? count * sizeof(R) : 0;
-  const std::size_t bt = std::size_t(std::max<index_t>(n, 1)) * sizeof(T);
-  const std::size_t bw = apply_q_device_workspace_bytes<T>(n, m);
+  const std::size_t bt = two_stage ? 0 : std::size_t(std::max<index_t>(n, 1)) * sizeof(T);
+  const std::size_t bw = plan.workspace_bytes(m);
   std::size_t free_b = 0, total_b = 0;
   ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
   const std::size_t need = bZ + bZr + bt + bw;
@@ -302,13 +342,16 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
     dZr.alloc(bZr, "cudaMalloc Z of T");
     zr = static_cast<R*>(dZr.p);
   }
-  dt.alloc(bt, "cudaMalloc tau");
-  if (n > 1)
-    ck(cudaMemcpyAsync(dt.p, tau, std::size_t(n - 1) * sizeof(T), cudaMemcpyHostToDevice, bs.s),
-       "tau");
+  BackTransformPlan<T> bplan = plan;
+  if (!two_stage) {
+    dt.alloc(bt, "cudaMalloc tau");
+    if (n > 1)
+      ck(cudaMemcpyAsync(dt.p, tau, std::size_t(n - 1) * sizeof(T), cudaMemcpyHostToDevice, bs.s),
+         "tau");
+    bplan.dtau = static_cast<const T*>(dt.p);
+  }
   dw.alloc(bw, "cudaMalloc workspace");
   T* Z = static_cast<T*>(dZ.p);
-  const T* dtau = static_cast<const T*>(dt.p);
   // 3. (a host thread) z's pages touched, then each group of columns downloaded once it is
   // back-transformed. Declared before the worker, which posts to it.
   Downloader down(
@@ -321,7 +364,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   // 2. (on bs, from the worker thread) the T factors; then Z := Q Z by groups of columns
   // [c0, c1) as they are posted (complex: Z_T's columns widened first).
   GroupWorker worker(
-      dev, [&] { apply_q_device_prepare<T>(n, dA, ldda, dtau, m, dw.p, bw, bs.s); },
+      dev, [&] { bplan.prepare(m, dw.p, bw, bs.s); },
       [&](index_t c0, index_t c1) {
         if constexpr (cplx) {
           widen_kernel<R><<<1024, 256, 0, bs.s>>>(std::size_t(n) * std::size_t(c1 - c0),
@@ -329,8 +372,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
                                                   reinterpret_cast<R*>(Z + std::size_t(n) * c0));
           ck(cudaGetLastError(), "widen Z");
         }
-        apply_q_device_columns<T>(n, dA, ldda, m, c1 - c0, Z + std::size_t(n) * c0, n, dw.p, bw,
-                                  bs.s);
+        bplan.columns(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bw, bs.s);
         cudaEvent_t ev = nullptr;
         ck(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
         const cudaError_t st = cudaEventRecord(ev, bs.s);
@@ -370,11 +412,45 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   if (times) *times = tm;
 }
 
-#define EIGSOLVE_INSTANTIATE_VECTORS_CUDA(T)                                                      \
-  template void eigenvectors_cuda<T>(const Context&, index_t, const real_t<T>*, const real_t<T>*, \
-                                     index_t, const real_t<T>*, index_t, const T*, index_t,       \
-                                     const T*, std::vector<T>&, VectorsDeviceTimes*,              \
-                                     const std::function<void(index_t, index_t)>*);
+template <class T>
+void apply_q_two_stage_cuda(const TwoStageDeviceReflectors<T>& r, index_t m, T* Z, index_t ldz) {
+  const index_t n = r.n;
+  if (m < 0 || ldz < std::max<index_t>(n, 1))
+    throw DimensionError("apply_q_two_stage_cuda: bad m or ldz");
+  if (n <= 1 || m == 0) return;
+  const BackTransformPlan<T> plan(n, nullptr, 0, &r);
+  const std::size_t bZ = std::size_t(n) * std::size_t(m) * sizeof(T);
+  const std::size_t bw = plan.workspace_bytes(m);
+  std::size_t free_b = 0, total_b = 0;
+  ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+  if (bZ + bw > free_b)
+    throw DeviceError("the GPU cannot hold these eigenvectors: order " + std::to_string(n) +
+                      " with " + std::to_string(m) + " vectors in " + ScalarTraits<T>::name +
+                      " needs " + std::to_string(bZ + bw) + " more bytes of device memory, " +
+                      std::to_string(free_b) + " are available (of " + std::to_string(total_b) +
+                      ")");
+  DevMem dZ, dw;
+  dZ.alloc(bZ, "cudaMalloc Z");
+  dw.alloc(bw, "cudaMalloc workspace");
+  T* dz = static_cast<T*>(dZ.p);
+  const Stream st(0);
+  ck(cudaMemcpy2DAsync(dz, std::size_t(n) * sizeof(T), Z, std::size_t(ldz) * sizeof(T),
+                       std::size_t(n) * sizeof(T), std::size_t(m), cudaMemcpyHostToDevice, st.s),
+     "upload Z");
+  plan.prepare(m, dw.p, bw, st.s);
+  plan.columns(m, m, dz, dw.p, bw, st.s);
+  ck(cudaMemcpy2DAsync(Z, std::size_t(ldz) * sizeof(T), dz, std::size_t(n) * sizeof(T),
+                       std::size_t(n) * sizeof(T), std::size_t(m), cudaMemcpyDeviceToHost, st.s),
+     "download Z");
+  ck(cudaStreamSynchronize(st.s), "two-stage back-transformation");
+}
+
+#define EIGSOLVE_INSTANTIATE_VECTORS_CUDA(T)                                                  \
+  template void eigenvectors_cuda<T>(                                                         \
+      const Context&, index_t, const real_t<T>*, const real_t<T>*, index_t, const real_t<T>*, \
+      index_t, const T*, index_t, const T*, std::vector<T>&, VectorsDeviceTimes*,             \
+      const std::function<void(index_t, index_t)>*, const TwoStageDeviceReflectors<T>*);      \
+  template void apply_q_two_stage_cuda<T>(const TwoStageDeviceReflectors<T>&, index_t, T*, index_t);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_VECTORS_CUDA)
 #undef EIGSOLVE_INSTANTIATE_VECTORS_CUDA
 

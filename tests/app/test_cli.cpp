@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "cli_util.hpp"
 #include "core/context.hpp"
@@ -259,7 +260,8 @@ TEST(Cli, UsageErrorsAndDeviceErrors) {
 }
 
 // --reduction two-stage: its own canonical order (close to the one-stage eigenvalues, bitwise
-// the same for every thread count), eigenvalues only, on the CPU.
+// the same for every thread count), eigenvalues and vectors, on the CPU; auto (the default)
+// picks one-stage at this order.
 TEST(Cli, TwoStageReduction) {
   cli::TempDir dir;
   const std::string f = matrix("494_bus.mtx");
@@ -268,6 +270,8 @@ TEST(Cli, TwoStageReduction) {
   ASSERT_EQ(a.code, 0) << a.err;
   EXPECT_NE(a.err.find("reduction: two-stage, band half-width 32"), std::string::npos) << a.err;
   EXPECT_NE(cli::slurp(dir / "r.json").find("\"reduction\": \"two-stage\""), std::string::npos);
+  ASSERT_EQ(run(f + " -q -o - --report " + (dir / "r1.json")).code, 0);
+  EXPECT_NE(cli::slurp(dir / "r1.json").find("\"reduction\": \"one-stage\""), std::string::npos);
   auto b = run(f + " -q --reduction two-stage --threads 3 -o " + (dir / "b.txt"));
   ASSERT_EQ(b.code, 0) << b.err;
   EXPECT_EQ(cli::slurp(dir / "a.txt"), cli::slurp(dir / "b.txt"));
@@ -276,7 +280,20 @@ TEST(Cli, TwoStageReduction) {
   auto c = run(f + " -q --reduction two-stage --band-width 8 -o " + (dir / "c.txt"));
   ASSERT_EQ(c.code, 0) << c.err;
   EXPECT_EQ(run("compare -q --rtol 1e-12 " + (dir / "a.txt") + " " + (dir / "c.txt")).code, 0);
-  EXPECT_EQ(run(f + " --reduction two-stage --vectors -o -").code, 2);
+  // Vectors: the same eigenvalue bits as without them, vectors bitwise the same for every
+  // thread count, small residuals.
+  auto v1 = run(f + " --reduction two-stage --threads 1 -o " + (dir / "v1.txt") +
+                " --vectors-output " + (dir / "v1.mtx") + " --report " + (dir / "rv.json"));
+  ASSERT_EQ(v1.code, 0) << v1.err;
+  auto v3 = run(f + " -q --reduction two-stage --threads 3 -o " + (dir / "v3.txt") +
+                " --vectors-output " + (dir / "v3.mtx"));
+  ASSERT_EQ(v3.code, 0) << v3.err;
+  EXPECT_EQ(cli::slurp(dir / "a.txt"), cli::slurp(dir / "v1.txt"));
+  EXPECT_EQ(cli::slurp(dir / "v1.mtx"), cli::slurp(dir / "v3.mtx"));
+  const auto rv = nlohmann::json::parse(cli::slurp(dir / "rv.json"));
+  EXPECT_LT(rv["residuals"]["backward"].get<double>(), 1e-14);
+  EXPECT_LT(rv["residuals"]["orthogonality"].get<double>(), 1e-14);
+  EXPECT_EQ(run(f + " --reduction two-stage --vectors --back-transform lapack -o -").code, 2);
   EXPECT_EQ(run(f + " --reduction two-stage --band-width 0 -o -").code, 2);
   EXPECT_EQ(run(f + " --reduction three-stage -o -").code, 2);
   if (!eigsolve::cuda_compiled() || eigsolve::cuda_device_count() == 0) {

@@ -171,13 +171,22 @@ TEST(TwoStage, UsageErrors) {
   SolveOptions opt;
   opt.reduction = Reduction::two_stage;
   opt.vectors = true;
-  EXPECT_THROW(eigensolve(ctx, A, opt), UsageError);  // eigenvalues only in this version
+  opt.back_transform = BackTransformMethod::lapack;  // ?ormtr has no two-stage form
+  EXPECT_THROW(eigensolve(ctx, A, opt), UsageError);
+  opt.reduction = Reduction::automatic;  // n = 20: one-stage, where lapack is allowed
+  EXPECT_NO_THROW(eigensolve(ctx, A, opt));
+  opt.back_transform = BackTransformMethod::canonical;
+  opt.reduction = Reduction::two_stage;
   opt.vectors = false;
   opt.band = 0;
+  EXPECT_THROW(eigensolve(ctx, A, opt), UsageError);
+  opt.reduction = Reduction::automatic;  // the band width is checked whatever n is
   EXPECT_THROW(eigensolve(ctx, A, opt), UsageError);
   opt.band = 32;
   EXPECT_EQ(parse_reduction("two-stage"), Reduction::two_stage);
   EXPECT_EQ(parse_reduction("one-stage"), Reduction::one_stage);
+  EXPECT_EQ(parse_reduction("auto"), Reduction::automatic);
+  EXPECT_STREQ(reduction_name(Reduction::automatic), "auto");
   EXPECT_THROW(parse_reduction("2"), UsageError);
   std::vector<double> d(4), e(4);
   std::vector<double> M(16, 0.0);
@@ -185,6 +194,24 @@ TEST(TwoStage, UsageErrors) {
                UsageError);
   EXPECT_THROW(tridiagonalize_two_stage(Context{}, 4, 2, M.data(), 3, d.data(), e.data()),
                DimensionError);
+}
+
+// --reduction auto: a function of n only (so every backend picks the same), the default.
+TEST(TwoStage, AutoPicksByOrderOnly) {
+  for (Precision p : {Precision::s, Precision::d, Precision::c, Precision::z, Precision::dd}) {
+    const index_t n0 = two_stage_min_order(p);
+    EXPECT_GT(n0, 1);
+    EXPECT_LE(n0, 16384);  // the sizes run the faster reduction
+    EXPECT_EQ(resolve_reduction(Reduction::automatic, n0 - 1, p), Reduction::one_stage);
+    EXPECT_EQ(resolve_reduction(Reduction::automatic, n0, p), Reduction::two_stage);
+    EXPECT_EQ(resolve_reduction(Reduction::automatic, 4 * n0, p), Reduction::two_stage);
+    EXPECT_EQ(resolve_reduction(Reduction::one_stage, 4 * n0, p), Reduction::one_stage);
+    EXPECT_EQ(resolve_reduction(Reduction::two_stage, 2, p), Reduction::two_stage);
+  }
+  EXPECT_EQ(SolveOptions{}.reduction, Reduction::automatic);
+  auto A = random_hermitian<double>(40, 5);
+  const auto res = eigensolve(Context{}, A, SolveOptions{});
+  EXPECT_EQ(res.reduction, Reduction::one_stage);  // 40 < n0
 }
 
 }  // namespace
