@@ -56,15 +56,19 @@ void tridiagonalize_two_stage(const Context& ctx, index_t n, index_t b, T* A, in
 
 /// Z := Q2 Z (householder/two_stage_vectors.cpp): stage 2's reflectors (V2, tau2 as
 /// band_to_tridiagonal stores them) applied one by one, last to first, each column's dot a plain
-/// chain (docs/canonical-two-stage.md, "Z := Q2 Z"). Z is n x m, ldz >= n. Columns are split
-/// over ctx's threads; the bits do not depend on the split.
+/// chain (docs/canonical-two-stage.md, "Z := Q2 Z"). Z is n x m, ldz >= n; b >= 1, ldv2 >= n,
+/// ldt2 >= chase_levels(n, b). Columns are split over ctx's threads; the bits depend on neither
+/// the split nor the kernel (AVX-512, AVX2, scalar).
 template <class T>
 void apply_q2_canonical(const Context& ctx, index_t n, index_t b, const T* V2, index_t ldv2,
                         const T* tau2, index_t ldt2, index_t m, T* Z, index_t ldz);
 
 /// Z := Q1 Q2 Z: apply_q2_canonical, then stage 1's reflectors (below the band of A, lda >= n,
 /// with tau1) by the one-stage canonical back-transformation moved down b-1 rows
-/// (apply_q_canonical of order n-b+1 on A + (b-1) and Z + (b-1)).
+/// (apply_q_canonical of order n-b+1 on A + (b-1) and Z + (b-1); nothing when n-b+1 <= 1).
+/// refl as tridiagonalize_two_stage fills it for this n (sizes checked). Defined in
+/// solver/back_transform_two_stage.cpp (library eigsolve_solver, which links householder/):
+/// apply_q_canonical is solver/'s.
 template <class T>
 void apply_q_two_stage(const Context& ctx, index_t n, const T* A, index_t lda,
                        const TwoStageReflectors<T>& refl, index_t m, T* Z, index_t ldz);
