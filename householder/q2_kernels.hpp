@@ -51,6 +51,16 @@ __attribute__((always_inline)) inline X opaque(X x) {
   return x;
 }
 
+/// Prefetches the cache lines of p[0 .. len) (a hint: no effect on any value).
+template <class T>
+__attribute__((always_inline)) inline void prefetch(const T* p, index_t len) {
+  const char* b = reinterpret_cast<const char*>(p);
+  const char* e = reinterpret_cast<const char*>(p + len);
+  for (const char* q = b; q < e; q += 64)
+    __builtin_prefetch(q, 0, 3);
+  __builtin_prefetch(e - 1, 0, 3);
+}
+
 #if defined(EIGSOLVE_SYMV_AVX2)
 // The operations simd::Avx2 / simd::Avx512 lack, by vector type. Each is exact or one IEEE
 // rounding lane by lane.

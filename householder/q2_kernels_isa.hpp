@@ -62,7 +62,7 @@ struct Kernel {
     const V vr = S::bcast(re(v));
     if constexpr (kE == 1) {
       for (int t = 0; t < NV; ++t)
-        S::store(z + kL * t, S::fma(vr, u[t], S::load(z + kL * t)));
+        S::store(z + kL * t, S::fma(vr, u[t], opaque(S::load(z + kL * t))));
     } else {
       const V vi = S::bcast(im(v));
       for (int t = 0; t < NV; ++t) {
@@ -232,7 +232,7 @@ EIGSOLVE_Q2_TARGET __attribute__((always_inline)) inline void axpy_then_dot(
 /// of householder/two_stage_vectors.cpp, each reflector's axpy fused with the next one's dot.
 template <class K, class T>
 EIGSOLVE_Q2_TARGET void apply_block(index_t n, index_t b, const T* V2, index_t ldv2, const T* tau2,
-                                    index_t ldt2, index_t G, typename K::Elem* Zs) {
+                                    index_t ldt2, index_t G, index_t D, typename K::Elem* Zs) {
   const index_t ns = n - 1;  // sweeps 0 .. n-2
   typename K::Acc u, s;
   K::zero(u);  // set by make_u before its first use
@@ -249,6 +249,7 @@ EIGSOLVE_Q2_TARGET void apply_block(index_t n, index_t b, const T* V2, index_t l
         N.len = std::min(i + (k + 1) * b, n - 1) - N.r0 + 1;
         N.v = V2 + N.r0 + i * ldv2;
         N.tau = tau2[k + i * ldt2];
+        if (D > 0 && i - D >= i0) prefetch(V2 + (N.r0 - D) + (i - D) * ldv2, N.len);
         K::zero(s);
         if (pending)
           axpy_then_dot<K>(Zs, P, u, N, s);
@@ -267,15 +268,16 @@ EIGSOLVE_Q2_TARGET void apply_block(index_t n, index_t b, const T* V2, index_t l
 /// copied into the scratch Zs (n * K::kRow elements), transformed, copied back.
 template <class K, class T>
 EIGSOLVE_Q2_TARGET void apply_blocks(index_t n, index_t b, const T* V2, index_t ldv2, const T* tau2,
-                                     index_t ldt2, index_t G, index_t m, T* Z, index_t ldz,
-                                     index_t blk0, index_t blk1, typename K::Elem* Zs) {
+                                     index_t ldt2, index_t G, index_t D, index_t m, T* Z,
+                                     index_t ldz, index_t blk0, index_t blk1,
+                                     typename K::Elem* Zs) {
   constexpr index_t NC = K::kCols;
   for (index_t blk = blk0; blk < blk1; ++blk) {
     const index_t j0 = blk * NC;
     const int nc = static_cast<int>(std::min(NC, m - j0));
     // Row 0 of Z never changes (every reflector starts at row >= 1).
     K::gather(Z + j0 * ldz, ldz, nc, 1, n, Zs);
-    apply_block<K>(n, b, V2, ldv2, tau2, ldt2, G, Zs);
+    apply_block<K>(n, b, V2, ldv2, tau2, ldt2, G, D, Zs);
     K::scatter(Zs, nc, 1, n, Z + j0 * ldz, ldz);
   }
 }

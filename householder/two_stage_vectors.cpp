@@ -44,6 +44,15 @@ void split_blocks(const Context& ctx, index_t n, index_t m, Run&& run) {
   });
 }
 
+/// The group size: `group`, or by default the one whose window of G + b - 1 scratch rows of
+/// kernel K stays within 32 KiB of L1, in [8, 64].
+template <class K>
+index_t group_for(index_t group, index_t b) {
+  if (group > 0) return group;
+  const index_t row_bytes = K::kRow * static_cast<index_t>(sizeof(typename K::Elem));
+  return std::max<index_t>(8, std::min<index_t>(64, (index_t(32) << 10) / row_bytes - (b - 1)));
+}
+
 /// Generic columns per block (dd, or without AVX2).
 constexpr int kGenericCols = 8;
 
@@ -57,18 +66,20 @@ void apply_q2_scheduled(const Context& ctx, index_t n, index_t b, const T* V2, i
     throw DimensionError("apply_q2_canonical: n = " + std::to_string(n) +
                          ", m = " + std::to_string(m));
   if (b < 1) throw UsageError("apply_q2_canonical: band width " + std::to_string(b) + " < 1");
-  if (sched.group < 1)
-    throw UsageError("apply_q2_canonical: group " + std::to_string(sched.group) + " < 1");
+  if (sched.group < 0 || sched.prefetch < 0)
+    throw UsageError("apply_q2_canonical: group " + std::to_string(sched.group) + " or prefetch " +
+                     std::to_string(sched.prefetch) + " < 0");
   if (n <= 1 || m == 0) return;
   if (ldv2 < n || ldz < n || ldt2 < chase_levels(n, b))
     throw DimensionError("apply_q2_canonical: ldv2 = " + std::to_string(ldv2) +
                          ", ldz = " + std::to_string(ldz) + " (n = " + std::to_string(n) +
                          "), ldt2 = " + std::to_string(ldt2) +
                          " (chase_levels = " + std::to_string(chase_levels(n, b)) + ")");
-  const index_t G = sched.group;
+  const index_t D = sched.prefetch;
 #define EIGSOLVE_Q2_RUN(NS, K)                                                      \
   split_blocks<K, T>(ctx, n, m, [&](index_t bb, index_t be, typename K::Elem* Zs) { \
-    NS::apply_blocks<K>(n, b, V2, ldv2, tau2, ldt2, G, m, Z, ldz, bb, be, Zs);      \
+    const index_t G = group_for<K>(sched.group, b);                                 \
+    NS::apply_blocks<K>(n, b, V2, ldv2, tau2, ldt2, G, D, m, Z, ldz, bb, be, Zs);   \
   })
 #if defined(EIGSOLVE_SYMV_AVX2)
   if constexpr (!std::is_same_v<T, dd_real>) {

@@ -8,17 +8,18 @@
 namespace eigsolve {
 namespace q2_detail {
 
-/// Sweeps per group of the group schedule (docs/canonical-two-stage.md, "Z := Q2 Z") by default.
-inline constexpr index_t kDefaultGroup = 64;
-
 /// Which kernel copy runs: the widest the build and the CPU have (AVX-512F unless
 /// EIGSOLVE_NO_AVX512 is set, else AVX2; float, double and complex), AVX2 at most, or the generic
 /// scalar one (the only one for dd).
 enum class Q2Kernel { widest, avx2, generic };
 
 struct Q2Schedule {
-  index_t group = kDefaultGroup;  ///< sweeps per group (>= 1)
+  /// Sweeps per group of the group schedule (docs/canonical-two-stage.md, "Z := Q2 Z"); 0: the
+  /// default, from the band width and the kernel's scratch row (the window stays in L1).
+  index_t group = 0;
   Q2Kernel kernel = Q2Kernel::widest;
+  /// V2's lines of the reflector this many steps ahead (same level) are prefetched; 0: none.
+  index_t prefetch = 4;
 };
 
 /// apply_q2_canonical with an explicit schedule.
