@@ -13,6 +13,7 @@
 #pragma once
 
 #include "core/precision.hpp"
+#include "householder/two_stage.hpp"
 
 namespace eigsolve {
 
@@ -25,8 +26,13 @@ namespace eigsolve {
 /// stream by every call. b up to 256 where the warp's blocks fit in shared memory (b <= 64 for
 /// every precision on an H200). Throws UsageError / DimensionError on bad arguments,
 /// DeviceError on CUDA errors.
+/// dV2/dtau2 (device memory, optional, both or neither): the chase's reflectors kept for the
+/// eigenvectors in band_to_tridiagonal's layout (householder/two_stage.hpp: level k of sweep i
+/// in column i of dV2 from row i+1+kb, ldv2 >= n, only rows > i of column i written; its tau
+/// at dtau2[k + i * ldt2], ldt2 >= chase_levels(n, b)), bitwise the CPU's.
 template <class T>
 void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t<T>* d_dev,
-                              real_t<T>* e_dev, void* stream = nullptr);
+                              real_t<T>* e_dev, void* stream = nullptr, T* dV2 = nullptr,
+                              index_t ldv2 = 0, T* dtau2 = nullptr, index_t ldt2 = 0);
 
 }  // namespace eigsolve

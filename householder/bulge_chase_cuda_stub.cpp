@@ -5,13 +5,14 @@
 namespace eigsolve {
 
 template <class T>
-void band_to_tridiagonal_cuda(index_t, index_t, T*, index_t, real_t<T>*, real_t<T>*, void*) {
+void band_to_tridiagonal_cuda(index_t, index_t, T*, index_t, real_t<T>*, real_t<T>*, void*, T*,
+                              index_t, T*, index_t) {
   throw NotCompiled("cuda");
 }
 
 #define EIGSOLVE_INSTANTIATE_STUB(T)                                                               \
   template void band_to_tridiagonal_cuda<T>(index_t, index_t, T*, index_t, real_t<T>*, real_t<T>*, \
-                                            void*);
+                                            void*, T*, index_t, T*, index_t);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_STUB)
 #undef EIGSOLVE_INSTANTIATE_STUB
 

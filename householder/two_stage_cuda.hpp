@@ -8,12 +8,30 @@
 #include <memory>
 
 #include "core/precision.hpp"
+#include "householder/two_stage.hpp"
 
 namespace eigsolve {
 
 /// Device bytes the two-stage reduction of order n with half-width b needs.
+/// With keep_reflectors (eigenvectors), V2 (n x n) and tau2 are counted too.
 template <class T>
-std::uint64_t two_stage_device_bytes(index_t n, index_t b);
+std::uint64_t two_stage_device_bytes(index_t n, index_t b, bool keep_reflectors = false);
+
+/// Both stages' reflectors on the device after TwoStageCuda::run with keep_reflectors (owned by
+/// the TwoStageCuda object): stage 1's below the band of dA (ldda >= n) with dtau1[0 .. n),
+/// stage 2's in dV2 (ldv2 >= n) and dtau2 (ldt2 >= chase_levels(n, b)), the layout of
+/// householder/two_stage.hpp's band_to_tridiagonal.
+template <class T>
+struct TwoStageDeviceReflectors {
+  index_t n = 0, b = 0;
+  const T* dA = nullptr;
+  index_t ldda = 0;
+  const T* dtau1 = nullptr;
+  const T* dV2 = nullptr;
+  index_t ldv2 = 0;
+  const T* dtau2 = nullptr;
+  index_t ldt2 = 0;
+};
 
 struct TwoStageDeviceTimes {
   double upload = 0;  ///< the matrix to the device (host input) or its device copy
@@ -34,6 +52,12 @@ class TwoStageCuda {
   /// Stage 1 only, then A (host, lda) := the device's matrix: what reduce_to_band leaves in A
   /// (the band and the reflectors below it; tests).
   virtual void stage1(index_t b, T* A, index_t lda) = 0;
+  /// After run() of an object made with keep_reflectors: where the reflectors are (device
+  /// pointers valid while this object lives). Throws UsageError otherwise.
+  virtual TwoStageDeviceReflectors<T> reflectors() const = 0;
+  /// After run() with keep_reflectors: A (host, lda) := the device's matrix (stage 1's band and
+  /// reflectors) and refl := b, tau1, V2, tau2 as tridiagonalize_two_stage gives them (tests).
+  virtual void reflectors_to_host(T* A, index_t lda, TwoStageReflectors<T>& refl) = 0;
 };
 
 /// Copies the lower triangle of A (order n, lda; host memory, or device memory when
@@ -42,6 +66,17 @@ class TwoStageCuda {
 template <class T>
 std::unique_ptr<TwoStageCuda<T>> make_two_stage_cuda(index_t n, index_t b, const T* A, index_t lda,
                                                      bool device_input,
-                                                     TwoStageDeviceTimes* times = nullptr);
+                                                     TwoStageDeviceTimes* times = nullptr,
+                                                     bool keep_reflectors = false);
+
+/// Z := Q2 Z on the device (householder/cuda/two_stage_vectors_device.cu), bitwise the CPU's
+/// apply_q2_canonical: nc columns of dZ (n rows, lddz >= n), the reflectors dV2/dtau2 as
+/// TwoStageDeviceReflectors holds them; asynchronous on the cudaStream_t `stream` (nullptr: the
+/// legacy default stream); no allocation, no host synchronisation. Its task ticket and progress
+/// flags are a static buffer of the device: two calls must not run at the same time on one
+/// device (calls in order on one stream are fine). A column's bits do not depend on nc.
+template <class T>
+void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2, const T* dtau2,
+                               index_t ldt2, index_t nc, T* dZ, index_t lddz, void* stream);
 
 }  // namespace eigsolve

@@ -16,7 +16,9 @@
 //   default for s, d, c with b <= 32 and the split schedule: bulge_warp::sweep_reg, a block's
 //   rows in the lanes' registers, no lane-0 phase; slower for z and dd, so =1 there forces it);
 //   EIGSOLVE_GPU_BULGE_WARPS=w: w warps in flight (default: half the first sweep's levels + 32).
-//   Every setting gives the same bits.
+//   Every setting gives the same bits. With dV2/dtau2 (eigenvectors) each level also stores
+//   its reflector there (bulge_warp::KeepRefl: the v the warp holds, one tau), a kernel of its
+//   own (template Keep), so the chase without them is unchanged.
 //   extract_kernel        d[i] = real(B(i,i)), e[i] = real(B(i+1,i))
 //
 // No deadlock whatever the scheduler: a warp only waits for the sweep drawn just before its
@@ -173,9 +175,12 @@ std::size_t warp_bytes(int bb) {
 }
 
 /// Reg: the register path (bulge_warp::sweep_reg<32>, blocks of order <= 32, Split only).
-template <bool Split, bool Reg, class T>
+/// Keep: every level's reflector also stored to keep.V2 / keep.tau2 (eigenvectors); without it
+/// the kernel is the one it was (keep is not read).
+template <bool Split, bool Reg, bool Keep, class T>
 __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
-    chase_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int wbytes) {
+    chase_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int wbytes,
+                 bulge_warp::KeepRefl<T> keep) {
   using R = real_t<T>;
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
@@ -203,9 +208,10 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
     i = __shfl_sync(0xffffffffu, i, 0);
     if (index_t(i) >= n - 1) break;
     if constexpr (Reg)
-      bulge_warp::sweep_reg<32>(X, W, ThreadRegs<T>{&regs}, n, b, AB, ldab, index_t(i));
+      bulge_warp::sweep_reg<32, T, DevExec<T>, ThreadRegs<T>, Keep>(X, W, ThreadRegs<T>{&regs}, n,
+                                                                    b, AB, ldab, index_t(i), keep);
     else
-      bulge_warp::sweep<Split>(X, W, n, b, AB, ldab, index_t(i));
+      bulge_warp::sweep<Split, T, DevExec<T>, Keep>(X, W, n, b, AB, ldab, index_t(i), keep);
   }
 }
 
@@ -231,12 +237,22 @@ __global__ void extract_kernel(index_t n, const T* AB, index_t ldab, real_t<T>* 
 
 template <class T>
 void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t<T>* d_dev,
-                              real_t<T>* e_dev, void* stream) {
+                              real_t<T>* e_dev, void* stream, T* dV2, index_t ldv2, T* dtau2,
+                              index_t ldt2) {
   if (n < 0) throw DimensionError("band_to_tridiagonal_cuda: n = " + std::to_string(n) + " < 0");
   if (b < 1) throw UsageError("band_to_tridiagonal_cuda: band width " + std::to_string(b) + " < 1");
   if (ldab < 2 * b)
     throw DimensionError("band_to_tridiagonal_cuda: ldab = " + std::to_string(ldab) +
                          " < 2b = " + std::to_string(2 * b));
+  if ((dV2 == nullptr) != (dtau2 == nullptr))
+    throw UsageError("band_to_tridiagonal_cuda: V2 and tau2 must be given together");
+  const bool keep = dV2 != nullptr;
+  if (keep && ldv2 < n)
+    throw DimensionError("band_to_tridiagonal_cuda: ldv2 = " + std::to_string(ldv2) +
+                         " < n = " + std::to_string(n));
+  if (keep && ldt2 < chase_levels(n, b))
+    throw DimensionError("band_to_tridiagonal_cuda: ldt2 = " + std::to_string(ldt2) +
+                         " < chase_levels = " + std::to_string(chase_levels(n, b)));
   if (n == 0) return;
   cudaStream_t st = static_cast<cudaStream_t>(stream);
   if (ldab > b + 1) {
@@ -276,9 +292,12 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     bool reg = sizeof(T) <= 8;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_REG")) reg = std::atoi(s) != 0;
     reg = reg && split && bb <= 32;
-    auto kern = reg     ? chase_kernel<true, true, T>
-                : split ? chase_kernel<true, false, T>
-                        : chase_kernel<false, false, T>;
+    auto kern = keep ? (reg     ? chase_kernel<true, true, true, T>
+                        : split ? chase_kernel<true, false, true, T>
+                                : chase_kernel<false, false, true, T>)
+                     : (reg     ? chase_kernel<true, true, false, T>
+                        : split ? chase_kernel<true, false, false, T>
+                                : chase_kernel<false, false, false, T>);
     ck(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
        "cudaFuncSetAttribute");
     int per_sm = 0;
@@ -298,7 +317,8 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     const std::size_t cbytes = std::size_t(n + 1) * sizeof(int);
     ck(cudaMallocAsync(reinterpret_cast<void**>(&ctr), cbytes, st), "cudaMallocAsync");
     ck(cudaMemsetAsync(ctr, 0, cbytes, st), "cudaMemsetAsync");
-    kern<<<blocks, wpb * 32, smem, st>>>(n, b, bb, dAB, ldab, ctr, int(wb));
+    kern<<<blocks, wpb * 32, smem, st>>>(n, b, bb, dAB, ldab, ctr, int(wb),
+                                         bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2});
     ck(cudaGetLastError(), "chase_kernel");
     ck(cudaFreeAsync(ctr, st), "cudaFreeAsync");
   }
@@ -308,7 +328,7 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
 
 #define EIGSOLVE_INSTANTIATE_BULGE_CUDA(T)                                                         \
   template void band_to_tridiagonal_cuda<T>(index_t, index_t, T*, index_t, real_t<T>*, real_t<T>*, \
-                                            void*);
+                                            void*, T*, index_t, T*, index_t);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_BULGE_CUDA)
 #undef EIGSOLVE_INSTANTIATE_BULGE_CUDA
 

@@ -115,6 +115,19 @@ struct Work {
   int P;          ///< pitch of C and D
 };
 
+/// Where the chase keeps its reflectors for the eigenvectors (docs/canonical-two-stage.md,
+/// "Stage 2's reflectors"): level k of sweep i in column i of V2 from row i+1+kb (the unit as
+/// exactly 1), its scalar in tau2[k + i * ldt2]. Used by sweep<.., true> / sweep_reg<.., true>
+/// only: each level stores the v the warp already holds (one store per lane and row, contiguous
+/// down the column) and one tau; nothing the chase computes changes.
+template <class T>
+struct KeepRefl {
+  T* V2 = nullptr;
+  index_t ldv2 = 0;
+  T* tau2 = nullptr;
+  index_t ldt2 = 0;
+};
+
 /// right(C, v, tau): per row r, t = -(tau * (chain c: madd(C(r,c), v_c))); C(r,c) = madd(t,
 /// conj(v_c), C(r,c)).
 template <class T>
@@ -307,6 +320,17 @@ ES_HD_INLINE void advance(int lane, const Work<T>& W, int M) {
   if (lane == 0) W.s->tau = W.s->tau2;
 }
 
+/// The shared-memory path's store of one level's reflector (KeepRefl): w = W.w[0 .. m) (after
+/// larfg_scatter), tau = W.s->tau2, rows row .. row+m-1 of column i of V2.
+template <class T, class Exec>
+ES_HD_INLINE void keep_level(const Exec& X, int lane, const Work<T>& W, const KeepRefl<T>& keep,
+                             index_t i, int k, index_t row, int m) {
+  T* col = keep.V2 + row + i * keep.ldv2;
+  for (int r = lane; r < m; r += kLanes)
+    X.store(col + r, W.w[r]);
+  if (lane == 0) X.store(keep.tau2 + k + i * keep.ldt2, W.s->tau2);
+}
+
 /// Loads the rows x cols block src(r, c) -> *dst(r, c) (src(r, c) == nullptr: skipped): lane
 /// takes rows lane, lane + 32, ...; per row, columns in batches of K, every load of a batch
 /// issued before its first store (no division by a runtime size anywhere).
@@ -352,9 +376,9 @@ ES_HD_INLINE void gather(const Exec& X, int lane, int rows, int cols, Src src, D
 /// Later parts of sweep i-1 touch no element of the waiting part, in either direction.
 constexpr int kDone = 0x7fffffff;
 
-template <bool Split, class T, class Exec>
+template <bool Split, class T, class Exec, bool Keep = false>
 ES_HD void sweep(const Exec& X, const Work<T>& W, index_t n, index_t b, T* AB, index_t ldab,
-                 index_t i) {
+                 index_t i, KeepRefl<T> keep = {}) {
   const int P = W.P;
   auto at = [=](index_t r, index_t c) { return AB + (r - c) + c * ldab; };
   constexpr int K = sizeof(T) >= 16 ? 8 : 16;
@@ -402,6 +426,7 @@ ES_HD void sweep(const Exec& X, const Work<T>& W, index_t n, index_t b, T* AB, i
     X.each([&](int lane) {
       for (int r = lane; r < L; r += kLanes)
         X.store(at(st + r, i), W.x[r]);
+      if constexpr (Keep) keep_level(X, lane, W, keep, i, 0, st, L);
     });
     if (Split) {
       X.publish(i, 1);
@@ -431,7 +456,10 @@ ES_HD void sweep(const Exec& X, const Work<T>& W, index_t n, index_t b, T* AB, i
     X.each([&](int lane) { larfg_chunks(lane, W, M, c0, P); });
     X.one([&]() { larfg_tail(W, M, c0); });
     X.each([&](int lane) { larfg_scatter(lane, W, M, c0, P); });
-    X.each([&](int lane) { left(lane, W, M, L); });
+    X.each([&](int lane) {
+      left(lane, W, M, L);
+      if constexpr (Keep) keep_level(X, lane, W, keep, i, k, J1, M);
+    });
     X.each([&](int lane) {
       for (int c = 0; c < L; ++c)
         for (int r = lane; r < M; r += kLanes)
@@ -686,12 +714,21 @@ ES_HD_INLINE void r_sym2_update(int lane, const Work<T>& W, LaneRegs<T, NB>& R, 
   R.tau = R.tau2;
 }
 
+/// The register path's store of one level's reflector (KeepRefl): lane r < m stores its w_r
+/// (R.wr, after r_larfg_3) to row `row` + r of column i of V2, lane 0 the tau (R.tau2).
+template <class T, int NB, class Exec>
+ES_HD_INLINE void r_keep_level(const Exec& X, int lane, const LaneRegs<T, NB>& R,
+                               const KeepRefl<T>& keep, index_t i, int k, index_t row, int m) {
+  if (lane < m) X.store(keep.V2 + row + lane + i * keep.ldv2, R.wr);
+  if (lane == 0) X.store(keep.tau2 + k + i * keep.ldt2, R.tau2);
+}
+
 /// One whole sweep i by the register path (Split schedule only; blocks of order <= NB <= 32).
 /// rf(lane) gives that lane's LaneRegs (the device: the thread's own, the host: one per lane).
 /// Waits and publishes exactly as sweep<true>.
-template <int NB, class T, class Exec, class RF>
+template <int NB, class T, class Exec, class RF, bool Keep = false>
 ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t b, T* AB,
-                     index_t ldab, index_t i) {
+                     index_t ldab, index_t i, KeepRefl<T> keep = {}) {
   Work<T> W = W0;
   auto at = [=](index_t r, index_t c) { return AB + (r - c) + c * ldab; };
   index_t st = i + 1;
@@ -739,6 +776,7 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
       LaneRegs<T, NB>& R = rf(lane);
       r_larfg_3(lane, W, R, L);
       if (lane < L) X.store(at(st + lane, i), R.x);
+      if constexpr (Keep) r_keep_level(X, lane, R, keep, i, 0, st, L);
     });
     X.publish(i, 1);
     X.wait(i, 4);
@@ -762,7 +800,11 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
       r_right(lane, W, R, M, L);
     });
     X.each([&](int lane) { r_larfg_2(lane, W, rf(lane), M); });
-    X.each([&](int lane) { r_larfg_3(lane, W, rf(lane), M); });
+    X.each([&](int lane) {
+      LaneRegs<T, NB>& R = rf(lane);
+      r_larfg_3(lane, W, R, M);
+      if constexpr (Keep) r_keep_level(X, lane, R, keep, i, k, J1, M);
+    });
     X.each([&](int lane) { r_left_u(lane, W, rf(lane), M, L); });
     X.each([&](int lane) {
       LaneRegs<T, NB>& R = rf(lane);

@@ -13,6 +13,10 @@
 //     rank2k (panel_kernels.cuh)   A22 -= V W^H + W V^H, the one-stage's canonical kernel
 //   then band_kernel (band storage, ldab = 2b + 1) and the bulge chase
 //   (householder/bulge_chase_cuda.hpp); d and e to the host.
+//   keep_reflectors (eigenvectors): the chase also stores its reflectors in dV2 (n x n, ld n,
+//   zeroed once) and dtau2 (chase_levels x n, zeroed once); dA (stage 1's reflectors below the
+//   band) and dtau1 (zeroed once, so tau1[j] = +0 for j >= n - b as on the CPU) stay on the
+//   device for the back-transformation (reflectors(), reflectors_to_host()).
 //
 // Version 1: every step is its own kernel, launched with programmatic dependent launch
 // (EIGSOLVE_GPU_PDL=0: plain launches; the same bits); no graphs, no overlap of the panel with
@@ -346,13 +350,16 @@ template <class T>
 class TwoStageDevice final : public TwoStageCuda<T> {
  public:
   TwoStageDevice(index_t n, index_t b, const T* A, index_t lda, bool device_input,
-                 TwoStageDeviceTimes* times)
+                 TwoStageDeviceTimes* times, bool keep_reflectors)
       : n_(n),
         b_(std::max<index_t>(b, 1)),
         ldd_((std::max<index_t>(n, 1) + kLdMulOf2<T> - 1) / kLdMulOf2<T> * kLdMulOf2<T>),
+        keep_(keep_reflectors),
+        ldv2_(std::max<index_t>(n, 1)),
+        ldt2_(std::max<index_t>(chase_levels(n, std::max<index_t>(b, 1)), 1)),
         times_(times) {
     if (cuda_device_count() == 0) throw DeviceError("--device cuda: no CUDA device is visible");
-    const std::uint64_t need = two_stage_device_bytes<T>(n, b_);
+    const std::uint64_t need = two_stage_device_bytes<T>(n, b_, keep_);
     std::size_t free_b = 0, total_b = 0;
     ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
     if (need > free_b)
@@ -398,6 +405,17 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     alloc(&dmax_, sizeof(unsigned long long));
     alloc(&dflag_, std::size_t(b_) * sizeof(unsigned));
     alloc(&dticket_, sizeof(unsigned long long));
+    if (keep_) {
+      const std::size_t v2 = std::size_t(ldv2_) * nn * sizeof(T);
+      const std::size_t t2 = std::size_t(ldt2_) * nn * sizeof(T);
+      alloc(&dV2_, v2);
+      alloc(&dtau2_, t2);
+      // what the chase does not write stays +0, as in tridiagonalize_two_stage's refl
+      ck(cudaMemsetAsync(dV2_, 0, v2, st_), "V2");
+      ck(cudaMemsetAsync(dtau2_, 0, t2, st_), "tau2");
+    }
+    // tau1[j] for j >= n - b is never written by stage 1: +0, as on the CPU
+    ck(cudaMemsetAsync(dtau_, 0, nn * sizeof(T), st_), "tau1");
     ck(cudaMemsetAsync(dflag_, 0, std::size_t(b_) * sizeof(unsigned), st_), "flags");
     ck(cudaMemsetAsync(dticket_, 0, sizeof(unsigned long long), st_), "ticket");
     const auto t0 = std::chrono::steady_clock::now();
@@ -416,7 +434,8 @@ class TwoStageDevice final : public TwoStageCuda<T> {
                     static_cast<void*>(dY_), static_cast<void*>(dW_), static_cast<void*>(dsmall_),
                     static_cast<void*>(dtau_), static_cast<void*>(dbeta_), static_cast<void*>(dAB_),
                     static_cast<void*>(dd_), static_cast<void*>(de_), static_cast<void*>(dmax_),
-                    static_cast<void*>(dflag_), static_cast<void*>(dticket_)})
+                    static_cast<void*>(dflag_), static_cast<void*>(dticket_),
+                    static_cast<void*>(dV2_), static_cast<void*>(dtau2_)})
       if (p) cudaFree(p);
     cudaEventDestroy(ev0_);
     cudaEventDestroy(ev1_);
@@ -470,12 +489,16 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     const index_t ldab = 2 * b + 1;
     band_kernel<T><<<unsigned(n), 128, 0, st_>>>(n, b, dA_, ldd_, dAB_, ldab);
     ck(cudaGetLastError(), "band_kernel");
-    band_to_tridiagonal_cuda<T>(n, b, dAB_, ldab, dd_, de_, st_);
+    if (keep_)
+      band_to_tridiagonal_cuda<T>(n, b, dAB_, ldab, dd_, de_, st_, dV2_, ldv2_, dtau2_, ldt2_);
+    else
+      band_to_tridiagonal_cuda<T>(n, b, dAB_, ldab, dd_, de_, st_);
     ck(cudaEventRecord(ev2_, st_), "cudaEventRecord");
     ck(cudaMemcpyAsync(d, dd_, std::size_t(n) * sizeof(R), cudaMemcpyDeviceToHost, st_), "d");
     if (n > 1)
       ck(cudaMemcpyAsync(e, de_, std::size_t(n - 1) * sizeof(R), cudaMemcpyDeviceToHost, st_), "e");
     ck(cudaStreamSynchronize(st_), "two-stage reduction");
+    ran_ = true;
     if (times_) {
       float ms1 = 0, ms2 = 0;
       ck(cudaEventElapsedTime(&ms1, ev0_, ev1_), "cudaEventElapsedTime");
@@ -495,7 +518,54 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     }
   }
 
+  TwoStageDeviceReflectors<T> reflectors() const override {
+    check_reflectors("reflectors");
+    TwoStageDeviceReflectors<T> r;
+    r.n = n_;
+    r.b = b_;
+    r.dA = dA_;
+    r.ldda = ldd_;
+    r.dtau1 = dtau_;
+    r.dV2 = dV2_;
+    r.ldv2 = ldv2_;
+    r.dtau2 = dtau2_;
+    r.ldt2 = ldt2_;
+    return r;
+  }
+
+  void reflectors_to_host(T* A, index_t lda, TwoStageReflectors<T>& refl) override {
+    check_reflectors("reflectors_to_host");
+    const std::size_t nn = std::size_t(n_);
+    refl.b = b_;
+    refl.ldv2 = ldv2_;
+    refl.ldt2 = ldt2_;
+    refl.tau1.assign(nn, T(0));
+    refl.V2.assign(std::size_t(ldv2_) * nn, T(0));
+    refl.tau2.assign(std::size_t(ldt2_) * nn, T(0));
+    if (n_ == 0) return;
+    ck(cudaMemcpy2DAsync(A, lda * sizeof(T), dA_, ldd_ * sizeof(T), n_ * sizeof(T), n_,
+                         cudaMemcpyDeviceToHost, st_),
+       "download A");
+    ck(cudaMemcpyAsync(refl.tau1.data(), dtau_, nn * sizeof(T), cudaMemcpyDeviceToHost, st_),
+       "download tau1");
+    ck(cudaMemcpyAsync(refl.V2.data(), dV2_, refl.V2.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                       st_),
+       "download V2");
+    ck(cudaMemcpyAsync(refl.tau2.data(), dtau2_, refl.tau2.size() * sizeof(T),
+                       cudaMemcpyDeviceToHost, st_),
+       "download tau2");
+    ck(cudaStreamSynchronize(st_), "two-stage reflectors");
+  }
+
  private:
+  void check_reflectors(const char* what) const {
+    if (!keep_)
+      throw UsageError(std::string("two-stage device: ") + what +
+                       "() needs an object made with keep_reflectors");
+    if (!ran_ && n_ > 0)
+      throw UsageError(std::string("two-stage device: ") + what + "() before run()");
+  }
+
   /// The panel QR of the panel at j0 (step 1) on stream `st`; pdl: its kernels with
   /// programmatic dependent launch (only on the stream whose previous kernel they follow).
   void panel_qr(index_t j0, cudaStream_t st, bool pdl) {
@@ -647,6 +717,10 @@ class TwoStageDevice final : public TwoStageCuda<T> {
   }
 
   index_t n_, b_, ldd_;
+  bool keep_ = false;  ///< keep both stages' reflectors (eigenvectors)
+  bool ran_ = false;   ///< run() completed
+  index_t ldv2_ = 1, ldt2_ = 1;
+  T *dV2_ = nullptr, *dtau2_ = nullptr;
   bool pdl_ = true;        ///< EIGSOLVE_GPU_PDL=0: plain launches (the same bits)
   bool lookahead_ = true;  ///< EIGSOLVE_GPU_LOOKAHEAD=0: the next panel's QR after the update
   bool qr1_ = true;        ///< EIGSOLVE_GPU_QR1=0: the panel QR as two kernels per column
@@ -673,25 +747,29 @@ class TwoStageDevice final : public TwoStageCuda<T> {
 }  // namespace
 
 template <class T>
-std::uint64_t two_stage_device_bytes(index_t n, index_t b) {
+std::uint64_t two_stage_device_bytes(index_t n, index_t b, bool keep_reflectors) {
   const std::uint64_t nn = std::uint64_t(std::max<index_t>(n, 1));
   const std::uint64_t ld = (nn + kLdMulOf2<T> - 1) / kLdMulOf2<T> * kLdMulOf2<T>;
   const std::uint64_t bb = std::uint64_t(std::max<index_t>(b, 1));
-  return sizeof(T) * (ld * nn + 4 * nn * bb + 4 * bb * bb + nn + (2 * bb + 1) * nn) +
+  // V2 (ld n, n columns) and tau2 (ld chase_levels, n columns) with keep_reflectors
+  const std::uint64_t lt2 =
+      std::uint64_t(std::max<index_t>(chase_levels(n, std::max<index_t>(b, 1)), 1));
+  const std::uint64_t refl = keep_reflectors ? nn * nn + lt2 * nn : 0;
+  return sizeof(T) * (ld * nn + 4 * nn * bb + 4 * bb * bb + nn + (2 * bb + 1) * nn + refl) +
          sizeof(real_t<T>) * (2 * nn + bb) + (std::uint64_t(1) << 20);
 }
 
 template <class T>
 std::unique_ptr<TwoStageCuda<T>> make_two_stage_cuda(index_t n, index_t b, const T* A, index_t lda,
-                                                     bool device_input,
-                                                     TwoStageDeviceTimes* times) {
-  return std::make_unique<TwoStageDevice<T>>(n, b, A, lda, device_input, times);
+                                                     bool device_input, TwoStageDeviceTimes* times,
+                                                     bool keep_reflectors) {
+  return std::make_unique<TwoStageDevice<T>>(n, b, A, lda, device_input, times, keep_reflectors);
 }
 
-#define EIGSOLVE_INSTANTIATE_TWO_STAGE_CUDA(T)                        \
-  template std::uint64_t two_stage_device_bytes<T>(index_t, index_t); \
-  template std::unique_ptr<TwoStageCuda<T>> make_two_stage_cuda<T>(   \
-      index_t, index_t, const T*, index_t, bool, TwoStageDeviceTimes*);
+#define EIGSOLVE_INSTANTIATE_TWO_STAGE_CUDA(T)                              \
+  template std::uint64_t two_stage_device_bytes<T>(index_t, index_t, bool); \
+  template std::unique_ptr<TwoStageCuda<T>> make_two_stage_cuda<T>(         \
+      index_t, index_t, const T*, index_t, bool, TwoStageDeviceTimes*, bool);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_TWO_STAGE_CUDA)
 #undef EIGSOLVE_INSTANTIATE_TWO_STAGE_CUDA
 

@@ -1,8 +1,9 @@
 // Device bulge chase (householder/bulge_chase_cuda.hpp) == the CPU's band_to_tridiagonal
 // bitwise: d and e for s, d, c, z, dd over edge sizes and band widths, repeated calls, a band
-// with a NaN (must finish). Without a device: the warp's per-lane code
-// (householder/cuda/bulge_chase_warp.hpp) run on the host, one lane after the other, in the
-// sequential order and by host threads under the kernel's dependency rule, against the CPU.
+// with a NaN (must finish); with V2/tau2 the kept reflectors too (register path and not).
+// Without a device: the warp's per-lane code (householder/cuda/bulge_chase_warp.hpp) run on the
+// host, one lane after the other, in the sequential order and by host threads under the
+// kernel's dependency rule, against the CPU (d, e, and V2/tau2).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -60,26 +62,71 @@ struct DE {
   bool operator==(const DE& o) const { return same_bytes(d, o.d) && same_bytes(e, o.e); }
 };
 
+/// The chase's kept reflectors: V2 (ld n + 2, n columns) and tau2 (ld chase_levels + 1), every
+/// entry NaN first, so that an entry written where none should be (or missed) shows.
 template <class T>
-DE<T> cpu_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab) {
+struct Refl {
+  index_t ldv2 = 0, ldt2 = 0;
+  std::vector<T> V2, tau2;
+  Refl(index_t n, index_t b) : ldv2(n + 2), ldt2(chase_levels(n, b) + 1) {
+    using R = real_t<T>;
+    const R nan = R(std::numeric_limits<double>::quiet_NaN());
+    V2.assign(sz(ldv2 * std::max<index_t>(n, 1)), make_scalar<T>(nan, nan));
+    tau2.assign(sz(ldt2 * std::max<index_t>(n, 1)), make_scalar<T>(nan, nan));
+  }
+  bool operator==(const Refl& o) const { return same_bytes(V2, o.V2) && same_bytes(tau2, o.tau2); }
+  bulge_warp::KeepRefl<T> keep() { return {V2.data(), ldv2, tau2.data(), ldt2}; }
+};
+
+template <class T>
+DE<T> cpu_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, Refl<T>* refl = nullptr) {
   DE<T> r{std::vector<real_t<T>>(sz(n)), std::vector<real_t<T>>(sz(std::max<index_t>(n - 1, 0)))};
   Context ctx;
-  band_to_tridiagonal(ctx, n, b, AB.data(), ldab, r.d.data(), r.e.data());
+  if (refl)
+    band_to_tridiagonal(ctx, n, b, AB.data(), ldab, r.d.data(), r.e.data(), refl->V2.data(),
+                        refl->ldv2, refl->tau2.data(), refl->ldt2);
+  else
+    band_to_tridiagonal(ctx, n, b, AB.data(), ldab, r.d.data(), r.e.data());
   return r;
 }
 
+/// refl (optional): the device keeps the reflectors in a copy of refl's arrays (their NaN
+/// included), which comes back into refl.
 template <class T>
-DE<T> gpu_chase(index_t n, index_t b, const std::vector<T>& AB, index_t ldab) {
+DE<T> gpu_chase(index_t n, index_t b, const std::vector<T>& AB, index_t ldab,
+                Refl<T>* refl = nullptr) {
   using R = real_t<T>;
   DE<T> r{std::vector<R>(sz(n)), std::vector<R>(sz(std::max<index_t>(n - 1, 0)))};
   T* dAB = nullptr;
   R *dd = nullptr, *de = nullptr;
+  T *dV2 = nullptr, *dtau2 = nullptr;
   EXPECT_EQ(cudaMalloc(&dAB, std::max<size_t>(1, AB.size()) * sizeof(T)), cudaSuccess);
   EXPECT_EQ(cudaMalloc(&dd, std::max<size_t>(1, r.d.size()) * sizeof(R)), cudaSuccess);
   EXPECT_EQ(cudaMalloc(&de, std::max<size_t>(1, r.e.size()) * sizeof(R)), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(dAB, AB.data(), AB.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-  band_to_tridiagonal_cuda<T>(n, b, dAB, ldab, dd, de, nullptr);
+  if (refl) {
+    EXPECT_EQ(cudaMalloc(&dV2, refl->V2.size() * sizeof(T)), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&dtau2, refl->tau2.size() * sizeof(T)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(dV2, refl->V2.data(), refl->V2.size() * sizeof(T), cudaMemcpyHostToDevice),
+              cudaSuccess);
+    EXPECT_EQ(
+        cudaMemcpy(dtau2, refl->tau2.data(), refl->tau2.size() * sizeof(T), cudaMemcpyHostToDevice),
+        cudaSuccess);
+    band_to_tridiagonal_cuda<T>(n, b, dAB, ldab, dd, de, nullptr, dV2, refl->ldv2, dtau2,
+                                refl->ldt2);
+  } else {
+    band_to_tridiagonal_cuda<T>(n, b, dAB, ldab, dd, de, nullptr);
+  }
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  if (refl) {
+    EXPECT_EQ(cudaMemcpy(refl->V2.data(), dV2, refl->V2.size() * sizeof(T), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    EXPECT_EQ(
+        cudaMemcpy(refl->tau2.data(), dtau2, refl->tau2.size() * sizeof(T), cudaMemcpyDeviceToHost),
+        cudaSuccess);
+    cudaFree(dV2);
+    cudaFree(dtau2);
+  }
   if (n > 0) {
     EXPECT_EQ(cudaMemcpy(r.d.data(), dd, r.d.size() * sizeof(R), cudaMemcpyDeviceToHost),
               cudaSuccess);
@@ -165,19 +212,26 @@ struct HostWarp {
 /// or the shared-memory phases.
 template <bool Split, bool Reg, class T>
 void emulated_sweep(HostWarp<T>& hw, const HostExec<T>& X, index_t n, index_t b, T* AB,
-                    index_t ldab, index_t i) {
+                    index_t ldab, index_t i, Refl<T>* refl) {
+  auto rf = [&](int lane) -> bulge_warp::LaneRegs<T, 32>& { return hw.regs[sz(lane)]; };
   if constexpr (Reg) {
     static_assert(Split, "the register path runs the split schedule");
-    bulge_warp::sweep_reg<32>(
-        X, hw.W, [&](int lane) -> bulge_warp::LaneRegs<T, 32>& { return hw.regs[sz(lane)]; }, n, b,
-        AB, ldab, i);
+    if (refl)
+      bulge_warp::sweep_reg<32, T, HostExec<T>, decltype(rf), true>(X, hw.W, rf, n, b, AB, ldab, i,
+                                                                    refl->keep());
+    else
+      bulge_warp::sweep_reg<32>(X, hw.W, rf, n, b, AB, ldab, i);
   } else {
-    bulge_warp::sweep<Split>(X, hw.W, n, b, AB, ldab, i);
+    if (refl)
+      bulge_warp::sweep<Split, T, HostExec<T>, true>(X, hw.W, n, b, AB, ldab, i, refl->keep());
+    else
+      bulge_warp::sweep<Split>(X, hw.W, n, b, AB, ldab, i);
   }
 }
 
 template <bool Split, class T, bool Reg = false>
-DE<T> emulated_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int threads) {
+DE<T> emulated_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int threads,
+                     Refl<T>* refl = nullptr) {
   DE<T> r{std::vector<real_t<T>>(sz(n)), std::vector<real_t<T>>(sz(std::max<index_t>(n - 1, 0)))};
   for (index_t c = 0; c < n; ++c)
     for (index_t q = b + 1; q < ldab; ++q)
@@ -187,7 +241,7 @@ DE<T> emulated_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int 
     HostWarp<T> hw(bb);
     HostExec<T> X;
     for (index_t i = 0; i + 1 < n; ++i)
-      emulated_sweep<Split, Reg>(hw, X, n, b, AB.data(), ldab, i);
+      emulated_sweep<Split, Reg>(hw, X, n, b, AB.data(), ldab, i, refl);
   } else {
     std::vector<std::atomic<int>> prog(sz(std::max<index_t>(n, 1)));
     for (auto& p : prog)
@@ -202,7 +256,7 @@ DE<T> emulated_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int 
         for (;;) {
           const index_t i = next.fetch_add(1);
           if (i + 1 >= n) break;
-          emulated_sweep<Split, Reg>(hw, X, n, b, AB.data(), ldab, i);
+          emulated_sweep<Split, Reg>(hw, X, n, b, AB.data(), ldab, i, refl);
         }
       });
     for (auto& th : pool)
@@ -269,6 +323,40 @@ TYPED_TEST(GpuBulgeChase, HostWarpEmulationBitwiseEqualToCpu) {
   }
 }
 
+/// The warp's code with the reflectors kept (bulge_warp::KeepRefl), on the host: V2 and tau2 are
+/// the CPU's bit for bit (and nothing else is written), d and e unchanged; every path.
+TYPED_TEST(GpuBulgeChase, HostWarpEmulationKeepsTheCpuReflectors) {
+  using T = TypeParam;
+  for (Case c : {Case{1, 3}, Case{2, 1}, Case{3, 2}, Case{9, 8}, Case{17, 8}, Case{40, 1},
+                 Case{40, 2}, Case{100, 3}, Case{100, 8}, Case{130, 32}, Case{200, 64}}) {
+    const index_t ldab = 2 * c.b + 1;
+    const auto AB = random_band<T>(c.n, c.b, ldab, 17 + std::uint64_t(c.n * 131 + c.b));
+    Refl<T> rc(c.n, c.b);
+    const auto ref = cpu_chase<T>(c.n, c.b, AB, ldab, &rc);
+    EXPECT_TRUE((ref == cpu_chase<T>(c.n, c.b, AB, ldab))) << "CPU d, e with V2";
+    const std::string what = " n = " + std::to_string(c.n) + ", b = " + std::to_string(c.b);
+    {
+      Refl<T> r(c.n, c.b);
+      EXPECT_TRUE((emulated_chase<true, T>(c.n, c.b, AB, ldab, 4, &r) == ref)) << "split" << what;
+      EXPECT_TRUE(r == rc) << "V2/tau2, split, 4 threads" << what;
+    }
+    {
+      Refl<T> r(c.n, c.b);
+      EXPECT_TRUE((emulated_chase<false, T>(c.n, c.b, AB, ldab, 4, &r) == ref)) << what;
+      EXPECT_TRUE(r == rc) << "V2/tau2, not split, 4 threads" << what;
+    }
+    if (c.b <= 32) {
+      Refl<T> r(c.n, c.b);
+      EXPECT_TRUE((emulated_chase<true, T, true>(c.n, c.b, AB, ldab, 4, &r) == ref))
+          << "register path" << what;
+      EXPECT_TRUE(r == rc) << "V2/tau2, register path, 4 threads" << what;
+      Refl<T> r0(c.n, c.b);
+      emulated_chase<true, T, true>(c.n, c.b, AB, ldab, 0, &r0);
+      EXPECT_TRUE(r0 == rc) << "V2/tau2, register path, sequential" << what;
+    }
+  }
+}
+
 TYPED_TEST(GpuBulgeChase, BitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -303,6 +391,40 @@ TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
           << var << "=0, n = " << c.n << ", b = " << c.b;
     }
     unsetenv(var);
+  }
+}
+
+/// With V2/tau2 the device keeps exactly the CPU's reflectors (and writes nothing else: the NaN
+/// of the unwritten entries come back), d and e unchanged; the default kernel, the register
+/// path forced (EIGSOLVE_GPU_BULGE_REG=1, also for z and dd), the shared-memory phases
+/// (REG=0) and one progress step per level (SPLIT=0).
+TYPED_TEST(GpuBulgeChase, KeptReflectorsBitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  const bool dd = std::is_same<T, dd_real>::value;
+  struct Mode {
+    const char* var;
+    const char* value;
+  };
+  for (Case c : {Case{1, 3}, Case{2, 1}, Case{3, 2}, Case{33, 32}, Case{40, 1}, Case{100, 3},
+                 Case{100, 8}, Case{257, 32}, Case{300, 48}, Case{1000, 32},
+                 Case{dd ? 600 : 3000, 32}, Case{dd ? 500 : 2000, 8}}) {
+    const index_t ldab = 2 * c.b + 1;
+    const auto AB = random_band<T>(c.n, c.b, ldab, 9000 + std::uint64_t(c.n * 7 + c.b));
+    Refl<T> rc(c.n, c.b);
+    const auto ref = cpu_chase<T>(c.n, c.b, AB, ldab, &rc);
+    for (Mode m : {Mode{nullptr, nullptr}, Mode{"EIGSOLVE_GPU_BULGE_REG", "1"},
+                   Mode{"EIGSOLVE_GPU_BULGE_REG", "0"}, Mode{"EIGSOLVE_GPU_BULGE_SPLIT", "0"}}) {
+      if (m.var) {
+        ASSERT_EQ(setenv(m.var, m.value, 1), 0);
+      }
+      const std::string mode = m.var ? std::string(m.var) + "=" + m.value : std::string("default");
+      Refl<T> rg(c.n, c.b);
+      EXPECT_TRUE((gpu_chase<T>(c.n, c.b, AB, ldab, &rg) == ref))
+          << mode << ": d, e, n = " << c.n << ", b = " << c.b;
+      EXPECT_TRUE(rg == rc) << mode << ": V2/tau2, n = " << c.n << ", b = " << c.b;
+      if (m.var) unsetenv(m.var);
+    }
   }
 }
 
@@ -350,6 +472,13 @@ TYPED_TEST(GpuBulgeChase, ArgumentChecks) {
   EXPECT_ANY_THROW(band_to_tridiagonal_cuda<T>(10, 0, nullptr, 4, nullptr, nullptr, nullptr));
   EXPECT_ANY_THROW(band_to_tridiagonal_cuda<T>(10, 4, nullptr, 7, nullptr, nullptr, nullptr));
   EXPECT_NO_THROW(band_to_tridiagonal_cuda<T>(0, 4, nullptr, 8, nullptr, nullptr, nullptr));
+  // V2 and tau2 together, ldv2 >= n, ldt2 >= chase_levels
+  T* p = reinterpret_cast<T*>(16);
+  EXPECT_ANY_THROW(
+      band_to_tridiagonal_cuda<T>(10, 4, p, 8, nullptr, nullptr, nullptr, p, 10, nullptr, 3));
+  EXPECT_ANY_THROW(band_to_tridiagonal_cuda<T>(10, 4, p, 8, nullptr, nullptr, nullptr, p, 9, p, 3));
+  EXPECT_ANY_THROW(
+      band_to_tridiagonal_cuda<T>(10, 4, p, 8, nullptr, nullptr, nullptr, p, 10, p, 2));
 }
 
 }  // namespace
