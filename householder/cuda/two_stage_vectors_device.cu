@@ -1,0 +1,335 @@
+// Z := Q2 Z on the device (householder/two_stage_cuda.hpp, apply_q2_canonical_device), bitwise
+// the CPU's apply_q2_canonical (docs/canonical-two-stage.md, "Z := Q2 Z"). The per-lane code is
+// householder/cuda/two_stage_vectors_warp.hpp (emulated on the host by the tests).
+//
+//   q2_kernel   persistent warps; each draws tasks (group j of G sweeps, slab of 32 columns)
+//               by an atomic ticket in the order j S + slab and runs the group's levels on its
+//               slab (fast path: b = 32, G = 32, the window in registers and the warp's shared
+//               carry; generic path: any b, the window in shared memory, G as large as fits):
+//
+//        warp:  t = atomicAdd(ticket); (j, slab) = (t / S, t % S)
+//               [slot j mod R free: group j-R finished]
+//               level k = 0 .. L(j)-1:  wait flag(j-1) >= (j-1, min(k+1, L(j-1)))
+//                                       rows in (ld.global.cg), V tile, G reflectors, rows out
+//                                       (st.global.cg); flag(j) := (j, k+1) (release)
+//
+// A warp only waits for tasks drawn before its own (by warps that are running), so there is no
+// deadlock whatever the number of warps or the scheduler. The ticket and the flags are a static
+// device buffer (g_q2_sync) zeroed on the stream by every call: no allocation, no host
+// synchronisation -- and no two calls may run at the same time on one device (calls on one
+// stream, as the back-transformation makes them, are fine).
+//
+// Knobs (none changes a bit): EIGSOLVE_GPU_Q2_WARPS=w (warps in flight; default: as many as are
+// resident at once), EIGSOLVE_GPU_Q2_GENERIC=1 (the generic path for b = 32 too),
+// EIGSOLVE_GPU_Q2_GROUP=G (the generic path's sweeps per group), EIGSOLVE_GPU_Q2_KEEPV=1 (s, d,
+// c: a reflector's v held in registers between its dot and its update instead of loaded twice
+// from shared memory; not measured yet which is faster).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "core/errors.hpp"
+#include "householder/cuda/two_stage_vectors_warp.hpp"
+#include "householder/two_stage_cuda.hpp"
+
+namespace eigsolve {
+namespace {
+
+using q2_warp::Args;
+using q2_warp::Geo;
+
+void ck(cudaError_t st, const char* what) {
+  if (st != cudaSuccess) {
+    cudaGetLastError();
+    throw DeviceError(std::string("apply_q2_canonical_device: ") + what + ": " +
+                      cudaGetErrorString(st));
+  }
+}
+
+/// Warps per thread block: one (warps share nothing; the finest granularity for occupancy).
+constexpr int kWarpsPerBlock = 1;
+constexpr index_t kSyncWords = 1 + 65536;  ///< the ticket, then the flags
+
+/// The ticket (word 0) and the progress flags of the running call (one call at a time).
+__device__ unsigned long long g_q2_sync[kSyncWords];
+
+// ---- Z through L2 only (rows another warp, maybe on another SM, wrote under a flag)
+__device__ __forceinline__ float ldcg(const float* p) {
+  return __ldcg(p);
+}
+__device__ __forceinline__ double ldcg(const double* p) {
+  return __ldcg(p);
+}
+template <class R>
+__device__ __forceinline__ Complex<R> ldcg(const Complex<R>* p) {
+  const R* q = reinterpret_cast<const R*>(p);
+  return Complex<R>(__ldcg(q), __ldcg(q + 1));
+}
+__device__ __forceinline__ dd_real ldcg(const dd_real* p) {
+  const double* q = reinterpret_cast<const double*>(p);
+  return dd_real(__ldcg(q), __ldcg(q + 1));
+}
+__device__ __forceinline__ void stcg(float* p, float v) {
+  __stcg(p, v);
+}
+__device__ __forceinline__ void stcg(double* p, double v) {
+  __stcg(p, v);
+}
+template <class R>
+__device__ __forceinline__ void stcg(Complex<R>* p, const Complex<R>& v) {
+  R* q = reinterpret_cast<R*>(p);
+  __stcg(q, v.re);
+  __stcg(q + 1, v.im);
+}
+__device__ __forceinline__ void stcg(dd_real* p, const dd_real& v) {
+  double* q = reinterpret_cast<double*>(p);
+  __stcg(q, v.hi);
+  __stcg(q + 1, v.lo);
+}
+// ---- V2 and tau2: read-only for the whole kernel
+__device__ __forceinline__ float ldro(const float* p) {
+  return __ldg(p);
+}
+__device__ __forceinline__ double ldro(const double* p) {
+  return __ldg(p);
+}
+template <class R>
+__device__ __forceinline__ Complex<R> ldro(const Complex<R>* p) {
+  const R* q = reinterpret_cast<const R*>(p);
+  return Complex<R>(__ldg(q), __ldg(q + 1));
+}
+__device__ __forceinline__ dd_real ldro(const dd_real* p) {
+  const double* q = reinterpret_cast<const double*>(p);
+  return dd_real(__ldg(q), __ldg(q + 1));
+}
+
+__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void fence_acq_rel() {
+  asm volatile("fence.acq_rel.gpu;" ::: "memory");
+}
+
+/// The warp's executor of two_stage_vectors_warp.hpp: phases separated by __syncwarp, Z through
+/// L2, flags with release/acquire (lane 0 polls, fences, then the warp's barrier). Host-device
+/// like bulge_chase_device.cu's DevExec (the per-lane code is __host__ __device__); only the
+/// device branch ever runs.
+template <class T>
+struct Q2Exec {
+  int lane;
+  unsigned long long* flags;
+  template <class F>
+  __host__ __device__ __forceinline__ void each(F f) const {
+#if defined(__CUDA_ARCH__)
+    f(lane);
+    __syncwarp();
+#endif
+  }
+  __host__ __device__ __forceinline__ T ldz(const T* p) const {
+#if defined(__CUDA_ARCH__)
+    return ldcg(p);
+#else
+    return *p;
+#endif
+  }
+  __host__ __device__ __forceinline__ void stz(T* p, const T& v) const {
+#if defined(__CUDA_ARCH__)
+    stcg(p, v);
+#else
+    *p = v;
+#endif
+  }
+  __host__ __device__ __forceinline__ T ldv(const T* p) const {
+#if defined(__CUDA_ARCH__)
+    return ldro(p);
+#else
+    return *p;
+#endif
+  }
+  __host__ __device__ __forceinline__ void wait(index_t idx, std::uint64_t target) const {
+#if defined(__CUDA_ARCH__)
+    if (lane == 0) {
+      const unsigned long long* f = flags + idx;
+      while (ld_relaxed(f) < target)
+        __nanosleep(64);
+      fence_acq_rel();
+    }
+    __syncwarp();
+#else
+    (void)idx;
+    (void)target;
+#endif
+  }
+  __host__ __device__ __forceinline__ void publish(index_t idx, std::uint64_t v) const {
+#if defined(__CUDA_ARCH__)
+    __syncwarp();
+    if (lane == 0) {
+      fence_acq_rel();
+      st_relaxed(flags + idx, v);
+    }
+#else
+    (void)idx;
+    (void)v;
+#endif
+  }
+};
+
+/// The fast path's rf: every lane its own thread's registers.
+template <class T>
+struct ThreadY {
+  q2_warp::LaneY<T>* y;
+  __device__ __forceinline__ q2_warp::LaneY<T>& operator()(int) const { return *y; }
+};
+
+/// Fast: b = 32, G = 32 (welems = q2_warp::kFastElems), KeepV its v-in-registers variant; else
+/// the generic path.
+template <class T, bool Fast, bool KeepV>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    q2_kernel(Geo g, Args<T> a, int welems, unsigned long long* sync) {
+  extern __shared__ __align__(16) unsigned char smem_q2[];
+  const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
+  T* sm = reinterpret_cast<T*>(smem_q2) +
+          std::size_t(wid) * std::size_t(Fast ? q2_warp::kFastElems : welems);
+  const Q2Exec<T> X{lane, sync + 1};
+  [[maybe_unused]] q2_warp::LaneY<T> Y;
+  const unsigned long long tasks =
+      static_cast<unsigned long long>(g.S) * static_cast<unsigned long long>(g.NG);
+  for (;;) {
+    unsigned long long t = 0;
+    if (lane == 0) t = atomicAdd(sync, 1ull);
+    t = __shfl_sync(0xffffffffu, t, 0);
+    if (t >= tasks) break;
+    const index_t j = index_t(t / static_cast<unsigned long long>(g.S));
+    const index_t slab = index_t(t % static_cast<unsigned long long>(g.S));
+    if constexpr (Fast)
+      q2_warp::fast_task<T, KeepV>(X, ThreadY<T>{&Y}, sm, g, a, j, slab);
+    else
+      q2_warp::generic_task<T>(X, sm, g, a, j, slab);
+  }
+}
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && !(v[0] == '0' && v[1] == '\0');
+}
+
+index_t env_int(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? index_t(std::atoll(v)) : 0;
+}
+
+std::size_t round16(std::size_t bytes) {
+  return (bytes + 15) / 16 * 16;
+}
+
+}  // namespace
+
+template <class T>
+void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2, const T* dtau2,
+                               index_t ldt2, index_t nc, T* dZ, index_t lddz, void* stream) {
+  const std::string me = "apply_q2_canonical_device: ";
+  if (n < 0) throw DimensionError(me + "n = " + std::to_string(n) + " < 0");
+  if (b < 1) throw UsageError(me + "band width " + std::to_string(b) + " < 1");
+  if (nc < 0) throw DimensionError(me + "nc = " + std::to_string(nc) + " < 0");
+  if (n <= 1 || nc == 0) return;
+  if (ldv2 < n) throw DimensionError(me + "ldv2 = " + std::to_string(ldv2) + " < n");
+  if (ldt2 < chase_levels(n, b))
+    throw DimensionError(me + "ldt2 = " + std::to_string(ldt2) +
+                         " < chase_levels = " + std::to_string(chase_levels(n, b)));
+  if (lddz < n) throw DimensionError(me + "lddz = " + std::to_string(lddz) + " < n");
+  if (dV2 == nullptr || dtau2 == nullptr || dZ == nullptr)
+    throw UsageError(me + "null device pointer");
+  cudaStream_t st = static_cast<cudaStream_t>(stream);
+  int dev = 0, sms = 0, optin = 0;
+  ck(cudaGetDevice(&dev), "cudaGetDevice");
+  ck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "attribute");
+  ck(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "attribute");
+
+  Geo g;
+  g.n = n;
+  g.b = b;
+  g.nc = nc;
+  const bool fast = b == q2_warp::kNB && !env_flag("EIGSOLVE_GPU_Q2_GENERIC");
+  std::size_t wbytes = 0;
+  int welems = 0;
+  if (fast) {
+    g.G = q2_warp::kGF;
+    welems = q2_warp::kFastElems;
+    wbytes = round16(std::size_t(welems) * sizeof(T));
+    static_assert(q2_warp::kFastElems * 4 % 16 == 0, "warp regions stay 16-byte aligned");
+  } else {
+    // the largest G <= 32 (or EIGSOLVE_GPU_Q2_GROUP) whose window and V tile fit one warp
+    index_t G = env_int("EIGSOLVE_GPU_Q2_GROUP");
+    if (G < 1) {
+      G = 32;
+      while (G > 1 &&
+             round16(std::size_t(q2_warp::generic_elems(b, G)) * sizeof(T)) > std::size_t(optin))
+        G /= 2;
+    }
+    g.G = G;
+    const std::size_t per = round16(std::size_t(q2_warp::generic_elems(b, G)) * sizeof(T));
+    welems = int(per / sizeof(T));
+    wbytes = per;
+  }
+  if (wbytes > std::size_t(optin))
+    throw UsageError(me + "band width " + std::to_string(b) + " needs " + std::to_string(wbytes) +
+                     " bytes of shared memory per warp, the device has " + std::to_string(optin));
+  const int wpb = int(std::min<std::size_t>(kWarpsPerBlock, std::size_t(optin) / wbytes));
+  const std::size_t smem = wbytes * std::size_t(wpb);
+  void (*kern)(Geo, Args<T>, int, unsigned long long*) =
+      fast ? q2_kernel<T, true, false> : q2_kernel<T, false, false>;
+  // EIGSOLVE_GPU_Q2_KEEPV=1 (4- and 8-byte types): v held in registers across a reflector
+  // (half the shared loads, more registers; an A/B lever, the same bits)
+  if constexpr (q2_warp::FastCfg<T>::kKeepVAllowed)
+    if (fast && env_flag("EIGSOLVE_GPU_Q2_KEEPV")) kern = q2_kernel<T, true, true>;
+  ck(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
+     "cudaFuncSetAttribute");
+  int per_sm = 0;
+  ck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, wpb * 32, smem), "occupancy");
+  if (per_sm < 1) throw DeviceError(me + "the kernel cannot run (resources)");
+
+  g.NG = (n - 1 + g.G - 1) / g.G;
+  g.S = (nc + q2_warp::kLanes - 1) / q2_warp::kLanes;
+  const index_t tasks = g.S * g.NG;
+  // Warps in flight: as many as are resident at once (EIGSOLVE_GPU_Q2_WARPS overrides; any
+  // number is deadlock-free and gives the same bits).
+  index_t warps = index_t(per_sm) * sms * wpb;
+  if (const index_t w = env_int("EIGSOLVE_GPU_Q2_WARPS"); w > 0) warps = w;
+  warps = std::max<index_t>(1, std::min(warps, tasks));
+  const index_t blocks = (warps + wpb - 1) / wpb;
+  // flag slots per slab: about the groups of one slab in flight at once, plus one
+  const index_t flags_max = kSyncWords - 1;
+  if (g.S > flags_max) throw UsageError(me + "too many columns (" + std::to_string(nc) + ")");
+  g.R = std::min<index_t>(g.NG, (blocks * wpb + g.S - 1) / g.S + 1);
+  g.R = std::max<index_t>(1, std::min(g.R, flags_max / g.S));
+
+  unsigned long long* sync = nullptr;
+  ck(cudaGetSymbolAddress(reinterpret_cast<void**>(&sync), g_q2_sync), "cudaGetSymbolAddress");
+  ck(cudaMemsetAsync(sync, 0, std::size_t(1 + g.S * g.R) * sizeof(unsigned long long), st),
+     "cudaMemsetAsync");
+  Args<T> a;
+  a.V2 = dV2;
+  a.ldv2 = ldv2;
+  a.tau2 = dtau2;
+  a.ldt2 = ldt2;
+  a.Z = dZ;
+  a.ldz = lddz;
+  kern<<<unsigned(blocks), unsigned(wpb * 32), smem, st>>>(g, a, welems, sync);
+  ck(cudaGetLastError(), "q2_kernel");
+}
+
+#define EIGSOLVE_INSTANTIATE_Q2_CUDA(T)                                                     \
+  template void apply_q2_canonical_device<T>(index_t, index_t, const T*, index_t, const T*, \
+                                             index_t, index_t, T*, index_t, void*);
+EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_Q2_CUDA)
+#undef EIGSOLVE_INSTANTIATE_Q2_CUDA
+
+}  // namespace eigsolve
