@@ -289,10 +289,31 @@ struct BackTransformPlan {
     if (has_q1()) apply_q_device_prepare<T>(nq, dA, ldda, dtau, m, w, wb, st);
   }
   /// Z := Q Z on the nc columns at Zc (ld n).
-  void columns(index_t m, index_t nc, T* Zc, void* w, std::size_t wb, cudaStream_t st) const {
+  /// With `prof` (EIGSOLVE_GPU_PROFILE=1, two-stage) the two products are timed by events and
+  /// the call waits for them (serialised): prof[0] += Q2's seconds, prof[1] += Q1's.
+  void columns(index_t m, index_t nc, T* Zc, void* w, std::size_t wb, cudaStream_t st,
+               double* prof = nullptr) const {
+    cudaEvent_t ev[3] = {nullptr, nullptr, nullptr};
+    if (prof && ts) {
+      for (auto& e : ev)
+        ck(cudaEventCreate(&e), "cudaEventCreate");
+      ck(cudaEventRecord(ev[0], st), "cudaEventRecord");
+    }
     if (ts)
       apply_q2_canonical_device<T>(n, ts->b, ts->dV2, ts->ldv2, ts->dtau2, ts->ldt2, nc, Zc, n, st);
+    if (ev[1]) ck(cudaEventRecord(ev[1], st), "cudaEventRecord");
     if (has_q1()) apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, wb, st);
+    if (ev[2]) {
+      ck(cudaEventRecord(ev[2], st), "cudaEventRecord");
+      ck(cudaEventSynchronize(ev[2]), "profile");
+      float a = 0, b = 0;
+      ck(cudaEventElapsedTime(&a, ev[0], ev[1]), "cudaEventElapsedTime");
+      ck(cudaEventElapsedTime(&b, ev[1], ev[2]), "cudaEventElapsedTime");
+      prof[0] += a * 1e-3;
+      prof[1] += b * 1e-3;
+      for (auto& e : ev)
+        cudaEventDestroy(e);
+    }
   }
 };
 
@@ -343,6 +364,10 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
     zr = static_cast<R*>(dZr.p);
   }
   BackTransformPlan<T> bplan = plan;
+  // EIGSOLVE_GPU_PROFILE=1 with the two-stage reflectors: Q2 and Q1 timed per group (serialised).
+  const char* pf = std::getenv("EIGSOLVE_GPU_PROFILE");
+  const bool profile_q = two_stage && pf && pf[0] == '1';
+  double q_seconds[2] = {0, 0};
   if (!two_stage) {
     dt.alloc(bt, "cudaMalloc tau");
     if (n > 1)
@@ -372,7 +397,8 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
                                                   reinterpret_cast<R*>(Z + std::size_t(n) * c0));
           ck(cudaGetLastError(), "widen Z");
         }
-        bplan.columns(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bw, bs.s);
+        bplan.columns(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bw, bs.s,
+                      profile_q ? q_seconds : nullptr);
         cudaEvent_t ev = nullptr;
         ck(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
         const cudaError_t st = cudaEventRecord(ev, bs.s);
@@ -408,6 +434,13 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   // 3. What is left of the download.
   t0 = std::chrono::steady_clock::now();
   down.finish();
+  if (profile_q)
+    std::fprintf(
+        stderr,
+        "eigsolve two-stage back-transformation (n = %lld, m = %lld, b = %lld): Q2 %.3f s, "
+        "Q1 %.3f s (kernels, each group serialised)\n",
+        static_cast<long long>(n), static_cast<long long>(m), static_cast<long long>(two_stage->b),
+        q_seconds[0], q_seconds[1]);
   tm.download = since(t0);
   if (times) *times = tm;
 }
