@@ -21,9 +21,7 @@
 //
 // Knobs (none changes a bit): EIGSOLVE_GPU_Q2_WARPS=w (warps in flight; default: as many as are
 // resident at once), EIGSOLVE_GPU_Q2_GENERIC=1 (the generic path for b = 32 too),
-// EIGSOLVE_GPU_Q2_GROUP=G (the generic path's sweeps per group), EIGSOLVE_GPU_Q2_KEEPV=1 (s, d,
-// c: a reflector's v held in registers between its dot and its update instead of loaded twice
-// from shared memory; not measured yet which is faster).
+// EIGSOLVE_GPU_Q2_GROUP=G (the generic path's sweeps per group).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -189,9 +187,8 @@ struct ThreadY {
   __device__ __forceinline__ q2_warp::LaneY<T>& operator()(int) const { return *y; }
 };
 
-/// Fast: b = 32, G = 32 (welems = q2_warp::kFastElems), KeepV its v-in-registers variant; else
-/// the generic path.
-template <class T, bool Fast, bool KeepV>
+/// Fast: b = 32, G = 32 (welems = q2_warp::kFastElems); else the generic path.
+template <class T, bool Fast>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     q2_kernel(Geo g, Args<T> a, int welems, unsigned long long* sync) {
   extern __shared__ __align__(16) unsigned char smem_q2[];
@@ -210,7 +207,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     const index_t j = index_t(t / static_cast<unsigned long long>(g.S));
     const index_t slab = index_t(t % static_cast<unsigned long long>(g.S));
     if constexpr (Fast)
-      q2_warp::fast_task<T, KeepV>(X, ThreadY<T>{&Y}, sm, g, a, j, slab);
+      q2_warp::fast_task<T>(X, ThreadY<T>{&Y}, sm, g, a, j, slab);
     else
       q2_warp::generic_task<T>(X, sm, g, a, j, slab);
   }
@@ -285,11 +282,7 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
   const int wpb = int(std::min<std::size_t>(kWarpsPerBlock, std::size_t(optin) / wbytes));
   const std::size_t smem = wbytes * std::size_t(wpb);
   void (*kern)(Geo, Args<T>, int, unsigned long long*) =
-      fast ? q2_kernel<T, true, false> : q2_kernel<T, false, false>;
-  // EIGSOLVE_GPU_Q2_KEEPV=1 (4- and 8-byte types): v held in registers across a reflector
-  // (half the shared loads, more registers; an A/B lever, the same bits)
-  if constexpr (q2_warp::FastCfg<T>::kKeepVAllowed)
-    if (fast && env_flag("EIGSOLVE_GPU_Q2_KEEPV")) kern = q2_kernel<T, true, true>;
+      fast ? q2_kernel<T, true> : q2_kernel<T, false>;
   ck(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
      "cudaFuncSetAttribute");
   int per_sm = 0;

@@ -60,23 +60,18 @@ constexpr int kGF = 32;   ///< the fast path's sweeps per group
 constexpr int kStg = 33;  ///< row pitch of the staging tile (conflict-free both ways)
 
 /// out[0 .. 16/sizeof(T)) := the 16 bytes at p (shared memory, 16-byte aligned): one vector
-/// load. Volatile (the default): neither merged with an earlier load of the same address nor
-/// moved across another volatile one, so a reflector's v loaded for its dot and again for its
-/// update is not held in registers in between.
-template <bool Volatile = true, class T>
+/// load, volatile: neither merged with an earlier load of the same address nor moved across
+/// another volatile one, so a reflector's v loaded for its dot and again for its update is not
+/// held in registers in between.
+template <class T>
 ES_HD_INLINE void lds16(const T* p, T* out) {
 #if defined(__CUDA_ARCH__)
   unsigned w[4];
   const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
-  if constexpr (Volatile)
-    asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
-                 : "r"(a)
-                 : "memory");
-  else
-    asm("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-        : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
-        : "r"(a));
+  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+               : "r"(a)
+               : "memory");
   memcpy(out, w, 16);
 #else
   for (int e = 0; e < 16 / int(sizeof(T)); ++e)
@@ -94,9 +89,6 @@ struct FastCfg {
                             : std::is_same<T, double>::value ? 16
                             : sizeof(T) == 8                 ? 8
                                                              : 1;
-  /// The fast kernel with v held in registers (EIGSOLVE_GPU_Q2_KEEPV=1) exists for the 4- and
-  /// 8-byte types only (for the 16-byte ones it would not fit in the registers).
-  static constexpr bool kKeepVAllowed = sizeof(T) <= 8;
   static_assert(kGF % kU == 0 && kU <= kNB, "bodies tile the group");
 };
 
@@ -159,10 +151,9 @@ struct LaneY {
 /// slot (r - t0) mod NB (static: t = t0 - d, d unrolled), so reflector t's row t+q is in slot
 /// (q - d) mod NB; the row entering after it (t-1) takes the slot of the row leaving (t+NB-1),
 /// both NB-1-d. Between bodies y is rotated so that row t0'+q is in slot q again. On exit row
-/// r < NB is in slot (r - (U-1)) mod NB (final_slot). KeepV: a reflector's v is loaded once
-/// and held in registers (fewer shared loads, more registers); else loaded for the dot and
-/// again for the update (the default; EIGSOLVE_GPU_Q2_KEEPV=1 picks KeepV).
-template <class T, bool Full, bool KeepV>
+/// r < NB is in slot (r - (U-1)) mod NB (final_slot). A reflector's v is loaded from Vs for
+/// the dot and again for the update.
+template <class T, bool Full>
 ES_HD_INLINE void fast_compute(LaneY<T>& Y, T* carry, const T* Vs, const T* taus, int lim) {
   constexpr int U = FastCfg<T>::kU, NB = kNB, P = 16 / int(sizeof(T));
   for (int t0 = kGF - 1; t0 >= U - 1; t0 -= U) {
@@ -173,46 +164,29 @@ ES_HD_INLINE void fast_compute(LaneY<T>& Y, T* carry, const T* Vs, const T* taus
         const T* v = Vs + t * NB;
         const int len = lim - t;  // rows of this reflector (Full: >= NB)
         T s = T(0);
-        if constexpr (KeepV) {  // v loaded once, in registers for the dot and the update
-          T vr[NB];
+        ES_Q2_UNROLL
+        for (int q0 = 0; q0 < NB; q0 += P) {
+          if (!Full && q0 >= len) break;
+          T vp[P];
+          lds16(v + q0, vp);
           ES_Q2_UNROLL
-          for (int q0 = 0; q0 < NB; q0 += P)
-            lds16<false>(v + q0, vr + q0);
+          for (int e = 0; e < P; ++e) {
+            const int q = q0 + e;
+            if (Full || q < len) s = madd_conj(vp[e], Y.y[(q - d + NB) % NB], s);
+          }
+        }
+        const T u = -(taus[t] * s);
+        ES_Q2_UNROLL
+        for (int q0 = 0; q0 < NB; q0 += P) {
+          if (!Full && q0 >= len) break;
+          T vp[P];
+          lds16(v + q0, vp);
           ES_Q2_UNROLL
-          for (int q = 0; q < NB; ++q)
-            if (Full || q < len) s = madd_conj(vr[q], Y.y[(q - d + NB) % NB], s);
-          const T u = -(taus[t] * s);
-          ES_Q2_UNROLL
-          for (int q = 0; q < NB; ++q)
+          for (int e = 0; e < P; ++e) {
+            const int q = q0 + e;
             if (Full || q < len) {
               T& z = Y.y[(q - d + NB) % NB];
-              z = madd(vr[q], u, z);
-            }
-        } else {  // v loaded for the dot, and again for the update
-          ES_Q2_UNROLL
-          for (int q0 = 0; q0 < NB; q0 += P) {
-            if (!Full && q0 >= len) break;
-            T vp[P];
-            lds16(v + q0, vp);
-            ES_Q2_UNROLL
-            for (int e = 0; e < P; ++e) {
-              const int q = q0 + e;
-              if (Full || q < len) s = madd_conj(vp[e], Y.y[(q - d + NB) % NB], s);
-            }
-          }
-          const T u = -(taus[t] * s);
-          ES_Q2_UNROLL
-          for (int q0 = 0; q0 < NB; q0 += P) {
-            if (!Full && q0 >= len) break;
-            T vp[P];
-            lds16(v + q0, vp);
-            ES_Q2_UNROLL
-            for (int e = 0; e < P; ++e) {
-              const int q = q0 + e;
-              if (Full || q < len) {
-                T& z = Y.y[(q - d + NB) % NB];
-                z = madd(vp[e], u, z);
-              }
+              z = madd(vp[e], u, z);
             }
           }
         }
@@ -284,7 +258,7 @@ ES_HD_INLINE void fast_vtile(const Exec& X, int lane, const Args<T>& a, T* Vs, T
 
 /// One task (group j, slab) on the fast path. RF: rf(lane) -> LaneY<T>& (the device: the
 /// thread's registers; the emulation: one per lane). sm: the warp's kFastElems elements.
-template <class T, bool KeepV, class Exec, class RF>
+template <class T, class Exec, class RF>
 ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a, index_t j,
                      index_t slab) {
   constexpr int NB = kNB, G = kGF, W = G + NB - 1;
@@ -329,9 +303,9 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
     X.each([&](int lane) {
       LaneY<T>& Y = rf(lane);
       if (lim == W)
-        fast_compute<T, true, KeepV>(Y, carry + lane, Vs, taus, lim);
+        fast_compute<T, true>(Y, carry + lane, Vs, taus, lim);
       else
-        fast_compute<T, false, KeepV>(Y, carry + lane, Vs, taus, lim);
+        fast_compute<T, false>(Y, carry + lane, Vs, taus, lim);
     });
     // rows [0, NB) of the window are final for this group
     X.each([&](int lane) {

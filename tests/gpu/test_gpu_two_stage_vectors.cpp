@@ -194,12 +194,11 @@ struct HostQ2Warp {
   }
 };
 
-/// The kernel on the host: fast path (b = 32; keepv: its v-in-registers variant) or the generic
-/// one with G sweeps per group, R flag slots per slab; tasks by `threads` host threads drawing
-/// tickets (0: in ticket order).
+/// The kernel on the host: fast path (b = 32) or the generic one with G sweeps per group, R flag
+/// slots per slab; tasks by `threads` host threads drawing tickets (0: in ticket order).
 template <class T>
-void emulated_q2(const Chase2<T>& c, bool fast, bool keepv, index_t G, index_t R, index_t nc, T* Z,
-                 index_t ldz, int threads) {
+void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc, T* Z, index_t ldz,
+                 int threads) {
   if (c.n <= 1 || nc == 0) return;
   q2_warp::Geo g;
   g.n = c.n;
@@ -227,10 +226,8 @@ void emulated_q2(const Chase2<T>& c, bool fast, bool keepv, index_t G, index_t R
   auto run = [&](HostQ2Warp<T>& w, index_t t) {
     const index_t j = t / g.S, slab = t % g.S;
     auto rf = [&](int lane) -> q2_warp::LaneY<T>& { return w.lanes[sz(lane)]; };
-    if (fast && keepv)
-      q2_warp::fast_task<T, true>(X, rf, w.sm.data(), g, a, j, slab);
-    else if (fast)
-      q2_warp::fast_task<T, false>(X, rf, w.sm.data(), g, a, j, slab);
+    if (fast)
+      q2_warp::fast_task<T>(X, rf, w.sm.data(), g, a, j, slab);
     else
       q2_warp::generic_task<T>(X, w.sm.data(), g, a, j, slab);
   };
@@ -286,24 +283,22 @@ TYPED_TEST(GpuTwoStageVectors, HostWarpEmulationBitwiseEqualToCpu) {
                                ", nc = " + std::to_string(nc);
       EXPECT_TRUE(same_bytes(zc, zl)) << "CPU apply_q2_canonical vs the literal loop, " << what;
       struct Run {
-        bool fast, keepv;
+        bool fast;
         index_t G, R;
         int threads;
       };
-      std::vector<Run> runs = {
-          {false, false, 32, 2, 0}, {false, false, 5, 2, 3}, {false, false, 1, 3, 3}};
+      std::vector<Run> runs = {{false, 32, 2, 0}, {false, 5, 2, 3}, {false, 1, 3, 3}};
       if (cs.b == q2_warp::kNB) {
-        runs.push_back({true, false, 32, 1, 0});
-        runs.push_back({true, false, 32, 2, 3});
-        runs.push_back({true, false, 32, 5, 3});
-        runs.push_back({true, true, 32, 2, 3});
+        runs.push_back({true, 32, 1, 0});
+        runs.push_back({true, 32, 2, 3});
+        runs.push_back({true, 32, 5, 3});
       }
       for (const Run& r : runs) {
         auto z = Z0;
-        emulated_q2(c, r.fast, r.keepv, r.G, r.R, nc, z.data(), ldz, r.threads);
+        emulated_q2(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads);
         EXPECT_TRUE(same_bytes(z, zl))
-            << (r.fast ? (r.keepv ? "fast keepv" : "fast") : "generic") << " G = " << r.G
-            << ", R = " << r.R << ", threads = " << r.threads << ", " << what;
+            << (r.fast ? "fast" : "generic") << " G = " << r.G << ", R = " << r.R
+            << ", threads = " << r.threads << ", " << what;
       }
     }
   }
@@ -376,8 +371,7 @@ TYPED_TEST(GpuTwoStageVectors, Q2BitwiseEqualToCpu) {
 
 /// Every path and knob of the kernel gives the same bits: the generic path for b = 32
 /// (EIGSOLVE_GPU_Q2_GENERIC=1) with its automatic G and G = 1, 5; one and three warps in flight
-/// (EIGSOLVE_GPU_Q2_WARPS); v held in registers (EIGSOLVE_GPU_Q2_KEEPV=1; s, d, c); repeated
-/// calls.
+/// (EIGSOLVE_GPU_Q2_WARPS); repeated calls.
 TYPED_TEST(GpuTwoStageVectors, EveryPathSameBits) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -395,20 +389,16 @@ TYPED_TEST(GpuTwoStageVectors, EveryPathSameBits) {
     for (int rep = 0; rep < 3; ++rep)
       EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc)) << "repeat " << rep << ", n = " << n;
     struct Knob {
-      const char *generic, *group, *warps, *keepv;
+      const char *generic, *group, *warps;
     };
-    for (Knob k : {Knob{"1", nullptr, nullptr, nullptr}, Knob{"1", "1", nullptr, nullptr},
-                   Knob{"1", "5", "3", nullptr}, Knob{nullptr, nullptr, "1", nullptr},
-                   Knob{nullptr, nullptr, "3", nullptr}, Knob{nullptr, nullptr, nullptr, "1"},
-                   Knob{nullptr, nullptr, "2", "1"}}) {
+    for (Knob k : {Knob{"1", nullptr, nullptr}, Knob{"1", "1", nullptr}, Knob{"1", "5", "3"},
+                   Knob{nullptr, nullptr, "1"}, Knob{nullptr, nullptr, "3"}}) {
       EnvScope env({{"EIGSOLVE_GPU_Q2_GENERIC", k.generic},
                     {"EIGSOLVE_GPU_Q2_GROUP", k.group},
-                    {"EIGSOLVE_GPU_Q2_WARPS", k.warps},
-                    {"EIGSOLVE_GPU_Q2_KEEPV", k.keepv}});
+                    {"EIGSOLVE_GPU_Q2_WARPS", k.warps}});
       EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc))
           << "GENERIC=" << (k.generic ? k.generic : "-") << " GROUP=" << (k.group ? k.group : "-")
-          << " WARPS=" << (k.warps ? k.warps : "-") << " KEEPV=" << (k.keepv ? k.keepv : "-")
-          << ", n = " << n;
+          << " WARPS=" << (k.warps ? k.warps : "-") << ", n = " << n;
     }
   }
   // a wider generic case: b = 48 with G = 3 and two warps
