@@ -72,12 +72,13 @@ int main_solve(int argc, char** argv) {
       "panel-width", po::value(&o.nb)->default_value(32),
       "tridiagonalization panel width (part of the options the bits depend on)")(
       "reduction", po::value(&o.reduction)->default_value("auto"),
-      ("auto (default: two-stage from n = " + std::to_string(two_stage_min_order(Precision::d)) +
-       " in d and z, " + std::to_string(two_stage_min_order(Precision::s)) + " in s and c, " +
+      ("auto (default: for eigenvalues only two-stage from n = " +
+       std::to_string(two_stage_min_order(Precision::d)) + " in d and z, " +
+       std::to_string(two_stage_min_order(Precision::s)) + " in s and c, " +
        std::to_string(two_stage_min_order(Precision::dd)) +
-       " in dd, else one-stage: by n and precision only, so every backend picks the same) | "
-       "one-stage | two-stage (full -> band -> tridiagonal: a second canonical order, its own "
-       "bits, the same on CPU and GPU; faster on the GPU at large n)")
+       " in dd, else one-stage; with --vectors one-stage, the faster there for now) | one-stage "
+       "| two-stage (full -> band -> tridiagonal: a second canonical order, its own bits, the "
+       "same on CPU and GPU; faster on the GPU at large n)")
           .c_str())("band-width", po::value(&o.band)->default_value(32),
                     "two-stage: the band's half-width (the bits depend on it)")(
       "quiet,q", po::bool_switch(&o.quiet), "no summary or progress on stderr");

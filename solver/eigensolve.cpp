@@ -97,8 +97,11 @@ index_t two_stage_min_order(Precision p) {
   }
 }
 
-Reduction resolve_reduction(Reduction r, index_t n, Precision p) {
+Reduction resolve_reduction(Reduction r, index_t n, Precision p, bool vectors) {
   if (r != Reduction::automatic) return r;
+  // With vectors the one-stage pipeline is the faster (d 16384 on the H200: 3.47 s against the
+  // two-stage's 3.88 s, whose Q2 product alone takes 1.2 s; bench/NOTES.md session 16).
+  if (vectors) return Reduction::one_stage;
   return n >= two_stage_min_order(p) ? Reduction::two_stage : Reduction::one_stage;
 }
 
@@ -278,16 +281,11 @@ void check_options(index_t n, const SolveOptions& opt) {
   check_subset(opt.subset, n);
   if (opt.reduction != Reduction::one_stage && (opt.band < 1 || opt.band > 1024))
     throw UsageError("--band-width must be in 1..1024");
-  if (resolve_reduction(opt.reduction, n, ScalarTraits<T>::precision) == Reduction::two_stage &&
-      opt.vectors && opt.back_transform == BackTransformMethod::lapack)
+  if (opt.reduction == Reduction::two_stage && opt.vectors &&
+      opt.back_transform == BackTransformMethod::lapack)
     throw UsageError(
         "--back-transform lapack applies to the one-stage reduction only (LAPACK's ?ormtr has no "
-        "form for the two-stage reflectors); add --reduction one-stage" +
-        std::string(opt.reduction == Reduction::automatic
-                        ? " (--reduction auto picks two-stage from n = " +
-                              std::to_string(two_stage_min_order(ScalarTraits<T>::precision)) +
-                              " in this precision)"
-                        : ""));
+        "form for the two-stage reflectors); use --reduction one-stage or auto");
   if (opt.solver != TridiagSolver::bisection && !has_vendor_lapack_v<T>)
     throw UsageError(std::string("--tridiag-solver ") + tridiag_solver_name(opt.solver) +
                      " is not available for --precision dd (no LAPACK for double-double); "
@@ -462,7 +460,7 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
   check_options<T>(n, opt);
   SolveResult<T> res;
   res.n = n;
-  res.reduction = resolve_reduction(opt.reduction, n, ScalarTraits<T>::precision);
+  res.reduction = resolve_reduction(opt.reduction, n, ScalarTraits<T>::precision, opt.vectors);
   if (n == 0) return res;
 
   // 0. Matrices near overflow or underflow are scaled by an exact power of two first (on the
@@ -553,7 +551,7 @@ SolveResult<T> eigensolve_device(const Context& ctx, index_t n, const T* dA, ind
   if (n == 0) return res;
   Context dctx = ctx;
   dctx.backend = Backend::cuda;
-  res.reduction = resolve_reduction(opt.reduction, n, ScalarTraits<T>::precision);
+  res.reduction = resolve_reduction(opt.reduction, n, ScalarTraits<T>::precision, opt.vectors);
   if (res.reduction == Reduction::two_stage) {
     auto t0 = Clock::now();
     const index_t b = index_t(opt.band);

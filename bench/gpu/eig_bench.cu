@@ -195,7 +195,8 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
             "eigsolve %s n = %lld%s%s: %.3f s = tridiagonalize %.3f (device %.3f) + eigenvalues%s "
             "of T %.3f + back-transform %.3f + other %.3f\n",
             ScalarTraits<T>::name, (long long)n, vectors ? " vectors" : "",
-            resolve_reduction(reduction, n, ScalarTraits<T>::precision) == Reduction::two_stage
+            resolve_reduction(reduction, n, ScalarTraits<T>::precision, vectors) ==
+                    Reduction::two_stage
                 ? " two-stage"
                 : "",
             s, res.times.tridiagonalize, res.times.gpu_panels, vectors ? " and vectors" : "",

@@ -322,7 +322,8 @@ int main_bench_eig(int argc, char** argv) {
                                     {"seconds", r.seconds},
                                     {"runs", r.runs},
                                     {"distinct", r.distinct}};
-        if (r.impl == "eigsolve") j["reduction"] = reduction_name(resolve_reduction(red, n, p));
+        if (r.impl == "eigsolve")
+          j["reduction"] = reduction_name(resolve_reduction(red, n, p, vectors));
         if (r.bitwise_cpu < 0)
           j["bitwise_cpu"] = nullptr;
         else

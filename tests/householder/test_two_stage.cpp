@@ -196,17 +196,19 @@ TEST(TwoStage, UsageErrors) {
                DimensionError);
 }
 
-// --reduction auto: a function of n only (so every backend picks the same), the default.
-TEST(TwoStage, AutoPicksByOrderOnly) {
+// --reduction auto, the default: a function of n, the precision and --vectors only (so every
+// backend picks the same); with vectors one-stage.
+TEST(TwoStage, AutoPicksByOrderPrecisionAndVectors) {
   for (Precision p : {Precision::s, Precision::d, Precision::c, Precision::z, Precision::dd}) {
     const index_t n0 = two_stage_min_order(p);
     EXPECT_GT(n0, 1);
     EXPECT_LE(n0, 16384);  // the sizes run the faster reduction
-    EXPECT_EQ(resolve_reduction(Reduction::automatic, n0 - 1, p), Reduction::one_stage);
-    EXPECT_EQ(resolve_reduction(Reduction::automatic, n0, p), Reduction::two_stage);
-    EXPECT_EQ(resolve_reduction(Reduction::automatic, 4 * n0, p), Reduction::two_stage);
-    EXPECT_EQ(resolve_reduction(Reduction::one_stage, 4 * n0, p), Reduction::one_stage);
-    EXPECT_EQ(resolve_reduction(Reduction::two_stage, 2, p), Reduction::two_stage);
+    EXPECT_EQ(resolve_reduction(Reduction::automatic, n0 - 1, p, false), Reduction::one_stage);
+    EXPECT_EQ(resolve_reduction(Reduction::automatic, n0, p, false), Reduction::two_stage);
+    EXPECT_EQ(resolve_reduction(Reduction::automatic, 4 * n0, p, false), Reduction::two_stage);
+    EXPECT_EQ(resolve_reduction(Reduction::automatic, 4 * n0, p, true), Reduction::one_stage);
+    EXPECT_EQ(resolve_reduction(Reduction::one_stage, 4 * n0, p, false), Reduction::one_stage);
+    EXPECT_EQ(resolve_reduction(Reduction::two_stage, 2, p, true), Reduction::two_stage);
   }
   EXPECT_EQ(SolveOptions{}.reduction, Reduction::automatic);
   auto A = random_hermitian<double>(40, 5);
