@@ -548,10 +548,10 @@ SolveResult<T> eigensolve_device(const Context& ctx, index_t n, const T* dA, ind
   check_options<T>(n, opt);
   SolveResult<T> res;
   res.n = n;
+  res.reduction = resolve_reduction(opt.reduction, n, ScalarTraits<T>::precision, opt.vectors);
   if (n == 0) return res;
   Context dctx = ctx;
   dctx.backend = Backend::cuda;
-  res.reduction = resolve_reduction(opt.reduction, n, ScalarTraits<T>::precision, opt.vectors);
   if (res.reduction == Reduction::two_stage) {
     auto t0 = Clock::now();
     const index_t b = index_t(opt.band);
