@@ -127,6 +127,50 @@ TYPED_TEST(GpuTwoStage, EigenvaluesBitwiseEqualToCpu) {
   EXPECT_TRUE(same_bits(dev.w.data(), cpu.w.data(), cpu.w.size()));
 }
 
+// The pipeline with eigenvectors (docs/canonical-two-stage.md, "Eigenvectors"): eigensolve with
+// the CUDA backend (the vectors resident on the device; and the host route,
+// EIGSOLVE_GPU_RESIDENT=0, where apply_q_two_stage_cuda transforms host Z) and eigensolve_device
+// give the CPU backend's eigenvalues and eigenvectors bit for bit; with --tridiag-solver stedc too
+// (s/d/c/z: LAPACK's Z of T on the host, then both products on the device).
+TYPED_TEST(GpuTwoStage, EigenvectorsBitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  const index_t n = std::is_same<T, dd_real>::value ? 150 : 500;
+  const auto A0 = random_hermitian<T>(n, 77);
+  std::vector<TridiagSolver> solvers = {TridiagSolver::bisection};
+  if (has_vendor_lapack_v<T>) solvers.push_back(TridiagSolver::stedc);
+  for (TridiagSolver sv : solvers)
+    for (const char* resident : {"1", "0"}) {
+      const std::string what =
+          std::string(tridiag_solver_name(sv)) + ", EIGSOLVE_GPU_RESIDENT=" + resident;
+      SolveOptions opt;
+      opt.reduction = Reduction::two_stage;
+      opt.vectors = true;
+      opt.solver = sv;
+      auto Ac = A0;
+      const auto cpu = eigensolve(Context{}, Ac, opt);
+      ASSERT_EQ(cpu.reduction, Reduction::two_stage);
+      setenv("EIGSOLVE_GPU_RESIDENT", resident, 1);
+      Context gctx;
+      gctx.backend = Backend::cuda;
+      auto Ag = A0;
+      const auto gpu = eigensolve(gctx, Ag, opt);
+      T* dA = nullptr;
+      ASSERT_EQ(cudaSuccess, cudaMalloc(&dA, sizeof(T) * std::size_t(n) * std::size_t(n)));
+      ASSERT_EQ(cudaSuccess, cudaMemcpy(dA, A0.ptr(), sizeof(T) * std::size_t(n) * std::size_t(n),
+                                        cudaMemcpyHostToDevice));
+      const auto dev = eigensolve_device(gctx, n, static_cast<const T*>(dA), n, opt);
+      cudaFree(dA);
+      unsetenv("EIGSOLVE_GPU_RESIDENT");
+      for (const auto* r : {&gpu, &dev}) {
+        ASSERT_EQ(r->w.size(), cpu.w.size()) << what;
+        ASSERT_EQ(r->z.size(), cpu.z.size()) << what;
+        EXPECT_TRUE(same_bits(r->w.data(), cpu.w.data(), cpu.w.size())) << what;
+        EXPECT_TRUE(same_bits(r->z.data(), cpu.z.data(), cpu.z.size())) << what;
+      }
+    }
+}
+
 // The schedules that must not change a bit: the next panel's QR beside the update (default),
 // in order (EIGSOLVE_GPU_LOOKAHEAD=0), serialised with events (EIGSOLVE_GPU_PROFILE=1), plain
 // launches (EIGSOLVE_GPU_PDL=0), the panel QR as two kernels per column (EIGSOLVE_GPU_QR1=0).
