@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/cuda/l2_access.cuh"
 #include "core/errors.hpp"
 #include "householder/bulge_chase_cuda.hpp"
 #include "householder/cuda/bulge_chase_warp.hpp"
@@ -46,39 +47,7 @@ void ck(cudaError_t st, const char* what) {
   }
 }
 
-// ---- band element loads and stores through L2 (never a stale L1 line)
-__device__ __forceinline__ float ldcg(const float* p) {
-  return __ldcg(p);
-}
-__device__ __forceinline__ double ldcg(const double* p) {
-  return __ldcg(p);
-}
-template <class R>
-__device__ __forceinline__ Complex<R> ldcg(const Complex<R>* p) {
-  const R* q = reinterpret_cast<const R*>(p);
-  return Complex<R>(__ldcg(q), __ldcg(q + 1));
-}
-__device__ __forceinline__ dd_real ldcg(const dd_real* p) {
-  const double* q = reinterpret_cast<const double*>(p);
-  return dd_real(__ldcg(q), __ldcg(q + 1));
-}
-__device__ __forceinline__ void stcg(float* p, float v) {
-  __stcg(p, v);
-}
-__device__ __forceinline__ void stcg(double* p, double v) {
-  __stcg(p, v);
-}
-template <class R>
-__device__ __forceinline__ void stcg(Complex<R>* p, const Complex<R>& v) {
-  R* q = reinterpret_cast<R*>(p);
-  __stcg(q, v.re);
-  __stcg(q + 1, v.im);
-}
-__device__ __forceinline__ void stcg(dd_real* p, const dd_real& v) {
-  double* q = reinterpret_cast<double*>(p);
-  __stcg(q, v.hi);
-  __stcg(q + 1, v.lo);
-}
+// Band elements go through L2 only (ldcg/stcg, core/cuda/l2_access.cuh): never a stale L1 line.
 
 __device__ __forceinline__ int ld_relaxed(const int* p) {
   int v;

@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/cuda/l2_access.cuh"
 #include "core/errors.hpp"
 #include "householder/cuda/two_stage_vectors_warp.hpp"
 #include "householder/two_stage_cuda.hpp"
@@ -54,39 +55,8 @@ constexpr index_t kSyncWords = 1 + 65536;  ///< the ticket, then the flags
 /// The ticket (word 0) and the progress flags of the running call (one call at a time).
 __device__ unsigned long long g_q2_sync[kSyncWords];
 
-// ---- Z through L2 only (rows another warp, maybe on another SM, wrote under a flag)
-__device__ __forceinline__ float ldcg(const float* p) {
-  return __ldcg(p);
-}
-__device__ __forceinline__ double ldcg(const double* p) {
-  return __ldcg(p);
-}
-template <class R>
-__device__ __forceinline__ Complex<R> ldcg(const Complex<R>* p) {
-  const R* q = reinterpret_cast<const R*>(p);
-  return Complex<R>(__ldcg(q), __ldcg(q + 1));
-}
-__device__ __forceinline__ dd_real ldcg(const dd_real* p) {
-  const double* q = reinterpret_cast<const double*>(p);
-  return dd_real(__ldcg(q), __ldcg(q + 1));
-}
-__device__ __forceinline__ void stcg(float* p, float v) {
-  __stcg(p, v);
-}
-__device__ __forceinline__ void stcg(double* p, double v) {
-  __stcg(p, v);
-}
-template <class R>
-__device__ __forceinline__ void stcg(Complex<R>* p, const Complex<R>& v) {
-  R* q = reinterpret_cast<R*>(p);
-  __stcg(q, v.re);
-  __stcg(q + 1, v.im);
-}
-__device__ __forceinline__ void stcg(dd_real* p, const dd_real& v) {
-  double* q = reinterpret_cast<double*>(p);
-  __stcg(q, v.hi);
-  __stcg(q + 1, v.lo);
-}
+// Z rows go through L2 only (ldcg/stcg, core/cuda/l2_access.cuh): another warp, maybe on another
+// SM, wrote them under a flag.
 // ---- V2 and tau2: read-only for the whole kernel
 __device__ __forceinline__ float ldro(const float* p) {
   return __ldg(p);
