@@ -23,6 +23,7 @@
 #include "householder/tridiagonalize.hpp"
 #include "solver/back_transform.hpp"
 #include "solver/back_transform_cuda.hpp"
+#include "tests/common/env_scope.hpp"
 #include "tests/common/random_scalar.hpp"
 #include "tests/gpu/gpu_guard.hpp"
 
@@ -31,38 +32,7 @@ using eigsolve::test_util::random_scalar;
 
 namespace {
 
-/// Sets environment variables for a scope (nullptr: unset) and restores what was there.
-class EnvScope {
- public:
-  EnvScope(std::initializer_list<std::pair<const char*, const char*>> vars) {
-    for (const auto& [name, value] : vars) {
-      const char* old = std::getenv(name);
-      saved_.push_back({name, old != nullptr, old != nullptr ? old : ""});
-      if (value != nullptr)
-        setenv(name, value, 1);
-      else
-        unsetenv(name);
-    }
-  }
-  ~EnvScope() {
-    for (const auto& v : saved_) {
-      if (v.had)
-        setenv(v.name, v.value.c_str(), 1);
-      else
-        unsetenv(v.name);
-    }
-  }
-  EnvScope(const EnvScope&) = delete;
-  EnvScope& operator=(const EnvScope&) = delete;
-
- private:
-  struct Saved {
-    const char* name;
-    bool had;
-    std::string value;
-  };
-  std::vector<Saved> saved_;
-};
+using eigsolve::test_util::EnvScope;
 
 /// The step-1 modes (EIGSOLVE_GPU_BT_SWEEP: automatic, 0 = tile segments, 1 = the sweep).
 const char* const kSweepModes[] = {nullptr, "0", "1"};

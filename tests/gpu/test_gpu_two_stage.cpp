@@ -17,9 +17,12 @@
 #include "householder/two_stage.hpp"
 #include "householder/two_stage_cuda.hpp"
 #include "solver/eigensolve.hpp"
+#include "tests/common/env_scope.hpp"
 
 namespace eigsolve {
 namespace {
+
+using eigsolve::test_util::EnvScope;
 
 template <class T>
 HostMatrix<T> random_hermitian(index_t n, unsigned seed) {
@@ -150,7 +153,7 @@ TYPED_TEST(GpuTwoStage, EigenvectorsBitwiseEqualToCpu) {
       auto Ac = A0;
       const auto cpu = eigensolve(Context{}, Ac, opt);
       ASSERT_EQ(cpu.reduction, Reduction::two_stage);
-      setenv("EIGSOLVE_GPU_RESIDENT", resident, 1);
+      EnvScope env({{"EIGSOLVE_GPU_RESIDENT", resident}});
       Context gctx;
       gctx.backend = Backend::cuda;
       auto Ag = A0;
@@ -161,7 +164,6 @@ TYPED_TEST(GpuTwoStage, EigenvectorsBitwiseEqualToCpu) {
                                         cudaMemcpyHostToDevice));
       const auto dev = eigensolve_device(gctx, n, static_cast<const T*>(dA), n, opt);
       cudaFree(dA);
-      unsetenv("EIGSOLVE_GPU_RESIDENT");
       for (const auto* r : {&gpu, &dev}) {
         ASSERT_EQ(r->w.size(), cpu.w.size()) << what;
         ASSERT_EQ(r->z.size(), cpu.z.size()) << what;

@@ -33,6 +33,7 @@
 #include "householder/two_stage_cuda.hpp"
 #include "solver/back_transform.hpp"
 #include "solver/back_transform_cuda.hpp"
+#include "tests/common/env_scope.hpp"
 #include "tests/common/random_scalar.hpp"
 #include "tests/gpu/gpu_guard.hpp"
 
@@ -57,38 +58,7 @@ T nan_scalar() {
   return make_scalar<T>(nan, nan);
 }
 
-/// Sets environment variables for a scope (nullptr: unset) and restores what was there.
-class EnvScope {
- public:
-  EnvScope(std::initializer_list<std::pair<const char*, const char*>> vars) {
-    for (const auto& [name, value] : vars) {
-      const char* old = std::getenv(name);
-      saved_.push_back({name, old != nullptr, old != nullptr ? old : ""});
-      if (value != nullptr)
-        setenv(name, value, 1);
-      else
-        unsetenv(name);
-    }
-  }
-  ~EnvScope() {
-    for (const auto& v : saved_) {
-      if (v.had)
-        setenv(v.name, v.value.c_str(), 1);
-      else
-        unsetenv(v.name);
-    }
-  }
-  EnvScope(const EnvScope&) = delete;
-  EnvScope& operator=(const EnvScope&) = delete;
-
- private:
-  struct Saved {
-    const char* name;
-    bool had;
-    std::string value;
-  };
-  std::vector<Saved> saved_;
-};
+using eigsolve::test_util::EnvScope;
 
 /// Stage 2's reflectors of a real chase of a random Hermitian band (n, b): V2 (ld n + 2) and
 /// tau2 (ld chase_levels + 1) as band_to_tridiagonal keeps them, every entry it does not write
