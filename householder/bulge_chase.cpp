@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/neg_rounded.hpp"
 #include "householder/larfg.hpp"
 #include "householder/two_stage.hpp"
 
@@ -118,8 +119,10 @@ void right(T* C, index_t ldc, index_t M, index_t L, const T* v, const T& tau, Ch
     for (index_t r = 0; r < M; ++r)
       t[r] = madd(cc[r], vc, t[r]);
   }
+  // t = -(tau * s): the rounded products, then negated (core/neg_rounded.hpp: not fnmsub).
   for (index_t r = 0; r < M; ++r)
-    t[r] = -(tau * t[r]);
+    t[r] = tau * t[r];
+  neg_rounded_stored(t, M);
   for (index_t c = 0; c < L; ++c) {
     const T cv = conj(v[c]);
     T* cc = C + c * ldc;
@@ -143,7 +146,7 @@ void left(T* C, index_t ldc, index_t M, index_t nc, const T* v, const T& tau, Ch
   }
   const T ctau = conj(tau);
   for (index_t c = 0; c < nc; ++c) {
-    const T u = -(ctau * s[c]);
+    const T u = neg_rounded(ctau * s[c]);
     T* cc = C + c * ldc;
     for (index_t r = 0; r < M; ++r)
       cc[r] = madd(v[r], u, cc[r]);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <lapacke.h>
@@ -19,6 +20,7 @@
 #include "householder/larfg.hpp"
 #include "householder/two_stage.hpp"
 #include "tests/common/random_scalar.hpp"
+#include "tests/common/structured_zeros.hpp"
 
 using namespace eigsolve;
 
@@ -28,6 +30,8 @@ template <class T>
 using Vec = std::vector<T>;
 
 using eigsolve::test_util::random_scalar;
+using eigsolve::test_util::rounded;
+using eigsolve::test_util::Zeros;
 
 size_t sz(index_t k) {
   return static_cast<size_t>(k);
@@ -54,6 +58,20 @@ Vec<T> random_band(index_t n, index_t b, index_t ldab, std::uint64_t seed) {
       const T a = random_scalar<T>(g);
       AB[sz(k + c * ldab)] = k == 0 ? T(real_part(a)) : a;
     }
+  return AB;
+}
+
+/// The band of half-width b of a structured-zero Hermitian matrix (tests/common/
+/// structured_zeros.hpp), laid out as random_band's (NaN where the chase must not read).
+template <class T>
+Vec<T> structured_band(index_t n, index_t b, index_t ldab, Zeros z, std::uint64_t seed) {
+  using R = real_t<T>;
+  const R nan = R(std::numeric_limits<double>::quiet_NaN());
+  const Vec<T> F = test_util::structured_hermitian<T>(n, z, seed);
+  Vec<T> AB(sz(ldab * std::max<index_t>(n, 1)), make_scalar<T>(nan, nan));
+  for (index_t c = 0; c < n; ++c)
+    for (index_t k = 0; k <= b && c + k < n; ++k)
+      AB[sz(k + c * ldab)] = F[sz((c + k) + c * n)];
   return AB;
 }
 
@@ -185,8 +203,8 @@ void spec_sym2(Dense<T>& B, index_t s, index_t L, const Vec<T>& v, const T& tau)
     y[c] = madd(alpha, v[c], y[c]);
   for (index_t c = 0; c < L; ++c)
     for (index_t r = c; r < L; ++r) {
-      B(s + r, s + c) = madd(-v[r], conj(y[c]), B(s + r, s + c));
-      B(s + r, s + c) = madd(-y[r], conj(v[c]), B(s + r, s + c));
+      B(s + r, s + c) = madd(-rounded(v[r]), conj(y[c]), B(s + r, s + c));
+      B(s + r, s + c) = madd(-rounded(y[r]), conj(v[c]), B(s + r, s + c));
     }
   for (index_t r = 0; r < L; ++r)
     B(s + r, s + r) = T(real_part(B(s + r, s + r)));
@@ -215,9 +233,25 @@ struct SpecSweep {
   bool done = false;
 };
 
+/// Where spec_chase keeps the reflectors (band_to_tridiagonal's V2 / tau2 layout: level k of
+/// sweep i in column i of V2 from its first row, its tau at tau2[k + i * ldt2]); nullptr: nowhere.
+template <class T>
+struct SpecKeep {
+  T* V2 = nullptr;
+  index_t ldv2 = 0;
+  T* tau2 = nullptr;
+  index_t ldt2 = 0;
+  void keep(index_t i, index_t k, index_t row, const Vec<T>& v, const T& tau) const {
+    if (V2 == nullptr) return;
+    for (index_t q = 0; q < index_t(v.size()); ++q)
+      V2[(row + q) + i * ldv2] = v[sz(q)];
+    tau2[k + i * ldt2] = tau;
+  }
+};
+
 /// Runs level s.next of sweep s (or marks the sweep done when it has no such level).
 template <class T>
-void spec_level(index_t n, index_t b, Dense<T>& B, SpecSweep<T>& s) {
+void spec_level(index_t n, index_t b, Dense<T>& B, SpecSweep<T>& s, const SpecKeep<T>& kp) {
   const index_t i = s.i;
   if (s.next++ == 0) {
     s.st = i + 1;
@@ -225,6 +259,7 @@ void spec_level(index_t n, index_t b, Dense<T>& B, SpecSweep<T>& s) {
     s.L = s.ed - s.st + 1;
     s.tau = hh_detail::larfg(s.L, B(s.st, i), &B(s.st, i) + 1);
     s.v = spec_take(B, s.st, i, s.L);
+    kp.keep(i, 0, s.st, s.v, s.tau);
     spec_sym2(B, s.st, s.L, s.v, s.tau);
     return;
   }
@@ -239,17 +274,18 @@ void spec_level(index_t n, index_t b, Dense<T>& B, SpecSweep<T>& s) {
     T acc = T(0);
     for (index_t c = 0; c < L; ++c)
       acc = madd(C(r, c), s.v[c], acc);
-    const T t = -(s.tau * acc);
+    const T t = -rounded(s.tau * acc);  // the rounded product, negated
     for (index_t c = 0; c < L; ++c)
       C(r, c) = madd(t, conj(s.v[c]), C(r, c));
   }
   const T taun = hh_detail::larfg(M, C(0, 0), &C(0, 0) + 1);
   const Vec<T> vn = spec_take(B, J1, st, M);
+  kp.keep(i, s.next - 1, J1, vn, taun);
   for (index_t c = 1; c < L; ++c) {  // left
     T acc = T(0);
     for (index_t r = 0; r < M; ++r)
       acc = madd_conj(vn[r], C(r, c), acc);
-    const T u = -(conj(taun) * acc);
+    const T u = -rounded(conj(taun) * acc);
     for (index_t r = 0; r < M; ++r)
       C(r, c) = madd(vn[r], u, C(r, c));
   }
@@ -265,8 +301,11 @@ void spec_level(index_t n, index_t b, Dense<T>& B, SpecSweep<T>& s) {
 /// lag = 0: the spec's (sweep after sweep); lag >= 1: a pipeline, level k of sweep i at time step
 /// k + lag * i, the sweeps of a time step in *descending* i (the reverse of the spec's order, so
 /// any two tasks of one step that touch the same entry would change the bits).
+/// With `out`, the band storage on exit is written there too (ldab, where c + k < n) and the
+/// reflectors are kept as `kp` says.
 template <class T>
-Tri<T> spec_chase(index_t n, index_t b, const Vec<T>& AB, index_t ldab, index_t lag) {
+Tri<T> spec_chase(index_t n, index_t b, const Vec<T>& AB, index_t ldab, index_t lag,
+                  Vec<T>* out = nullptr, const SpecKeep<T>& kp = {}) {
   Dense<T> B{n, Vec<T>(sz(n * n), T(0))};
   for (index_t c = 0; c < n; ++c)
     for (index_t k = 0; k <= b && c + k < n; ++k)
@@ -279,12 +318,12 @@ Tri<T> spec_chase(index_t n, index_t b, const Vec<T>& AB, index_t ldab, index_t 
   if (lag == 0) {
     for (SpecSweep<T>& s : sw)
       while (!s.done)
-        spec_level(n, b, B, s);
+        spec_level(n, b, B, s, kp);
   } else {
     for (index_t t = 0, left = index_t(sw.size()); left > 0; ++t)
       for (index_t i = index_t(sw.size()) - 1; i >= 0; --i)
         if (!sw[sz(i)].done && sw[sz(i)].next == t - lag * i) {
-          spec_level(n, b, B, sw[sz(i)]);
+          spec_level(n, b, B, sw[sz(i)], kp);
           left -= sw[sz(i)].done;
         }
   }
@@ -293,6 +332,10 @@ Tri<T> spec_chase(index_t n, index_t b, const Vec<T>& AB, index_t ldab, index_t 
     t.d[sz(i)] = real_part(B(i, i));
   for (index_t i = 0; i + 1 < n; ++i)
     t.e[sz(i)] = real_part(B(i + 1, i));
+  if (out)
+    for (index_t c = 0; c < n; ++c)
+      for (index_t k = 0; k < ldab && c + k < n; ++k)
+        (*out)[sz(k + c * ldab)] = B(c + k, c);
   return t;
 }
 
@@ -331,6 +374,49 @@ TYPED_TEST(BulgeChaseTest, PipelinedScheduleGivesTheSameBits) {
       }
     }
   }
+}
+
+/// The entries of band storage (ldab) that lie in the matrix (c + k < n), column by column.
+template <class T>
+Vec<T> in_matrix(const Vec<T>& AB, index_t n, index_t ldab) {
+  Vec<T> r;
+  for (index_t c = 0; c < n; ++c)
+    for (index_t k = 0; k < ldab && c + k < n; ++k)
+      r.push_back(AB[sz(k + c * ldab)]);
+  return r;
+}
+
+/// Structured exact zeros (tests/common/structured_zeros.hpp: block diagonal, a 2 x 2 block in a
+/// zero band, diagonal, zero rows and columns, +0 and -0 mixed, all -0): d, e, the band storage
+/// on exit and the kept reflectors V2 / tau2 bitwise equal to the literal spec, the sign of every
+/// zero included. right's t = -(tau * s) and left's u = -(conj(tau') * s) are the rounded
+/// products negated; a negation folded into the product's last fma (fnmsub / fnmadd) gives +0
+/// where the spec gives -0.
+TYPED_TEST(BulgeChaseTest, StructuredZerosMatchTheLiteralSpecBitwise) {
+  using T = TypeParam;
+  using R = real_t<T>;
+  const T nan = make_scalar<T>(R(std::numeric_limits<double>::quiet_NaN()),
+                               R(std::numeric_limits<double>::quiet_NaN()));
+  for (Zeros z : test_util::all_zero_kinds())
+    for (index_t b : {1, 3, 8})
+      for (index_t n : {index_t(2), b + 2, index_t(40)}) {
+        const index_t ldab = 2 * b + 1, ldt2 = chase_levels(n, b);
+        const Vec<T> AB = structured_band<T>(n, b, ldab, z, 300 + 10 * n + b);
+        Vec<T> V2(sz(n * n), nan), tau2(sz(ldt2 * n), nan), sV2 = V2, stau2 = tau2;
+        Vec<T> lab = AB, sab = AB;
+        Tri<T> t{Vec<R>(sz(n)), Vec<R>(sz(n - 1)), {}};
+        band_to_tridiagonal(Context{}, n, b, lab.data(), ldab, t.d.data(), t.e.data(), V2.data(), n,
+                            tau2.data(), ldt2);
+        const Tri<T> s =
+            spec_chase(n, b, AB, ldab, 0, &sab, SpecKeep<T>{sV2.data(), n, stau2.data(), ldt2});
+        const std::string what =
+            test_util::zeros_name(z) + ", n = " + std::to_string(n) + ", b = " + std::to_string(b);
+        EXPECT_TRUE(same_bits(t.d, s.d)) << "d: " << what;
+        EXPECT_TRUE(same_bits(t.e, s.e)) << "e: " << what;
+        EXPECT_TRUE(same_bits(in_matrix(lab, n, ldab), in_matrix(sab, n, ldab)))
+            << "band on exit: " << what;
+        EXPECT_TRUE(same_bits(V2, sV2) && same_bits(tau2, stau2)) << "V2 / tau2: " << what;
+      }
 }
 
 TYPED_TEST(BulgeChaseTest, RepeatableAndLeavesATridiagonal) {
