@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/neg_rounded.hpp"
 #include "core/parallel.hpp"
 #include "householder/larfg.hpp"
 #include "householder/rank2k.hpp"
@@ -84,7 +85,8 @@ void panel_qr(int nt, index_t m, index_t b, index_t k, T* P, index_t lda, T* V, 
     parallel_for(b - i - 1, nt, grain_for(2 * len), [&](index_t cb, index_t ce) {
       for (index_t c = i + 1 + cb; c < i + 1 + ce; ++c) {
         T* pc = P + lda * c + i;
-        const T u = -(ct * contiguous_dot<true>(len, vi + i, pc));
+        // u = -(conj(tau_i) * w): the rounded product, negated (core/neg_rounded.hpp).
+        const T u = neg_rounded(ct * contiguous_dot<true>(len, vi + i, pc));
         for (index_t r = 0; r < len; ++r)
           pc[r] = madd(vi[i + r], u, pc[r]);
       }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <lapacke.h>
@@ -20,6 +21,7 @@
 #include "householder/two_stage.hpp"
 #include "tests/common/hermitian_matrices.hpp"
 #include "tests/common/random_scalar.hpp"
+#include "tests/common/structured_zeros.hpp"
 
 using namespace eigsolve;
 
@@ -31,6 +33,8 @@ using Vec = std::vector<T>;
 using eigsolve::test_util::hadamard_matrix;
 using eigsolve::test_util::random_hermitian;
 using eigsolve::test_util::random_scalar;
+using eigsolve::test_util::rounded;
+using eigsolve::test_util::Zeros;
 
 template <class T>
 double mag(const T& a) {
@@ -255,7 +259,7 @@ void spec_reduce_to_band(index_t n, index_t b, Vec<T>& A, Vec<T>& tau1) {
         v(r, i) = P(r, i);
       for (index_t c = i + 1; c < b; ++c) {
         const T w = canonical_dot<true>(m - i, &v(i, i), 1, &P(i, c), 1);
-        const T u = -(conj(tau[i]) * w);
+        const T u = -rounded(conj(tau[i]) * w);  // the rounded product, negated
         for (index_t r = i; r < m; ++r)
           P(r, c) = madd(v(r, i), u, P(r, c));
       }
@@ -321,8 +325,8 @@ void spec_reduce_to_band(index_t n, index_t b, Vec<T>& A, Vec<T>& tau1) {
       for (index_t r = c; r < m; ++r) {
         T x = A22(r, c);
         for (index_t p = 0; p < k; ++p) {
-          x = madd(-v(r, p), conj(W[c + m * p]), x);
-          x = madd(-W[r + m * p], conj(v(c, p)), x);
+          x = madd(-rounded(v(r, p)), conj(W[c + m * p]), x);
+          x = madd(-rounded(W[r + m * p]), conj(v(c, p)), x);
         }
         A22(r, c) = x;
       }
@@ -451,6 +455,31 @@ TYPED_TEST(BandReduceTest, BitwiseTheLiteralTranscriptionOfTheSpec) {
       EXPECT_TRUE(same_bits(r.A, s.A)) << "A, n = " << n << " b = " << b;
       EXPECT_TRUE(same_bits(r.tau, s.tau)) << "tau1, n = " << n << " b = " << b;
     }
+}
+
+/// Structured exact zeros (tests/common/structured_zeros.hpp: block diagonal, a 2 x 2 block in a
+/// zero matrix, diagonal, zero rows and columns, +0 and -0 mixed, all -0): the whole matrix and
+/// tau1 bitwise equal to the literal transcription, the sign of every zero included. Step 1's
+/// u = -(conj(tau_i) * w) is the rounded product negated; a negation folded into the product's
+/// last fma (fnmsub / fnmadd) gives +0 where the spec gives -0.
+TYPED_TEST(BandReduceTest, StructuredZerosBitwiseTheLiteralTranscription) {
+  using T = TypeParam;
+  for (Zeros z : test_util::all_zero_kinds())
+    for (index_t n : {9, 37, 70})
+      for (index_t b : {1, 4, 8, 32}) {
+        const Vec<T> F = test_util::structured_hermitian<T>(n, z, 41 * n + b);
+        const Result<T> r = run(F, n, b, 2);
+        Result<T> s;
+        s.A = r.A;  // the poisoned upper triangle, never touched by either
+        for (index_t j = 0; j < n; ++j)
+          for (index_t i = j; i < n; ++i)
+            s.A[i + n * j] = F[i + n * j];
+        spec_reduce_to_band(n, b, s.A, s.tau);
+        const std::string what =
+            test_util::zeros_name(z) + ", n = " + std::to_string(n) + ", b = " + std::to_string(b);
+        EXPECT_TRUE(same_bits(r.A, s.A)) << "A, " << what;
+        EXPECT_TRUE(same_bits(r.tau, s.tau)) << "tau1, " << what;
+      }
 }
 
 TEST(BandReduce, ComplexDiagonalIsMadeRealFirstAndTauZeroWithoutReflector) {
