@@ -24,6 +24,7 @@
 
 #include "core/canonical.hpp"
 #include "core/errors.hpp"
+#include "core/neg_rounded.hpp"
 #include "core/parallel.hpp"
 #include "solver/back_transform_kernels.hpp"
 #include "solver/lapack.hpp"
@@ -189,8 +190,10 @@ void block_columns(index_t L, index_t k, index_t kp, const T* Vp, const real_t<T
       T s = T(0);
       for (index_t q = c; q < k; ++q)
         s = madd(Tm[c + k * q], W[q + kp * j], s);
-      NY[c + kp * j] = -s;
-      if constexpr (is_complex_v<T>) NYR[c + kp * j] = T(s.im, -s.re);  // (-ny.im, ny.re)
+      // ny = -s, the rounded chain negated (core/neg_rounded.hpp: never a folded fnmsub).
+      const T ny = neg_rounded(s);
+      NY[c + kp * j] = ny;
+      if constexpr (is_complex_v<T>) NYR[c + kp * j] = T(-ny.im, ny.re);
     }
     // Step 3: Z += V NY.
 #if defined(EIGSOLVE_SYMV_AVX2)

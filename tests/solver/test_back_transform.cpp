@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "solver/eigensolve.hpp"
 #include "solver/lapack.hpp"
 #include "solver_test_util.hpp"
+#include "tests/common/structured_zeros.hpp"
 
 namespace eigsolve {
 namespace {
@@ -72,7 +74,7 @@ void literal_apply_q(index_t n, const T* A, index_t lda, const T* tau, index_t m
         T s = T(0);
         for (index_t q = c; q < k; ++q)
           s = madd(Tm[c + k * q], w[q], s);
-        ny[c] = -s;
+        ny[c] = -test_util::rounded(s);  // the rounded chain, negated (-(+0) = -0)
       }
       for (index_t r = 0; r < L; ++r) {
         T s = z[r];
@@ -137,6 +139,56 @@ TYPED_TEST(BackTransformTyped, BitwiseLiteralOrderAndThreads) {
       }
     }
   }
+}
+
+/// Z with structured exact zeros for the structured-zero matrices below: column j % 4 == 0 all
+/// -0, 1: random on the rows of one block (rows 3 .. 3 + n/4), -0 elsewhere, 2: random with +0 and
+/// -0 at random on every third row, 3: random. Rows n .. ldz-1 hold 7 (never written).
+template <class T>
+std::vector<T> structured_z(index_t n, index_t m, index_t ldz, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::vector<T> Z(static_cast<size_t>(ldz * m), T(7));
+  for (index_t j = 0; j < m; ++j)
+    for (index_t i = 0; i < n; ++i) {
+      T z = test_util::random_scalar<T>(g);
+      if (j % 4 == 0 || (j % 4 == 1 && (i < 3 || i >= 3 + n / 4)))
+        z = -T(0);
+      else if (j % 4 == 2 && i % 3 == 0)
+        z = test_util::signed_zero<T>(true, g);
+      Z[static_cast<size_t>(i + ldz * j)] = z;
+    }
+  return Z;
+}
+
+/// Structured exact zeros (tests/common/structured_zeros.hpp) in the reflectors (the canonical
+/// tridiagonalization of block-diagonal, 2 x 2-block, diagonal, zero-line, mixed +-0 and all -0
+/// matrices) and in Z (structured_z): bitwise the literal order, the sign of every zero included,
+/// on 1, 2 and 3 threads (the AVX2 kernels and the scalar tail). Step 2's ny = -s is the rounded
+/// chain negated; a negation folded into the chain's last fma (fnmsub) would give +0 for -0.
+TYPED_TEST(BackTransformTyped, StructuredZerosBitwiseLiteralOrder) {
+  using T = TypeParam;
+  using R = real_t<T>;
+  const bool dd = std::is_same_v<T, dd_real>;
+  for (test_util::Zeros zk : test_util::all_zero_kinds())
+    for (index_t n : {index_t(2), index_t(9), index_t(33), index_t(40), index_t(97)}) {
+      if (dd && n > 40) continue;
+      const index_t m = std::max<index_t>(n, 4), ldz = n + 1;
+      std::vector<T> A = test_util::structured_hermitian<T>(n, zk, 7 * n + 3);
+      std::vector<T> tau(static_cast<size_t>(n), T(0));
+      std::vector<R> d(static_cast<size_t>(n)), e(static_cast<size_t>(n));
+      Context ctx;
+      tridiagonalize(ctx, n, A.data(), n, d.data(), e.data(), tau.data(), TridiagOptions{});
+      const std::vector<T> Z = structured_z<T>(n, m, ldz, 11 * n + 5);
+      auto ref = Z;
+      literal_apply_q(n, A.data(), n, tau.data(), m, ref.data(), ldz);
+      for (int threads : {1, 2, 3}) {
+        auto z = Z;
+        ctx.threads = threads;
+        apply_q_canonical(ctx, n, A.data(), n, tau.data(), m, z.data(), ldz);
+        EXPECT_EQ(std::memcmp(z.data(), ref.data(), z.size() * sizeof(T)), 0)
+            << test_util::zeros_name(zk) << ", n = " << n << ", threads = " << threads;
+      }
+    }
 }
 
 /// Q from the canonical order against LAPACK ?ormtr (s/d/c/z) and ||I - Q^H Q|| (all).
