@@ -130,4 +130,23 @@ std::vector<T> structured_hermitian(index_t n, Zeros z, std::uint64_t seed) {
   return F;
 }
 
+/// n x m vectors (ld ldz) with structured exact zeros: column j % 4 == 0 all -0; 1: random on rows
+/// 3 .. 3 + n/4, -0 elsewhere; 2: random with +0 or -0 at random on every third row; 3: random.
+/// Rows n .. ldz-1 hold 7 (never to be written).
+template <class T>
+std::vector<T> structured_z(index_t n, index_t m, index_t ldz, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::vector<T> Z(static_cast<size_t>(ldz * m), T(7));
+  for (index_t j = 0; j < m; ++j)
+    for (index_t i = 0; i < n; ++i) {
+      T z = random_scalar<T>(g);
+      if (j % 4 == 0 || (j % 4 == 1 && (i < 3 || i >= 3 + n / 4)))
+        z = -T(0);
+      else if (j % 4 == 2 && i % 3 == 0)
+        z = signed_zero<T>(true, g);
+      Z[static_cast<size_t>(i + ldz * j)] = z;
+    }
+  return Z;
+}
+
 }  // namespace eigsolve::test_util

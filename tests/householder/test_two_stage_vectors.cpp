@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -22,6 +23,7 @@
 #include "solver/inverse_iteration.hpp"
 #include "tests/common/hermitian_matrices.hpp"
 #include "tests/common/random_scalar.hpp"
+#include "tests/common/structured_zeros.hpp"
 
 namespace eigsolve {
 namespace {
@@ -367,6 +369,53 @@ TYPED_TEST(TwoStageVectorsTest, Q2MatchesTheLiteralSpec) {
       }
     }
   }
+}
+
+// Structured exact zeros (tests/common/structured_zeros.hpp) in the reflectors (both stages of
+// block-diagonal, 2 x 2-block, diagonal, zero-line, mixed +-0 and all -0 matrices: V2 with +-0
+// entries, tau2 zero) and in Z (test_util::structured_z): Z := Q2 Z bitwise the literal spec on
+// every thread count and kernel, the sign of every zero included; then Z := Q1 Q2 Z
+// (apply_q_two_stage) is Q2 followed by the one-stage apply_q_canonical moved down b-1 rows.
+TYPED_TEST(TwoStageVectorsTest, Q2StructuredZerosMatchTheLiteralSpec) {
+  using T = TypeParam;
+  for (test_util::Zeros zk : test_util::all_zero_kinds())
+    for (index_t b : {1, 3, 8, 32})
+      for (index_t n : {index_t(9), index_t(40), index_t(70)}) {
+        const Reduced<T> r = reduce(test_util::structured_hermitian<T>(n, zk, 50 * n + b), n, b);
+        const index_t m = 12, ldz = n + 1;
+        const Vec<T> Z0 = test_util::structured_z<T>(n, m, ldz, 3 * n + b);
+        Vec<T> Zl = Z0;
+        literal_q2(n, b, r.refl.V2.data(), r.refl.ldv2, r.refl.tau2.data(), r.refl.ldt2, m,
+                   Zl.data(), ldz);
+        const std::string what =
+            test_util::zeros_name(zk) + ", n = " + std::to_string(n) + ", b = " + std::to_string(b);
+        for (int threads : {1, 2, 3}) {
+          Vec<T> Z = Z0;
+          Context ctx;
+          ctx.threads = threads;
+          apply_q2_canonical(ctx, n, b, r.refl.V2.data(), r.refl.ldv2, r.refl.tau2.data(),
+                             r.refl.ldt2, m, Z.data(), ldz);
+          EXPECT_TRUE(same_bits(Z, Zl)) << what << ", threads = " << threads;
+        }
+        for (auto kernel : {q2_detail::Q2Kernel::widest, q2_detail::Q2Kernel::avx2,
+                            q2_detail::Q2Kernel::generic}) {
+          Vec<T> Z = Z0;
+          Context ctx;
+          ctx.threads = 2;
+          q2_detail::apply_q2_scheduled(ctx, n, b, r.refl.V2.data(), r.refl.ldv2,
+                                        r.refl.tau2.data(), r.refl.ldt2, m, Z.data(), ldz,
+                                        q2_detail::Q2Schedule{5, kernel, 3});
+          EXPECT_TRUE(same_bits(Z, Zl)) << what << ", kernel " << static_cast<int>(kernel);
+        }
+        Vec<T> Zq = Z0, Zs = Zl;
+        Context ctx;
+        ctx.threads = 2;
+        apply_q_two_stage(ctx, n, r.A.data(), n, r.refl, m, Zq.data(), ldz);
+        if (n - b + 1 > 1)
+          apply_q_canonical(ctx, n - b + 1, r.A.data() + (b - 1), n, r.refl.tau1.data(), m,
+                            Zs.data() + (b - 1), ldz);
+        EXPECT_TRUE(same_bits(Zq, Zs)) << "Q1 Q2, " << what;
+      }
 }
 
 // --- Q1 Q2 -------------------------------------------------------------------------------------

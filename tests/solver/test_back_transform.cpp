@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -141,30 +140,12 @@ TYPED_TEST(BackTransformTyped, BitwiseLiteralOrderAndThreads) {
   }
 }
 
-/// Z with structured exact zeros for the structured-zero matrices below: column j % 4 == 0 all
-/// -0, 1: random on the rows of one block (rows 3 .. 3 + n/4), -0 elsewhere, 2: random with +0 and
-/// -0 at random on every third row, 3: random. Rows n .. ldz-1 hold 7 (never written).
-template <class T>
-std::vector<T> structured_z(index_t n, index_t m, index_t ldz, std::uint64_t seed) {
-  std::mt19937_64 g(seed);
-  std::vector<T> Z(static_cast<size_t>(ldz * m), T(7));
-  for (index_t j = 0; j < m; ++j)
-    for (index_t i = 0; i < n; ++i) {
-      T z = test_util::random_scalar<T>(g);
-      if (j % 4 == 0 || (j % 4 == 1 && (i < 3 || i >= 3 + n / 4)))
-        z = -T(0);
-      else if (j % 4 == 2 && i % 3 == 0)
-        z = test_util::signed_zero<T>(true, g);
-      Z[static_cast<size_t>(i + ldz * j)] = z;
-    }
-  return Z;
-}
-
 /// Structured exact zeros (tests/common/structured_zeros.hpp) in the reflectors (the canonical
 /// tridiagonalization of block-diagonal, 2 x 2-block, diagonal, zero-line, mixed +-0 and all -0
-/// matrices) and in Z (structured_z): bitwise the literal order, the sign of every zero included,
-/// on 1, 2 and 3 threads (the AVX2 kernels and the scalar tail). Step 2's ny = -s is the rounded
-/// chain negated; a negation folded into the chain's last fma (fnmsub) would give +0 for -0.
+/// matrices) and in Z (test_util::structured_z): bitwise the literal order, the sign of every zero
+/// included, on 1, 2 and 3 threads (the AVX2 kernels and the scalar tail). Step 2's ny = -s is the
+/// rounded chain negated; a negation folded into the chain's last fma (fnmsub) would give +0 for
+/// -0.
 TYPED_TEST(BackTransformTyped, StructuredZerosBitwiseLiteralOrder) {
   using T = TypeParam;
   using R = real_t<T>;
@@ -178,7 +159,7 @@ TYPED_TEST(BackTransformTyped, StructuredZerosBitwiseLiteralOrder) {
       std::vector<R> d(static_cast<size_t>(n)), e(static_cast<size_t>(n));
       Context ctx;
       tridiagonalize(ctx, n, A.data(), n, d.data(), e.data(), tau.data(), TridiagOptions{});
-      const std::vector<T> Z = structured_z<T>(n, m, ldz, 11 * n + 5);
+      const std::vector<T> Z = test_util::structured_z<T>(n, m, ldz, 11 * n + 5);
       auto ref = Z;
       literal_apply_q(n, A.data(), n, tau.data(), m, ref.data(), ldz);
       for (int threads : {1, 2, 3}) {
