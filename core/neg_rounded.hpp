@@ -54,14 +54,19 @@ ES_HD_INLINE dd_real neg_rounded(const dd_real& x) {
 }
 
 #if !defined(__CUDA_ARCH__)
-/// x[i] := -x[i] for i < n, where the caller has just stored rounded results in x: neg_rounded
-/// element by element, with one barrier for all (the asm's memory clobber: every store before it
-/// is done, every load after it reads memory), so that the loops on both sides stay vectorised.
+/// out[i] := -x[i] for i < n, where the caller has stored rounded results in x (out may be x):
+/// neg_rounded element by element, with one barrier for all (the asm's memory clobber: every
+/// store before it is done, every load after it reads memory), so that the loops on both sides
+/// stay vectorised.
+template <class T>
+inline void neg_rounded_stored(const T* x, T* out, index_t n) {
+  asm volatile("" : : "r"(x), "r"(out) : "memory");
+  for (index_t i = 0; i < n; ++i)
+    out[i] = -x[i];
+}
 template <class T>
 inline void neg_rounded_stored(T* x, index_t n) {
-  asm volatile("" : : "r"(x) : "memory");
-  for (index_t i = 0; i < n; ++i)
-    x[i] = -x[i];
+  neg_rounded_stored(static_cast<const T*>(x), x, n);
 }
 #endif
 

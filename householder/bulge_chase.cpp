@@ -90,12 +90,11 @@ void sym2(T* AB, index_t ldab, index_t s, index_t L, const T* v, const T& tau, C
   for (index_t c = 0; c < L; ++c)
     y[c] = madd(alpha, v[c], y[c]);
   // D(r, c) -= v_r conj(y_c) + y_r conj(v_c) on the lower triangle, column by column.
+  // -y_r and -v_r of the rounded values (core/neg_rounded.hpp).
   T* ny = w.ny.data();
   T* nv = w.nv.data();
-  for (index_t r = 0; r < L; ++r) {
-    ny[r] = -y[r];
-    nv[r] = -v[r];
-  }
+  neg_rounded_stored(y, ny, L);
+  neg_rounded_stored(v, nv, L);
   for (index_t c = 0; c < L; ++c) {
     T* dc = AB + (s + c) * ldab - c;  // D(r, c) at dc[r], r >= c
     const T cy = conj(y[c]), cv = conj(v[c]);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -128,6 +129,20 @@ std::vector<T> structured_hermitian(index_t n, Zeros z, std::uint64_t seed) {
       F[static_cast<size_t>(j + n * i)] = conj(a);
     }
   return F;
+}
+
+/// The band of half-width b (band storage, ldab >= b + 1, AB[k + c * ldab] = F(c + k, c)) of
+/// structured_hermitian(n, z, seed); NaN everywhere else (entries a chase must not read).
+template <class T>
+std::vector<T> structured_band(index_t n, index_t b, index_t ldab, Zeros z, std::uint64_t seed) {
+  using R = real_t<T>;
+  const R nan = R(std::numeric_limits<double>::quiet_NaN());
+  const std::vector<T> F = structured_hermitian<T>(n, z, seed);
+  std::vector<T> AB(static_cast<size_t>(ldab * (n > 1 ? n : 1)), make_scalar<T>(nan, nan));
+  for (index_t c = 0; c < n; ++c)
+    for (index_t k = 0; k <= b && c + k < n; ++k)
+      AB[static_cast<size_t>(k + c * ldab)] = F[static_cast<size_t>((c + k) + c * n)];
+  return AB;
 }
 
 /// n x m vectors (ld ldz) with structured exact zeros: column j % 4 == 0 all -0; 1: random on rows

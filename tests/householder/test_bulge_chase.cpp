@@ -61,20 +61,6 @@ Vec<T> random_band(index_t n, index_t b, index_t ldab, std::uint64_t seed) {
   return AB;
 }
 
-/// The band of half-width b of a structured-zero Hermitian matrix (tests/common/
-/// structured_zeros.hpp), laid out as random_band's (NaN where the chase must not read).
-template <class T>
-Vec<T> structured_band(index_t n, index_t b, index_t ldab, Zeros z, std::uint64_t seed) {
-  using R = real_t<T>;
-  const R nan = R(std::numeric_limits<double>::quiet_NaN());
-  const Vec<T> F = test_util::structured_hermitian<T>(n, z, seed);
-  Vec<T> AB(sz(ldab * std::max<index_t>(n, 1)), make_scalar<T>(nan, nan));
-  for (index_t c = 0; c < n; ++c)
-    for (index_t k = 0; k <= b && c + k < n; ++k)
-      AB[sz(k + c * ldab)] = F[sz((c + k) + c * n)];
-  return AB;
-}
-
 /// The full n x n Hermitian matrix of a band.
 template <class T>
 Vec<T> dense_of(index_t n, index_t b, const Vec<T>& AB, index_t ldab) {
@@ -401,7 +387,7 @@ TYPED_TEST(BulgeChaseTest, StructuredZerosMatchTheLiteralSpecBitwise) {
     for (index_t b : {1, 3, 8})
       for (index_t n : {index_t(2), b + 2, index_t(40)}) {
         const index_t ldab = 2 * b + 1, ldt2 = chase_levels(n, b);
-        const Vec<T> AB = structured_band<T>(n, b, ldab, z, 300 + 10 * n + b);
+        const Vec<T> AB = test_util::structured_band<T>(n, b, ldab, z, 300 + 10 * n + b);
         Vec<T> V2(sz(n * n), nan), tau2(sz(ldt2 * n), nan), sV2 = V2, stau2 = tau2;
         Vec<T> lab = AB, sab = AB;
         Tri<T> t{Vec<R>(sz(n)), Vec<R>(sz(n - 1)), {}};
