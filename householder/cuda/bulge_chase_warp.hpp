@@ -14,11 +14,15 @@
 // Every chain is the spec's: plain ascending chains from +0 with madd / madd_conj; larfg as
 // hh_detail::larfg (householder/larfg.hpp): max of abs1, the exponent of the maximum, the
 // canonical scaled sum of squares (tiles of 64 from x[0], chunks of 8, tile_tree, tiles added
-// in ascending order), then beta, tau and 1 / (alpha - beta) by the same formulas.
+// in ascending order), then beta, tau and 1 / (alpha - beta) by the same formulas. Every
+// negation of a computed value (t, u, -w_r, -y_r) is neg_rounded (core/neg_rounded.hpp): on the
+// device a plain negation of the rounded value; compiled for the host (the tests' emulation),
+// where GCC would fold -fma(a, b, c) into fnmsub (+0 for -0), it passes through a barrier first.
 #pragma once
 
 #include "core/canonical.hpp"
 #include "core/hd.hpp"
+#include "core/neg_rounded.hpp"
 #include "core/precision.hpp"
 
 #if !defined(__CUDA_ARCH__)
@@ -138,7 +142,7 @@ ES_HD_INLINE void right(int lane, const Work<T>& W, int M, int L) {
     T s = T(0);
     for (int c = 0; c < L; ++c)
       s = madd(row[c], W.v[c], s);
-    const T t = -(tau * s);
+    const T t = neg_rounded(tau * s);
     for (int c = 0; c < L; ++c)
       row[c] = madd(t, conj(W.v[c]), row[c]);
   }
@@ -251,7 +255,7 @@ ES_HD_INLINE void left(int lane, const Work<T>& W, int M, int L) {
     T s = T(0);
     for (int r = 0; r < M; ++r)
       s = madd_conj(W.w[r], W.C[r * W.P + c], s);
-    const T u = -(ctau * s);
+    const T u = neg_rounded(ctau * s);
     for (int r = 0; r < M; ++r)
       W.C[r * W.P + c] = madd(W.w[r], u, W.C[r * W.P + c]);
   }
@@ -299,7 +303,7 @@ ES_HD_INLINE void sym2_yupd(int lane, const Work<T>& W, int M) {
 template <class T>
 ES_HD_INLINE void sym2_update(int lane, const Work<T>& W, int M) {
   for (int r = lane; r < M; r += kLanes) {
-    const T nw = -W.w[r], ny = -W.y[r];
+    const T nw = neg_rounded(W.w[r]), ny = neg_rounded(W.y[r]);
     T* row = W.D + r * W.P;
     for (int c = 0; c <= r; ++c) {
       T a = row[c];
@@ -618,7 +622,7 @@ ES_HD_INLINE void r_right(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int M,
     ES_BULGE_UNROLL
     for (int c = 0; c < NB; ++c)
       if (c < L) s = madd(R.a[c], W.v[c], s);
-    const T t = -(R.tau * s);
+    const T t = neg_rounded(R.tau * s);
     T* row = W.C + lane * W.P;
     ES_BULGE_UNROLL
     for (int c = 0; c < NB; ++c)
@@ -641,7 +645,7 @@ ES_HD_INLINE void r_left_u(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int M
     ES_BULGE_UNROLL
     for (int r = 0; r < NB; ++r)
       if (r < M) s = madd_conj(W.w[r], W.C[r * W.P + lane], s);
-    W.y[lane] = -(ctau * s);
+    W.y[lane] = neg_rounded(ctau * s);
   }
 }
 
@@ -695,8 +699,8 @@ ES_HD_INLINE void r_sym2_update(int lane, const Work<T>& W, LaneRegs<T, NB>& R, 
     if (c < M) s = madd_conj(W.y[c], W.w[c], s);
   const T al = neg_half(R.tau2) * s;
   if (lane < M) {
-    const T nw = -R.wr;
-    const T ny = -madd(al, R.wr, W.y[lane]);
+    const T nw = neg_rounded(R.wr);
+    const T ny = neg_rounded(madd(al, R.wr, W.y[lane]));
     ES_BULGE_UNROLL
     for (int c = 0; c < NB; ++c)
       if (c <= lane) {

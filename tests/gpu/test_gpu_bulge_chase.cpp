@@ -22,11 +22,14 @@
 #include "householder/bulge_chase_cuda.hpp"
 #include "householder/cuda/bulge_chase_warp.hpp"
 #include "householder/two_stage.hpp"
+#include "tests/common/env_scope.hpp"
 #include "tests/common/random_scalar.hpp"
+#include "tests/common/structured_zeros.hpp"
 #include "tests/gpu/gpu_guard.hpp"
 
 using namespace eigsolve;
 using eigsolve::test_util::random_scalar;
+using eigsolve::test_util::Zeros;
 
 namespace {
 
@@ -353,6 +356,84 @@ TYPED_TEST(GpuBulgeChase, HostWarpEmulationKeepsTheCpuReflectors) {
       Refl<T> r0(c.n, c.b);
       emulated_chase<true, T, true>(c.n, c.b, AB, ldab, 0, &r0);
       EXPECT_TRUE(r0 == rc) << "V2/tau2, register path, sequential" << what;
+    }
+  }
+}
+
+/// The structured-zero cases (tests/common/structured_zeros.hpp: block diagonal, a 2 x 2 block in
+/// a zero band, diagonal, zero rows and columns, +0 and -0 mixed, all -0) of the zero-sign tests.
+struct ZCase {
+  Zeros z;
+  index_t n, b;
+};
+std::vector<ZCase> zero_cases(bool dd) {
+  std::vector<ZCase> cs;
+  for (Zeros z : test_util::all_zero_kinds())
+    for (Case c : {Case{2, 1}, Case{40, 1}, Case{40, 3}, Case{100, 8}, Case{130, 32},
+                   Case{dd ? 200 : 600, 32}, Case{200, 64}})
+      cs.push_back({z, c.n, c.b});
+  return cs;
+}
+std::string zcase_name(const ZCase& c) {
+  return test_util::zeros_name(c.z) + ", n = " + std::to_string(c.n) +
+         ", b = " + std::to_string(c.b);
+}
+
+/// Structured exact zeros, the warp's code on the host (every path, sequential and 4 threads): d,
+/// e and V2/tau2 the CPU's bit for bit, the sign of every zero included. right's t = -(tau * s)
+/// and left's u = -(conj(tau') * s) negate the rounded product (core/neg_rounded.hpp); compiled
+/// for the host without it, GCC folds the negation into fnmsub (c, z) and gets +0 for -0.
+TYPED_TEST(GpuBulgeChase, HostWarpEmulationStructuredZerosBitwiseEqualToCpu) {
+  using T = TypeParam;
+  for (const ZCase& c : zero_cases(std::is_same<T, dd_real>::value)) {
+    if (c.n > 200) continue;  // the host emulation is slow
+    const index_t ldab = 2 * c.b + 1;
+    const auto AB = test_util::structured_band<T>(c.n, c.b, ldab, c.z, 23 + c.n * 131 + c.b);
+    Refl<T> rc(c.n, c.b);
+    const auto ref = cpu_chase<T>(c.n, c.b, AB, ldab, &rc);
+    const std::string what = zcase_name(c);
+    {
+      Refl<T> r(c.n, c.b);
+      EXPECT_TRUE((emulated_chase<true, T>(c.n, c.b, AB, ldab, 0, &r) == ref)) << "split, " << what;
+      EXPECT_TRUE(r == rc) << "V2/tau2, split, " << what;
+    }
+    {
+      Refl<T> r(c.n, c.b);
+      EXPECT_TRUE((emulated_chase<false, T>(c.n, c.b, AB, ldab, 4, &r) == ref)) << what;
+      EXPECT_TRUE(r == rc) << "V2/tau2, not split, 4 threads, " << what;
+    }
+    if (c.b <= 32) {
+      Refl<T> r(c.n, c.b);
+      EXPECT_TRUE((emulated_chase<true, T, true>(c.n, c.b, AB, ldab, 4, &r) == ref))
+          << "register path, " << what;
+      EXPECT_TRUE(r == rc) << "V2/tau2, register path, " << what;
+    }
+  }
+}
+
+/// Structured exact zeros on the device: d, e and the kept V2/tau2 the CPU's bit for bit (the
+/// sign of every zero included) with every kernel: the default, the register path forced
+/// (EIGSOLVE_GPU_BULGE_REG=1), the shared-memory phases (REG=0), one progress step per level
+/// (SPLIT=0); and d, e without V2/tau2.
+TYPED_TEST(GpuBulgeChase, StructuredZerosBitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  for (const ZCase& c : zero_cases(std::is_same<T, dd_real>::value)) {
+    const index_t ldab = 2 * c.b + 1;
+    const auto AB = test_util::structured_band<T>(c.n, c.b, ldab, c.z, 29 + c.n * 7 + c.b);
+    Refl<T> rc(c.n, c.b);
+    const auto ref = cpu_chase<T>(c.n, c.b, AB, ldab, &rc);
+    EXPECT_TRUE((gpu_chase<T>(c.n, c.b, AB, ldab) == ref)) << "d, e, " << zcase_name(c);
+    for (const char* mode : {"default", "REG=1", "REG=0", "SPLIT=0"}) {
+      const std::string m(mode);
+      test_util::EnvScope env({{"EIGSOLVE_GPU_BULGE_REG", m == "REG=1"   ? "1"
+                                                          : m == "REG=0" ? "0"
+                                                                         : nullptr},
+                               {"EIGSOLVE_GPU_BULGE_SPLIT", m == "SPLIT=0" ? "0" : nullptr}});
+      Refl<T> rg(c.n, c.b);
+      EXPECT_TRUE((gpu_chase<T>(c.n, c.b, AB, ldab, &rg) == ref))
+          << mode << ": d, e, " << zcase_name(c);
+      EXPECT_TRUE(rg == rc) << mode << ": V2/tau2, " << zcase_name(c);
     }
   }
 }
