@@ -4,7 +4,8 @@
 // dimensions; the device-pointer entry point on its own stream with padded ldda/lddz and a
 // dirty workspace; reflectors with tau = 0 and Z with signed zeros; sizes where the kernels
 // take several column sub-batches per thread block; each step-1 mode (EIGSOLVE_GPU_BT_SWEEP
-// automatic / 0 / 1) over the same kinds of cases.
+// automatic / 0 / 1) over the same kinds of cases; structured exact zeros (-0 and +0) in the
+// reflectors and in Z, the sign of every zero included.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -25,6 +26,7 @@
 #include "solver/back_transform_cuda.hpp"
 #include "tests/common/env_scope.hpp"
 #include "tests/common/random_scalar.hpp"
+#include "tests/common/structured_zeros.hpp"
 #include "tests/gpu/gpu_guard.hpp"
 
 using namespace eigsolve;
@@ -188,6 +190,34 @@ TYPED_TEST(GpuBackTransform, ZeroTauAndSignedZeros) {
     Context ctx;
     tridiagonalize(ctx, n, D.data(), n, d.data(), e.data(), taud.data());
     check<T>(n, m, n, D, taud, n, Z, "diagonal");
+  }
+}
+
+/// Structured exact zeros (tests/common/structured_zeros.hpp) in the reflectors (the CPU
+/// tridiagonalization of block-diagonal, 2 x 2-block, diagonal, zero-line, mixed +-0 and all -0
+/// matrices) and in Z (test_util::structured_z: -0 columns, -0 outside a block of rows, mixed
+/// +-0), every step-1 mode: the CPU's bits, the sign of every zero included. Step 2's
+/// ny = -s is the rounded chain negated: -(+0) = -0.
+TYPED_TEST(GpuBackTransform, StructuredZerosBitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  using R = real_t<T>;
+  for (const char* sweep : kSweepModes) {
+    EnvScope env({{"EIGSOLVE_GPU_BT_SWEEP", sweep}});
+    for (test_util::Zeros zk : test_util::all_zero_kinds())
+      for (index_t n : {2, 9, 33, 40, 97, 131, 257}) {
+        std::vector<T> A = test_util::structured_hermitian<T>(n, zk, 13 * n + 1);
+        std::vector<T> tau(static_cast<std::size_t>(n), T(0));
+        std::vector<R> d(static_cast<std::size_t>(n)), e(static_cast<std::size_t>(n));
+        Context ctx;
+        ctx.threads = 2;
+        tridiagonalize(ctx, n, A.data(), n, d.data(), e.data(), tau.data());
+        for (index_t m : {index_t(12), n}) {
+          const index_t ldz = n + 1;
+          check<T>(n, m, n, A, tau, ldz, test_util::structured_z<T>(n, m, ldz, 17 * n + m),
+                   sweep_name(sweep) + " " + test_util::zeros_name(zk));
+        }
+      }
   }
 }
 

@@ -1,6 +1,7 @@
 // GPU tridiagonalization (householder/tridiag_cuda.hpp) == CPU bitwise: d, e, tau and the whole
 // lower triangle (reflectors) for every precision, several panel widths, edge sizes; end to end
-// the eigenvalues of --device cuda equal --device cpu bitwise on real matrices and generated ones.
+// the eigenvalues of --device cuda equal --device cpu bitwise on real matrices and generated ones;
+// matrices with structured exact zeros (-0 and +0), the sign of every zero included.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -19,6 +20,7 @@
 #include "io/matrix_io.hpp"
 #include "solver/eigensolve.hpp"
 #include "tests/common/random_scalar.hpp"
+#include "tests/common/structured_zeros.hpp"
 #include "tests/gpu/gpu_guard.hpp"
 
 using namespace eigsolve;
@@ -241,6 +243,49 @@ void pipeline_equal(HostMatrix<T> A, const std::string& what, bool vectors) {
   SolveOptions opt;
   opt.vectors = vectors;
   pipeline_equal(std::move(A), what, opt);
+}
+
+/// Structured exact zeros (tests/common/structured_zeros.hpp: block diagonal, a 2 x 2 block in a
+/// zero matrix, diagonal, zero rows and columns, +0 and -0 mixed, all -0), one-stage: d, e, tau
+/// and the reflectors with panels on the device and on the host (nb = 32, 8), then the pipeline
+/// with eigenvectors (eigensolve and eigensolve_device, --device cuda against cpu): the CPU's
+/// bits, the sign of every zero included (the back-transformation's ny = -s is the rounded chain
+/// negated).
+TYPED_TEST(GpuTridiag, StructuredZerosBitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  using R = real_t<T>;
+  Context ctx;
+  ctx.threads = 2;
+  for (test_util::Zeros zk : test_util::all_zero_kinds()) {
+    for (index_t n : {9, 40, 130, 300})
+      for (int nb : {32, 8})
+        for (bool device_panels : {true, false}) {
+          const std::string what = test_util::zeros_name(zk) + " n=" + std::to_string(n) +
+                                   " nb=" + std::to_string(nb) +
+                                   (device_panels ? " device panels" : " host panels");
+          const std::vector<T> F = test_util::structured_hermitian<T>(n, zk, 7 * n + nb);
+          std::vector<T> A1 = F, A2 = F;
+          std::vector<R> d1(n), e1(n, R(0)), d2(n), e2(n, R(0));
+          std::vector<T> t1(n, T(0)), t2(n, T(0));
+          TridiagOptions o;
+          o.nb = nb;
+          tridiagonalize(ctx, n, A1.data(), n, d1.data(), e1.data(), t1.data(), o);
+          auto dev = make_cuda_tridiag<T>(n, A2.data(), n, nb, nullptr, device_panels);
+          tridiagonalize(ctx, n, A2.data(), n, d2.data(), e2.data(), t2.data(), o, dev.get());
+          EXPECT_TRUE(same_bytes(d1, d2)) << what << ": d";
+          EXPECT_TRUE(same_bytes(e1, e2)) << what << ": e";
+          EXPECT_TRUE(same_bytes(t1, t2)) << what << ": tau";
+          EXPECT_TRUE(same_lower(A1, A2, n, n)) << what << ": reflectors";
+        }
+    const index_t n = std::is_same<T, dd_real>::value ? 90 : 200;
+    HostMatrix<T> A(n);
+    A.data = test_util::structured_hermitian<T>(n, zk, 99);
+    SolveOptions opt;
+    opt.vectors = true;
+    opt.reduction = Reduction::one_stage;
+    pipeline_equal(A, test_util::zeros_name(zk) + " vectors", opt);
+  }
 }
 
 TEST(GpuPipeline, RealMatricesAllPrecisions) {

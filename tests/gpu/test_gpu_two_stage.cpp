@@ -1,7 +1,8 @@
 // The two-stage reduction on the device (householder/two_stage_cuda.hpp) against the CPU's
 // (householder/two_stage.hpp, docs/canonical-two-stage.md): stage 1 bitwise (the band and the
 // reflectors), d and e bitwise, and the eigenvalues of the whole pipeline (eigensolve and
-// eigensolve_device with --device cuda) bitwise, for s, d, c, z, dd.
+// eigensolve_device with --device cuda) bitwise, for s, d, c, z, dd; also on matrices with
+// structured exact zeros (-0 and +0), the sign of every zero included.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@
 #include "householder/two_stage_cuda.hpp"
 #include "solver/eigensolve.hpp"
 #include "tests/common/env_scope.hpp"
+#include "tests/common/structured_zeros.hpp"
 
 namespace eigsolve {
 namespace {
@@ -171,6 +173,91 @@ TYPED_TEST(GpuTwoStage, EigenvectorsBitwiseEqualToCpu) {
         EXPECT_TRUE(same_bits(r->z.data(), cpu.z.data(), cpu.z.size())) << what;
       }
     }
+}
+
+/// A structured-zero Hermitian matrix (tests/common/structured_zeros.hpp) as a HostMatrix.
+template <class T>
+HostMatrix<T> structured(index_t n, test_util::Zeros z, std::uint64_t seed) {
+  HostMatrix<T> A(n);
+  A.data = test_util::structured_hermitian<T>(n, z, seed);
+  return A;
+}
+
+// Structured exact zeros (block diagonal, a 2 x 2 block in a zero matrix, diagonal, zero rows and
+// columns, +0 and -0 mixed, all -0): stage 1's whole lower triangle and d, e the CPU's bit for
+// bit, the sign of every zero included. Stage 1's u = -(conj(tau) * w) and the chase's
+// t = -(tau * s), u = -(conj(tau') * s) are the rounded products negated (-(+0) = -0).
+TYPED_TEST(GpuTwoStage, StructuredZerosBitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  using R = real_t<T>;
+  for (test_util::Zeros zk : test_util::all_zero_kinds())
+    for (index_t n : {9, 40, 130, 300})
+      for (index_t b : {1, 3, 8, 32}) {
+        const std::string what =
+            test_util::zeros_name(zk) + ", n = " + std::to_string(n) + ", b = " + std::to_string(b);
+        const auto A0 = structured<T>(n, zk, std::uint64_t(n * 100 + b));
+        auto Ac = A0;
+        std::vector<T> tau(static_cast<std::size_t>(n));
+        reduce_to_band(Context{}, n, b, Ac.ptr(), n, tau.data());
+        HostMatrix<T> Ag(n);
+        auto dev = make_two_stage_cuda<T>(n, b, A0.ptr(), n, false);
+        dev->stage1(b, Ag.ptr(), n);
+        index_t bad = 0, first_i = -1, first_j = -1;
+        for (index_t j = 0; j < n; ++j)
+          for (index_t i = j; i < n; ++i)
+            if (!same_bits(&Ag(i, j), &Ac(i, j), 1)) {
+              if (bad++ == 0) first_i = i, first_j = j;
+            }
+        EXPECT_EQ(bad, 0) << "stage 1, " << what << ": first difference at (" << first_i << ", "
+                          << first_j << ")";
+        auto At = A0;
+        std::vector<R> dc(n), ec(n, R(0)), dg(n), eg(n, R(0));
+        tridiagonalize_two_stage(Context{}, n, b, At.ptr(), n, dc.data(), ec.data());
+        dev = make_two_stage_cuda<T>(n, b, A0.ptr(), n, false);
+        dev->run(b, dg.data(), eg.data());
+        EXPECT_TRUE(same_bits(dg.data(), dc.data(), std::size_t(n))) << "d, " << what;
+        EXPECT_TRUE(same_bits(eg.data(), ec.data(), std::size_t(n - 1))) << "e, " << what;
+      }
+}
+
+// The pipeline with eigenvectors on structured-zero matrices: eigensolve with the CUDA backend
+// (vectors resident and the host route) and eigensolve_device give the CPU backend's eigenvalues
+// and eigenvectors bit for bit, the sign of every zero included.
+TYPED_TEST(GpuTwoStage, StructuredZerosEigenvectorsBitwiseEqualToCpu) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  const index_t n = std::is_same<T, dd_real>::value ? 90 : 200;
+  for (test_util::Zeros zk : test_util::all_zero_kinds())
+    for (index_t b : {3, 32})
+      for (const char* resident : {"1", "0"}) {
+        const std::string what = test_util::zeros_name(zk) + ", b = " + std::to_string(b) +
+                                 ", EIGSOLVE_GPU_RESIDENT=" + resident;
+        const auto A0 = structured<T>(n, zk, std::uint64_t(31 + b));
+        SolveOptions opt;
+        opt.reduction = Reduction::two_stage;
+        opt.band = int(b);
+        opt.vectors = true;
+        auto Ac = A0;
+        const auto cpu = eigensolve(Context{}, Ac, opt);
+        EnvScope env({{"EIGSOLVE_GPU_RESIDENT", resident}});
+        Context gctx;
+        gctx.backend = Backend::cuda;
+        auto Ag = A0;
+        const auto gpu = eigensolve(gctx, Ag, opt);
+        T* dA = nullptr;
+        ASSERT_EQ(cudaSuccess, cudaMalloc(&dA, sizeof(T) * std::size_t(n) * std::size_t(n)));
+        ASSERT_EQ(cudaSuccess, cudaMemcpy(dA, A0.ptr(), sizeof(T) * std::size_t(n) * std::size_t(n),
+                                          cudaMemcpyHostToDevice));
+        const auto dev = eigensolve_device(gctx, n, static_cast<const T*>(dA), n, opt);
+        cudaFree(dA);
+        for (const auto* r : {&gpu, &dev}) {
+          ASSERT_EQ(r->w.size(), cpu.w.size()) << what;
+          ASSERT_EQ(r->z.size(), cpu.z.size()) << what;
+          EXPECT_TRUE(same_bits(r->w.data(), cpu.w.data(), cpu.w.size())) << "w, " << what;
+          EXPECT_TRUE(same_bits(r->z.data(), cpu.z.data(), cpu.z.size())) << "z, " << what;
+        }
+      }
 }
 
 // The schedules that must not change a bit: the next panel's QR beside the update (default),
