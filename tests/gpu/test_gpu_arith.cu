@@ -1,5 +1,6 @@
 // The canonical scalar arithmetic (core/complex.hpp, core/dd_real.hpp) compiled for the device
-// gives the same bits as on the host: the premise of backend-independent results.
+// gives the same bits as on the host: the premise of backend-independent results. Also the
+// negation of a rounded result (an exact +0 gives -0) as the device kernels write it.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 
 #include "core/precision.hpp"
 #include "core/dd_real.hpp"
+#include "core/neg_rounded.hpp"
 #include "gpu_guard.hpp"
 
 using eigsolve::cdouble;
@@ -146,6 +148,73 @@ TEST(GpuArith, ComplexBitwiseEqualToHost) {
     b.emplace_back(u(rng) * 1e3, u(rng) * 1e-3);
   }
   check(a, b, run_complex, complex_ops);
+}
+
+/// The negations of rounded results as the device kernels write them: a plain -(...) of a complex
+/// product or an fma (householder/cuda/two_stage_device.cu u = -(conj(tau) * w), solver/cuda/
+/// back_transform_kernels.cuh ny = -s, the bulge chase's t and u), relying on nvcc (-fmad=false)
+/// to negate the rounded value. Outputs 4 and 5 hold float results, widened (exact).
+__global__ void run_neg(int n, const cdouble* a, const cdouble* b, cdouble* out) {
+  using eigsolve::cfloat;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const cdouble x = a[i], y = b[i];
+  cdouble* o = out + kOps * i;
+  o[0] = -(x * y);
+  o[1] = -(eigsolve::conj(x) * y);
+  o[2] = -eigsolve::madd(x, y, x);
+  o[3] = -eigsolve::madd_conj(x, y, y);
+  o[4] = cdouble(-eigsolve::madd(x.re, y.re, x.im), -eigsolve::madd(x.im, y.im, y.re));
+  const cfloat xf(float(x.re), float(x.im)), yf(float(y.re), float(y.im));
+  const cfloat pf = -(xf * yf), mf = -eigsolve::madd(xf, yf, xf);
+  o[5] = cdouble(pf.re, pf.im);
+  o[6] = cdouble(mf.re, mf.im);
+  o[7] = -(y * x);
+}
+
+/// The same on the host through neg_rounded (core/neg_rounded.hpp): the spec's value.
+void neg_ops(const cdouble& x, const cdouble& y, cdouble* o) {
+  using eigsolve::cfloat;
+  using eigsolve::neg_rounded;
+  o[0] = neg_rounded(x * y);
+  o[1] = neg_rounded(eigsolve::conj(x) * y);
+  o[2] = neg_rounded(eigsolve::madd(x, y, x));
+  o[3] = neg_rounded(eigsolve::madd_conj(x, y, y));
+  o[4] = cdouble(neg_rounded(eigsolve::madd(x.re, y.re, x.im)),
+                 neg_rounded(eigsolve::madd(x.im, y.im, y.re)));
+  const cfloat xf(float(x.re), float(x.im)), yf(float(y.re), float(y.im));
+  const cfloat pf = neg_rounded(xf * yf), mf = neg_rounded(eigsolve::madd(xf, yf, xf));
+  o[5] = cdouble(pf.re, pf.im);
+  o[6] = cdouble(mf.re, mf.im);
+  o[7] = neg_rounded(y * x);
+}
+
+/// Components from {+-0, +-0.5, +-1, +-2} in every combination: products and fmas that cancel
+/// exactly, with every sign of their terms. The device's plain negation must give the host's
+/// neg_rounded bits (-0 for an exact +0; a negated fma folded into fnmsub would give +0).
+TEST(GpuArith, NegatedRoundedResultsBitwiseEqualToHost) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  const double vals[] = {0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0};
+  std::vector<cdouble> c;
+  for (double re : vals)
+    for (double im : vals)
+      c.emplace_back(re, im);
+  std::vector<cdouble> a, b;
+  for (const cdouble& x : c)
+    for (const cdouble& y : c) {
+      a.push_back(x);
+      b.push_back(y);
+    }
+  check(a, b, run_neg, neg_ops);
+  // and the host's own check that these operands do produce exact zeros of both kinds
+  int zeros = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    cdouble o[kOps];
+    neg_ops(a[i], b[i], o);
+    for (const cdouble& z : o)
+      zeros += (z.re == 0.0 && std::signbit(z.re)) + (z.im == 0.0 && std::signbit(z.im));
+  }
+  EXPECT_GT(zeros, 1000);
 }
 
 }  // namespace
