@@ -301,5 +301,65 @@ TYPED_TEST(BackTransformTyped, GeneratedResidualOrthogonality) {
   check_solve(random_hermitian<T>(n, 42), 2, "random " + std::to_string(n));
 }
 
+/// The whole pipeline with eigenvectors (one-stage and two-stage reductions) on the
+/// structured-zero matrices of tests/common/structured_zeros.hpp: the same bytes for 1, 2 and 3
+/// threads (the sign of every zero included), and the residual and orthogonality bounds of
+/// check_solve where A is not zero. The GPU tests compare these results with the device's.
+TYPED_TEST(BackTransformTyped, StructuredZerosPipelineThreadsAndResiduals) {
+  using T = TypeParam;
+  const index_t n = std::is_same_v<T, dd_real> ? 40 : 70;
+  const double u = ScalarTraits<T>::unit_roundoff();
+  for (test_util::Zeros zk : test_util::all_zero_kinds())
+    for (Reduction red : {Reduction::one_stage, Reduction::two_stage}) {
+      const std::string what =
+          test_util::zeros_name(zk) + (red == Reduction::one_stage ? ", one-stage" : ", two-stage");
+      HostMatrix<T> A0(n);
+      A0.data = test_util::structured_hermitian<T>(n, zk, 5 * n + 1);
+      SolveOptions opt;
+      opt.vectors = true;
+      opt.reduction = red;
+      opt.band = 8;
+      Context ctx;
+      ctx.threads = 1;
+      auto A = A0;
+      const auto r = eigensolve(ctx, A, opt);
+      ASSERT_EQ(r.m, n) << what;
+      for (int t : {2, 3}) {
+        auto B = A0;
+        ctx.threads = t;
+        const auto r2 = eigensolve(ctx, B, opt);
+        EXPECT_EQ(std::memcmp(r.w.data(), r2.w.data(), r.w.size() * sizeof(real_t<T>)), 0)
+            << what << ", threads " << t;
+        EXPECT_EQ(std::memcmp(r.z.data(), r2.z.data(), r.z.size() * sizeof(T)), 0)
+            << what << ", threads " << t;
+      }
+      double anorm = 0, res = 0, orth = 0;
+      for (index_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (index_t i = 0; i < n; ++i)
+          s += to_double(abs1(A0(i, j)));
+        anorm = std::max(anorm, s);
+      }
+      for (index_t j = 0; j < n; ++j) {
+        const T* z = r.z.data() + j * n;
+        for (index_t i = 0; i < n; ++i) {
+          T s = T(0);
+          for (index_t k = 0; k < n; ++k)
+            s = madd(A0(i, k), z[k], s);
+          res = std::max(res, to_double(abs1(s - z[i] * T(r.w[j]))));
+        }
+        for (index_t k = j; k < n; ++k) {
+          T s = T(0);
+          for (index_t i = 0; i < n; ++i)
+            s = madd_conj(z[i], r.z[i + k * n], s);
+          if (j == k) s = s - T(1);
+          orth = std::max(orth, to_double(abs1(s)));
+        }
+      }
+      if (anorm > 0) EXPECT_LE(res / (double(n) * anorm), 50 * u) << what;
+      EXPECT_LE(orth / double(n), 50 * u) << what;
+    }
+}
+
 }  // namespace
 }  // namespace eigsolve
