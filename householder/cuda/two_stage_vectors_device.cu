@@ -20,7 +20,9 @@
 // stream, as the back-transformation makes them, are fine).
 //
 // Knobs (none changes a bit): EIGSOLVE_GPU_Q2_WARPS=w (warps in flight; default: as many as are
-// resident at once), EIGSOLVE_GPU_Q2_GENERIC=1 (the generic path for b = 32 too),
+// resident at once), EIGSOLVE_GPU_Q2_COLS=2 (fast path: two columns per lane, slabs of 64
+// columns, for scalars of at most 8 bytes; default 1: slower in session 17),
+// EIGSOLVE_GPU_Q2_GENERIC=1 (the generic path for b = 32 too),
 // EIGSOLVE_GPU_Q2_GROUP=G (the generic path's sweeps per group).
 #include <cuda_runtime.h>
 
@@ -151,22 +153,23 @@ struct Q2Exec {
 };
 
 /// The fast path's rf: every lane its own thread's registers.
-template <class T>
+template <class T, int C>
 struct ThreadY {
-  q2_warp::LaneY<T>* y;
-  __device__ __forceinline__ q2_warp::LaneY<T>& operator()(int) const { return *y; }
+  q2_warp::LaneY<T, C>* y;
+  __device__ __forceinline__ q2_warp::LaneY<T, C>& operator()(int) const { return *y; }
 };
 
-/// Fast: b = 32, G = 32 (welems = q2_warp::kFastElems); else the generic path.
-template <class T, bool Fast>
+/// Fast: b = 32, G = 32, C columns per lane (welems = q2_warp::fast_elems<T>(C)); else the
+/// generic path (C = 1). (A register cap through __launch_bounds__ -- 168 for double, 12 warps
+/// per SM -- was slower than ptxas' 198 registers in session 17: 1.24 against 0.98 s.)
+template <class T, bool Fast, int C>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     q2_kernel(Geo g, Args<T> a, int welems, unsigned long long* sync) {
   extern __shared__ __align__(16) unsigned char smem_q2[];
   const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
-  T* sm = reinterpret_cast<T*>(smem_q2) +
-          std::size_t(wid) * std::size_t(Fast ? q2_warp::kFastElems : welems);
+  T* sm = reinterpret_cast<T*>(smem_q2) + std::size_t(wid) * std::size_t(welems);
   const Q2Exec<T> X{lane, sync + 1};
-  [[maybe_unused]] q2_warp::LaneY<T> Y;
+  [[maybe_unused]] q2_warp::LaneY<T, C> Y;
   const unsigned long long tasks =
       static_cast<unsigned long long>(g.S) * static_cast<unsigned long long>(g.NG);
   for (;;) {
@@ -177,7 +180,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     const index_t j = index_t(t / static_cast<unsigned long long>(g.S));
     const index_t slab = index_t(t % static_cast<unsigned long long>(g.S));
     if constexpr (Fast)
-      q2_warp::fast_task<T>(X, ThreadY<T>{&Y}, sm, g, a, j, slab);
+      q2_warp::fast_task<T, C>(X, ThreadY<T, C>{&Y}, sm, g, a, j, slab);
     else
       q2_warp::generic_task<T>(X, sm, g, a, j, slab);
   }
@@ -225,13 +228,19 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
   g.b = b;
   g.nc = nc;
   const bool fast = b == q2_warp::kNB && !env_flag("EIGSOLVE_GPU_Q2_GENERIC");
+  // columns per lane on the fast path: 1, or EIGSOLVE_GPU_Q2_COLS=2 where T allows (slower in
+  // session 17: fewer warps per SM, each with two chains)
+  int cols = 1;
+  if (fast && env_int("EIGSOLVE_GPU_Q2_COLS") >= 2) cols = q2_warp::fast_max_cols<T>();
   std::size_t wbytes = 0;
   int welems = 0;
   if (fast) {
     g.G = q2_warp::kGF;
-    welems = q2_warp::kFastElems;
+    welems = q2_warp::fast_elems<T>(cols);
     wbytes = round16(std::size_t(welems) * sizeof(T));
-    static_assert(q2_warp::kFastElems * 4 % 16 == 0, "warp regions stay 16-byte aligned");
+    static_assert(q2_warp::fast_elems<T>(1) * sizeof(T) % 16 == 0 &&
+                      q2_warp::fast_elems<T>(2) * sizeof(T) % 16 == 0,
+                  "warp regions stay 16-byte aligned");
   } else {
     // the largest G <= 32 (or EIGSOLVE_GPU_Q2_GROUP) whose window and V tile fit one warp
     index_t G = env_int("EIGSOLVE_GPU_Q2_GROUP");
@@ -251,8 +260,13 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
                      " bytes of shared memory per warp, the device has " + std::to_string(optin));
   const int wpb = int(std::min<std::size_t>(kWarpsPerBlock, std::size_t(optin) / wbytes));
   const std::size_t smem = wbytes * std::size_t(wpb);
-  void (*kern)(Geo, Args<T>, int, unsigned long long*) =
-      fast ? q2_kernel<T, true> : q2_kernel<T, false>;
+  void (*kern)(Geo, Args<T>, int, unsigned long long*) = q2_kernel<T, false, 1>;
+  if (fast) {
+    if constexpr (q2_warp::fast_max_cols<T>() >= 2)
+      kern = cols == 2 ? q2_kernel<T, true, 2> : q2_kernel<T, true, 1>;
+    else
+      kern = q2_kernel<T, true, 1>;
+  }
   ck(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
      "cudaFuncSetAttribute");
   int per_sm = 0;
@@ -260,7 +274,8 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
   if (per_sm < 1) throw DeviceError(me + "the kernel cannot run (resources)");
 
   g.NG = (n - 1 + g.G - 1) / g.G;
-  g.S = (nc + q2_warp::kLanes - 1) / q2_warp::kLanes;
+  const index_t slab_cols = index_t(q2_warp::kLanes) * cols;
+  g.S = (nc + slab_cols - 1) / slab_cols;
   const index_t tasks = g.S * g.NG;
   // Warps in flight: as many as are resident at once (EIGSOLVE_GPU_Q2_WARPS overrides; any
   // number is deadlock-free and gives the same bits).

@@ -9,24 +9,28 @@
 //   level k of group j applies H(i0+t, k) for t = G-1 .. 0 (the spec's group schedule), all on
 //   the window of W = G+b-1 rows from w0 = i0+1+kb; reflector t on window rows t .. t+b-1.
 //
-//   a task = (group j, slab of 32 columns); lane = column. Tasks are drawn by ticket in the
+//   a task = (group j, slab of columns); lane = column. Tasks are drawn by ticket in the
 //   order t = j S + slab (S slabs), so a task only waits for tasks drawn before it:
 //     level k of (j, slab) waits until (j-1, slab) has finished level min(k+1, L(j-1))
 //     (progress flag, release/acquire): windows of (j, k) and (j-1, k') with k' > k are
 //     disjoint, and every row (j, k) loads was last written by (j-1) at a level <= k;
 //     group j reuses the flag slot of group j-R, so it first waits until j-R is finished.
 //
-//   fast path (b = 32 = NB, G = 32), per level:
+//   fast path (b = 32 = NB, G = 32; C = 1 or 2 columns per lane, slabs of 32 C columns), per
+//   level:
 //     rows in:  level 0 all W rows, later the b new rows [G-1, W); through a staging tile
-//               (lane q loads row q of the 32 columns: 32 contiguous elements per column)
-//     window:   rows [G-1, W) in registers y[NB] (slots: see fast_compute), rows [0, G-1) in the
-//               warp's shared "carry" (row r of lane c at carry[32 r + c]); after reflector t
-//               row t+NB-1 leaves y for the carry and row t-1 enters: y ends with rows [0, NB)
-//               (out, final for this group), the carry with rows [NB, W-1) = the next level's
-//               rows [0, G-1)
-//     V tile:   the level's G reflectors (G x NB values, G taus) in shared memory (aliasing the
-//               staging tile), read as 16-byte broadcasts, for the dot and again for the
-//               update (not held in registers in between)
+//               (lane q loads row q of 32 columns: 32 contiguous elements per column, all 32
+//               loads in flight), 32 columns at a time
+//     window:   rows [G-1, W) in registers y[c][NB] (slots: see fast_compute), rows [0, G-1) in
+//               the warp's shared "carry" (row r of lane l's column c at carry[32 (r C + c) + l]);
+//               after reflector t row t+NB-1 leaves y for the carry and row t-1 enters: y ends
+//               with rows [0, NB) (out, final for this group), the carry with rows [NB, W-1) =
+//               the next level's rows [0, G-1)
+//     V tile:   the level's G reflectors (G x kVS values, G taus) in shared memory (aliasing the
+//               staging tile), loaded by lane t = reflector t (one address, immediate offsets;
+//               double: beside the rows' loads, else after them, VLoad), read as 16-byte
+//               broadcasts, for the dot and again for the update (not held in registers in
+//               between)
 //     compute:  s = +0; s = madd_conj(v_q, z, s) for q = 0 .. ascending; u = -(tau * s);
 //               z = madd(v_q, u, z) -- missing rows (past n - 1) predicated off, no zero terms
 //     rows out: the NB out rows through the staging tile (lane q stores row q)
@@ -62,41 +66,88 @@ constexpr int kStg = 33;  ///< row pitch of the staging tile (conflict-free both
 /// out[0 .. 16/sizeof(T)) := the 16 bytes at p (shared memory, 16-byte aligned): one vector
 /// load, volatile: neither merged with an earlier load of the same address nor moved across
 /// another volatile one, so a reflector's v loaded for its dot and again for its update is not
-/// held in registers in between.
-template <class T>
-ES_HD_INLINE void lds16(const T* p, T* out) {
+/// held in registers in between. Typed per scalar (f32 / f64 destination registers): an untyped
+/// 4 x u32 load cost two register moves per double (session 17, Nsight: 0.44 IMAD.MOV per DFMA).
 #if defined(__CUDA_ARCH__)
-  unsigned w[4];
-  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
-  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
-               : "r"(a)
+ES_HD_INLINE unsigned q2_smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+ES_HD_INLINE void lds16(const float* p, float* out) {
+  asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(out[0]), "=f"(out[1]), "=f"(out[2]), "=f"(out[3])
+               : "r"(q2_smem_addr(p))
                : "memory");
-  memcpy(out, w, 16);
+}
+ES_HD_INLINE void lds16(const double* p, double* out) {
+  asm volatile("ld.volatile.shared.v2.f64 {%0, %1}, [%2];"
+               : "=d"(out[0]), "=d"(out[1])
+               : "r"(q2_smem_addr(p))
+               : "memory");
+}
+ES_HD_INLINE void lds16(const Complex<float>* p, Complex<float>* out) {
+  asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(out[0].re), "=f"(out[0].im), "=f"(out[1].re), "=f"(out[1].im)
+               : "r"(q2_smem_addr(p))
+               : "memory");
+}
+ES_HD_INLINE void lds16(const Complex<double>* p, Complex<double>* out) {
+  asm volatile("ld.volatile.shared.v2.f64 {%0, %1}, [%2];"
+               : "=d"(out[0].re), "=d"(out[0].im)
+               : "r"(q2_smem_addr(p))
+               : "memory");
+}
+ES_HD_INLINE void lds16(const dd_real* p, dd_real* out) {
+  asm volatile("ld.volatile.shared.v2.f64 {%0, %1}, [%2];"
+               : "=d"(out[0].hi), "=d"(out[0].lo)
+               : "r"(q2_smem_addr(p))
+               : "memory");
+}
 #else
+template <class T>
+void lds16(const T* p, T* out) {
   for (int e = 0; e < 16 / int(sizeof(T)); ++e)
     out[e] = p[e];
-#endif
 }
+#endif
 
 /// Reflectors unrolled per body of the fast path's reflector loop: after a body the register
 /// window is rotated by U (NB moves per U reflectors). U = G (float) means no rotation at all;
 /// the 16-byte types, whose madd dominates the moves, take bodies of one reflector (code size,
-/// and ptxas then keeps them without spills: 244-246 registers for z and dd, sm_90).
-template <class T>
+/// and ptxas then keeps them without spills: 244-246 registers for z and dd, sm_90). With C
+/// columns per lane the body is as for a type C times as wide.
+template <class T, int C = 1>
 struct FastCfg {
-  static constexpr int kU = std::is_same<T, float>::value    ? 32
-                            : std::is_same<T, double>::value ? 16
-                            : sizeof(T) == 8                 ? 8
-                                                             : 1;
+  static constexpr int kW = int(sizeof(T)) * C;  ///< bytes of a row per lane
+  static constexpr int kU = (std::is_same<T, float>::value && C == 1) ? 32
+                            : kW <= 8                                 ? 16
+                            : kW <= 16 && sizeof(T) <= 8              ? 8
+                                                                      : 1;
   static_assert(kGF % kU == 0 && kU <= kNB, "bodies tile the group");
 };
 
-/// Elements of one warp's shared memory, fast path: the staging / V tile (max of NB x kStg and
-/// G x NB + G taus), then the carry ((G-1) x 32).
-constexpr int kFastBuf = (kNB * kStg > kGF * kNB + kGF) ? kNB * kStg : kGF * kNB + kGF;
-constexpr int kFastCarry = (kGF - 1) * kLanes;
-constexpr int kFastElems = kFastBuf + kFastCarry;
+/// Columns per lane the fast path offers for T: 2 for the scalars of at most 8 bytes (two
+/// independent chains per lane, each v loaded from shared memory serves both), else 1.
+template <class T>
+constexpr int fast_max_cols() {
+  return sizeof(T) <= 8 ? 2 : 1;
+}
+
+/// Elements of one warp's shared memory, fast path with C columns per lane: the staging / V
+/// tile (max of NB x kStg and G x kVS + G taus; the C groups of 32 columns are staged one after
+/// the other), then the carry ((G-1) x 32 C).
+/// Row pitch of the V tile in elements (reflector t's v at Vs + t kVS<T>): 16-byte aligned
+/// rows for lds16, an odd number of 16-byte units so that put_v's stores of lane t's row meet
+/// lane t+8's banks, not lane t+1's.
+template <class T>
+constexpr int kVS = kNB + 16 / int(sizeof(T));
+static_assert(kVS<float> * 4 % 16 == 0 && kVS<double> * 8 % 16 == 0, "V tile rows 16-byte aligned");
+/// Elements of the staging / V tile region: max of NB x kStg and G x kVS + G taus.
+template <class T>
+constexpr int kFastBuf = (kNB * kStg > kGF * kVS<T> + kGF) ? kNB* kStg : kGF* kVS<T> + kGF;
+template <class T>
+constexpr int fast_elems(int C) {
+  return kFastBuf<T> + (kGF - 1) * kLanes * C;
+}
 
 /// Elements of one warp's shared memory, generic path: window (W x 32), V tile (G x b), taus (G).
 ES_HD_INLINE index_t generic_elems(index_t b, index_t G) {
@@ -136,46 +187,43 @@ struct Args {
   index_t ldz = 0;
 };
 
-/// A lane's registers on the fast path.
-template <class T>
+/// A lane's registers on the fast path: the window rows of its C columns, and loads in flight
+/// (zb: the lane's row of 32 columns, vb: its element of each reflector of the V tile, tb: a
+/// tau) between the phase that issues them and the one that stores them to shared memory.
+template <class T, int C = 1>
 struct LaneY {
-  T y[kNB];
+  T y[C][kNB];
+  T zb[kLanes];
+  T vb[kGF];
+  T tb;
 };
 
-/// Fast path, one level's reflectors on one lane's column: y[NB] holds window rows [G-1, W)
-/// (y[q] = row G-1+q) on entry, carry[32 r] row r < G-1 (this lane's column: the caller passes
-/// carry + lane). Vs[t NB + q] = v_q of reflector t, taus[t]; lim = rows of the window that
-/// exist (n - w0, at most W); Full: lim == W (every reflector, every row).
+/// Fast path, one level's reflectors on one lane's C columns: y[c][NB] holds window rows
+/// [G-1, W) of column c (y[c][q] = row G-1+q) on entry, carry[32 (r C + c)] row r < G-1 (the
+/// caller passes carry + lane). Vs[t kVS + q] = v_q of reflector t, taus[t]; lim = rows of the
+/// window that exist (n - w0, at most W); Full: lim == W (every reflector, every row).
 ///
 /// Bodies of U reflectors t = t0 .. t0-U+1 (t0 = G-1, G-1-U, ..): inside a body row r is in
 /// slot (r - t0) mod NB (static: t = t0 - d, d unrolled), so reflector t's row t+q is in slot
 /// (q - d) mod NB; the row entering after it (t-1) takes the slot of the row leaving (t+NB-1),
 /// both NB-1-d. Between bodies y is rotated so that row t0'+q is in slot q again. On exit row
 /// r < NB is in slot (r - (U-1)) mod NB (final_slot). A reflector's v is loaded from Vs for
-/// the dot and again for the update.
-template <class T, bool Full>
-ES_HD_INLINE void fast_compute(LaneY<T>& Y, T* carry, const T* Vs, const T* taus, int lim) {
-  constexpr int U = FastCfg<T>::kU, NB = kNB, P = 16 / int(sizeof(T));
+/// the dot and again for the update, each load serving the C columns' chains (independent,
+/// interleaved: the same chains as one column at a time).
+template <class T, bool Full, int C = 1>
+ES_HD_INLINE void fast_compute(LaneY<T, C>& Y, T* carry, const T* Vs, const T* taus, int lim) {
+  constexpr int U = FastCfg<T, C>::kU, NB = kNB, P = 16 / int(sizeof(T));
   for (int t0 = kGF - 1; t0 >= U - 1; t0 -= U) {
     ES_Q2_UNROLL
     for (int d = 0; d < U; ++d) {
       const int t = t0 - d;
       if (Full || t < lim) {
-        const T* v = Vs + t * NB;
+        const T* v = Vs + t * kVS<T>;
         const int len = lim - t;  // rows of this reflector (Full: >= NB)
-        T s = T(0);
+        T s[C];
         ES_Q2_UNROLL
-        for (int q0 = 0; q0 < NB; q0 += P) {
-          if (!Full && q0 >= len) break;
-          T vp[P];
-          lds16(v + q0, vp);
-          ES_Q2_UNROLL
-          for (int e = 0; e < P; ++e) {
-            const int q = q0 + e;
-            if (Full || q < len) s = madd_conj(vp[e], Y.y[(q - d + NB) % NB], s);
-          }
-        }
-        const T u = -(taus[t] * s);
+        for (int c = 0; c < C; ++c)
+          s[c] = T(0);
         ES_Q2_UNROLL
         for (int q0 = 0; q0 < NB; q0 += P) {
           if (!Full && q0 >= len) break;
@@ -185,35 +233,64 @@ ES_HD_INLINE void fast_compute(LaneY<T>& Y, T* carry, const T* Vs, const T* taus
           for (int e = 0; e < P; ++e) {
             const int q = q0 + e;
             if (Full || q < len) {
-              T& z = Y.y[(q - d + NB) % NB];
-              z = madd(vp[e], u, z);
+              ES_Q2_UNROLL
+              for (int c = 0; c < C; ++c)
+                s[c] = madd_conj(vp[e], Y.y[c][(q - d + NB) % NB], s[c]);
+            }
+          }
+        }
+        T u[C];
+        ES_Q2_UNROLL
+        for (int c = 0; c < C; ++c)
+          u[c] = -(taus[t] * s[c]);
+        ES_Q2_UNROLL
+        for (int q0 = 0; q0 < NB; q0 += P) {
+          if (!Full && q0 >= len) break;
+          T vp[P];
+          lds16(v + q0, vp);
+          ES_Q2_UNROLL
+          for (int e = 0; e < P; ++e) {
+            const int q = q0 + e;
+            if (Full || q < len) {
+              ES_Q2_UNROLL
+              for (int c = 0; c < C; ++c) {
+                T& z = Y.y[c][(q - d + NB) % NB];
+                z = madd(vp[e], u[c], z);
+              }
             }
           }
         }
       }
       if (t > 0) {  // row t+NB-1 to the carry (slot t-1), row t-1 from it
-        T& z = Y.y[NB - 1 - d];
-        const T out = z;
-        z = carry[(t - 1) * kLanes];
-        carry[(t - 1) * kLanes] = out;
+        ES_Q2_UNROLL
+        for (int c = 0; c < C; ++c) {
+          T& z = Y.y[c][NB - 1 - d];
+          T* cr = carry + ((t - 1) * C + c) * kLanes;
+          const T out = z;
+          z = *cr;
+          *cr = out;
+        }
       }
     }
-    if (t0 - U >= U - 1) {  // another body follows: y[q] := y[(q - U) mod NB]
-      T tmp[NB];
+    if (t0 - U >= U - 1) {  // another body follows: y[c][q] := y[c][(q - U) mod NB]
       ES_Q2_UNROLL
-      for (int q = 0; q < NB; ++q)
-        tmp[q] = Y.y[(q - U + NB) % NB];
-      ES_Q2_UNROLL
-      for (int q = 0; q < NB; ++q)
-        Y.y[q] = tmp[q];
+      for (int c = 0; c < C; ++c) {
+        T tmp[NB];
+        ES_Q2_UNROLL
+        for (int q = 0; q < NB; ++q)
+          tmp[q] = Y.y[c][(q - U + NB) % NB];
+        ES_Q2_UNROLL
+        for (int q = 0; q < NB; ++q)
+          Y.y[c][q] = tmp[q];
+      }
     }
   }
 }
 
 /// Slot of window row r < NB after fast_compute.
-template <class T>
+template <class T, int C = 1>
 ES_HD_INLINE constexpr int final_slot(int r) {
-  return (r - (FastCfg<T>::kU - 1) + kNB) % kNB;
+  return (r - (FastCfg<T, C>::kU - 1) + kNB) % kNB;
 }
 
 /// Waits (Exec::wait) before level k of group j: the slot of group j-R free (k == 0), group j-1
@@ -227,8 +304,58 @@ ES_HD_INLINE void wait_level(const Exec& X, const Geo& g, index_t j, index_t sla
   }
 }
 
-/// Loads `rows` window rows from row r0 of the window (matrix row w0 + r0 ..) of the slab's 32
-/// columns into the staging tile stg[q kStg + c] (zero where the row or column does not exist).
+/// Issues the loads of `rows` window rows from row r0 of the window (matrix row w0 + r0 ..) of
+/// the 32 columns from j0 into the lane's zb (lane q: row q; zero where the row or the column
+/// does not exist): all 32 in flight (they go to the staging tile with put_z).
+template <class T, int C, class Exec>
+ES_HD_INLINE void fetch_z(const Exec& X, int lane, LaneY<T, C>& Y, const Geo& g, const Args<T>& a,
+                          index_t w0, int r0, int rows, index_t j0) {
+  const index_t r = w0 + r0 + lane;
+  const bool rok = lane < rows && r < g.n;
+  const T* p = a.Z + r + j0 * a.ldz;
+  ES_Q2_UNROLL
+  for (int c = 0; c < kLanes; ++c)
+    Y.zb[c] = (rok && j0 + c < g.nc) ? X.ldz(p + c * a.ldz) : T(0);
+}
+
+/// The staging tile stg[q kStg + c] := lane q's zb[c].
+template <class T, int C>
+ES_HD_INLINE void put_z(int lane, const LaneY<T, C>& Y, T* stg) {
+  ES_Q2_UNROLL
+  for (int c = 0; c < kLanes; ++c)
+    stg[lane * kStg + c] = Y.zb[c];
+}
+
+/// Issues the loads of the V tile of level k of the group at i0 (window from w0, lim rows exist)
+/// into the lane's vb and tb, lane t holding reflector t: vb[q] = its v_q (zero where the row
+/// does not exist), tb = its tau. All 33 in flight, from one address (the offsets q are
+/// immediates; V2 and tau2 are read-only for the kernel). (Session 17's Nsight profile: a loop
+/// over the reflectors with lane = q kept 4 loads in flight, 8 round trips per level, 9 % of
+/// the kernel's stall samples; with all 32 in flight and an address each, 254 registers.)
+template <class T, int C, class Exec>
+ES_HD_INLINE void fetch_v(const Exec& X, int lane, LaneY<T, C>& Y, const Args<T>& a, index_t i0,
+                          index_t k, index_t w0, int lim, int q0 = 0, int B = kNB) {
+  const int len = lim - lane;  // rows of reflector `lane` that exist (none if <= 0)
+  const T* p = a.V2 + (w0 + lane) + (i0 + lane) * a.ldv2;
+  ES_Q2_UNROLL
+  for (int q = 0; q < kNB; ++q)
+    if (q >= q0 && q < q0 + B) Y.vb[q] = q < len ? X.ldv(p + q) : T(0);
+  if (q0 == 0) Y.tb = len > 0 ? X.ldv(a.tau2 + k + (i0 + lane) * a.ldt2) : T(0);
+}
+
+/// The V tile: Vs[t kVS + q] := lane t's vb[q] (q in [q0, q0+B)), taus[t] := its tb
+/// (fast_compute reads only the entries of reflectors and rows that exist).
+template <class T, int C>
+ES_HD_INLINE void put_v(int lane, const LaneY<T, C>& Y, T* Vs, T* taus, int q0 = 0, int B = kNB) {
+  ES_Q2_UNROLL
+  for (int q = 0; q < kNB; ++q)
+    if (q >= q0 && q < q0 + B) Vs[lane * kVS<T> + q] = Y.vb[q];
+  if (q0 == 0) taus[lane] = Y.tb;
+}
+
+/// The loads of session 16, kept for float and complex float (VLoad::kLegacy): `rows` window
+/// rows from row r0 of the window (matrix row w0 + r0 ..) of 32 columns from j0 into the staging
+/// tile stg[q kStg + c] (zero where the row or column does not exist).
 template <class T, class Exec>
 ES_HD_INLINE void stage_in(const Exec& X, int lane, const Geo& g, const Args<T>& a, T* stg,
                            index_t w0, int r0, int rows, index_t j0) {
@@ -246,82 +373,139 @@ ES_HD_INLINE void stage_in(const Exec& X, int lane, const Geo& g, const Args<T>&
   }
 }
 
-/// The V tile of level k of the group at i0 (window from w0, lim rows exist): Vs[t NB + q],
-/// taus[t] for the reflectors t < min(G, lim), q < min(NB, lim - t) (nothing else is read).
+/// The V tile of level k of the group at i0 (window from w0, lim rows exist), lane = q:
+/// Vs[t kVS + q], taus[t] for the reflectors t < min(G, lim), q < min(NB, lim - t) (nothing
+/// else is read). Session 16's loads, kept for float and complex float (VLoad::kLegacy).
 template <class T, class Exec>
 ES_HD_INLINE void fast_vtile(const Exec& X, int lane, const Args<T>& a, T* Vs, T* taus, index_t i0,
                              index_t k, index_t w0, int lim) {
   for (int t = 0; t < kGF && t < lim; ++t)
-    if (lane < lim - t) Vs[t * kNB + lane] = X.ldv(a.V2 + (w0 + t + lane) + (i0 + t) * a.ldv2);
+    if (lane < lim - t) Vs[t * kVS<T> + lane] = X.ldv(a.V2 + (w0 + t + lane) + (i0 + t) * a.ldv2);
   if (lane < kGF && lane < lim) taus[lane] = X.ldv(a.tau2 + k + (i0 + lane) * a.ldt2);
 }
 
-/// One task (group j, slab) on the fast path. RF: rf(lane) -> LaneY<T>& (the device: the
-/// thread's registers; the emulation: one per lane). sm: the warp's kFastElems elements.
-template <class T, class Exec, class RF>
+/// Where the fast path loads the V tile: with the rows (kWithRows: all 32 loads beside the
+/// rows', y not yet live), else after the rows in batches of kVBatch loads (registers beside y).
+/// Session 17 (H200, Q2 at n = 16384 / 8192): with the rows for double (1.20 -> 0.98 s, at 198
+/// registers); complex float lost with them (0.23 -> 0.27 s, 254 registers), so the other
+/// scalars load after the rows (z: 0.43 -> 0.39 s).
+/// float and complex float keep session 16's loads (kLegacy): with these, ptxas took 242 and
+/// 232 registers against 126 and 168.
+template <class T, int C>
+struct VLoad {
+  static constexpr bool kWithRows = C == 1 && std::is_same<T, double>::value;
+  static constexpr int kVBatch = 8;
+  static constexpr bool kLegacy =
+      std::is_same<T, float>::value || std::is_same<T, Complex<float>>::value;
+};
+
+/// One task (group j, slab) on the fast path with C columns per lane (a slab: 32 C columns,
+/// lane l's column c is j0 + 32 c + l). RF: rf(lane) -> LaneY<T, C>& (the device: the thread's
+/// registers; the emulation: one per lane). sm: the warp's fast_elems<T>(C) elements.
+template <class T, int C = 1, class Exec, class RF>
 ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a, index_t j,
                      index_t slab) {
   constexpr int NB = kNB, G = kGF, W = G + NB - 1;
   T* stg = sm;  // staging tile; the V tile and taus alias it
   T* Vs = sm;
-  T* taus = sm + G * NB;
-  T* carry = sm + kFastBuf;
+  T* taus = sm + G * kVS<T>;
+  T* carry = sm + kFastBuf<T>;
   const index_t i0 = group_base(g, j), L = group_levels(g, j);
-  const index_t j0 = slab * kLanes;
+  const index_t j0 = slab * kLanes * C;
   for (index_t k = 0; k < L; ++k) {
     const index_t w0 = i0 + 1 + k * NB;
     const int lim = g.n - w0 < W ? int(g.n - w0) : W;
     wait_level(X, g, j, slab, k);
-    if (k == 0) {
-      // all W rows: [0, NB) then [NB, W); row r < G-1 to the carry, row G-1+q to y[q]
-      ES_Q2_UNROLL
-      for (int p = 0; p < 2; ++p) {
-        const int r0 = p * NB, rows = W - r0 < NB ? W - r0 : NB;
-        X.each([&](int lane) { stage_in(X, lane, g, a, stg, w0, r0, rows, j0); });
+    // The V tile's loads go out with the last rows' (VLoad::kWithRows) or after all rows.
+    ES_Q2_UNROLL
+    for (int c = 0; c < C; ++c) {
+      const index_t jc = j0 + index_t(c) * kLanes;
+      if (k == 0) {
+        // all W rows: [0, NB) then [NB, W); row r < G-1 to the carry, row G-1+q to y[c][q]
+        ES_Q2_UNROLL
+        for (int p = 0; p < 2; ++p) {
+          const int r0 = p * NB, rows = W - r0 < NB ? W - r0 : NB;
+          X.each([&](int lane) {
+            if constexpr (VLoad<T, C>::kLegacy) {
+              stage_in(X, lane, g, a, stg, w0, r0, rows, jc);
+            } else {
+              LaneY<T, C>& Y = rf(lane);
+              if (VLoad<T, C>::kWithRows && p == 1) fetch_v(X, lane, Y, a, i0, k, w0, lim);
+              fetch_z(X, lane, Y, g, a, w0, r0, rows, jc);
+              put_z(lane, Y, stg);
+            }
+          });
+          X.each([&](int lane) {
+            LaneY<T, C>& Y = rf(lane);
+            ES_Q2_UNROLL
+            for (int q = 0; q < NB; ++q) {
+              const int r = r0 + q;
+              if (r < G - 1)
+                carry[(r * C + c) * kLanes + lane] = stg[q * kStg + lane];
+              else if (r < W)
+                Y.y[c][r - (G - 1)] = stg[q * kStg + lane];
+            }
+          });
+        }
+      } else {
         X.each([&](int lane) {
-          LaneY<T>& Y = rf(lane);
-          ES_Q2_UNROLL
-          for (int q = 0; q < NB; ++q) {
-            const int r = r0 + q;
-            if (r < G - 1)
-              carry[r * kLanes + lane] = stg[q * kStg + lane];
-            else if (r < W)
-              Y.y[r - (G - 1)] = stg[q * kStg + lane];
+          if constexpr (VLoad<T, C>::kLegacy) {
+            stage_in(X, lane, g, a, stg, w0, G - 1, NB, jc);
+          } else {
+            LaneY<T, C>& Y = rf(lane);
+            if (VLoad<T, C>::kWithRows) fetch_v(X, lane, Y, a, i0, k, w0, lim);
+            fetch_z(X, lane, Y, g, a, w0, G - 1, NB, jc);
+            put_z(lane, Y, stg);
           }
         });
+        X.each([&](int lane) {
+          LaneY<T, C>& Y = rf(lane);
+          ES_Q2_UNROLL
+          for (int q = 0; q < NB; ++q)
+            Y.y[c][q] = stg[q * kStg + lane];
+        });
       }
-    } else {
-      X.each([&](int lane) { stage_in(X, lane, g, a, stg, w0, G - 1, NB, j0); });
-      X.each([&](int lane) {
-        LaneY<T>& Y = rf(lane);
-        ES_Q2_UNROLL
-        for (int q = 0; q < NB; ++q)
-          Y.y[q] = stg[q * kStg + lane];
-      });
     }
-    X.each([&](int lane) { fast_vtile(X, lane, a, Vs, taus, i0, k, w0, lim); });
+    if constexpr (VLoad<T, C>::kLegacy) {
+      X.each([&](int lane) { fast_vtile(X, lane, a, Vs, taus, i0, k, w0, lim); });
+    } else if constexpr (VLoad<T, C>::kWithRows) {
+      X.each([&](int lane) { put_v(lane, rf(lane), Vs, taus); });
+    } else {
+      constexpr int B = VLoad<T, C>::kVBatch;
+      ES_Q2_UNROLL
+      for (int q0 = 0; q0 < NB; q0 += B)
+        X.each([&](int lane) {
+          LaneY<T, C>& Y = rf(lane);
+          fetch_v(X, lane, Y, a, i0, k, w0, lim, q0, B);
+          put_v(lane, Y, Vs, taus, q0, B);
+        });
+    }
     X.each([&](int lane) {
-      LaneY<T>& Y = rf(lane);
+      LaneY<T, C>& Y = rf(lane);
       if (lim == W)
-        fast_compute<T, true>(Y, carry + lane, Vs, taus, lim);
+        fast_compute<T, true, C>(Y, carry + lane, Vs, taus, lim);
       else
-        fast_compute<T, false>(Y, carry + lane, Vs, taus, lim);
+        fast_compute<T, false, C>(Y, carry + lane, Vs, taus, lim);
     });
     // rows [0, NB) of the window are final for this group
-    X.each([&](int lane) {
-      LaneY<T>& Y = rf(lane);
-      ES_Q2_UNROLL
-      for (int r = 0; r < NB; ++r)
-        stg[r * kStg + lane] = Y.y[final_slot<T>(r)];
-    });
-    X.each([&](int lane) {
-      const index_t r = w0 + lane;
-      if (lane < lim) {
+    ES_Q2_UNROLL
+    for (int c = 0; c < C; ++c) {
+      const index_t jc = j0 + index_t(c) * kLanes;
+      X.each([&](int lane) {
+        LaneY<T, C>& Y = rf(lane);
         ES_Q2_UNROLL
-        for (int c = 0; c < kLanes; ++c)
-          if (j0 + c < g.nc) X.stz(a.Z + r + (j0 + c) * a.ldz, stg[lane * kStg + c]);
-      }
-    });
+        for (int r = 0; r < NB; ++r)
+          stg[r * kStg + lane] = Y.y[c][final_slot<T, C>(r)];
+      });
+      X.each([&](int lane) {
+        const index_t r = w0 + lane;
+        if (lane < lim) {
+          ES_Q2_UNROLL
+          for (int cc = 0; cc < kLanes; ++cc)
+            if (jc + cc < g.nc) X.stz(a.Z + r + (jc + cc) * a.ldz, stg[lane * kStg + cc]);
+        }
+      });
+    }
     X.publish(slab * g.R + j % g.R, enc(j, k + 1));
   }
 }

@@ -153,20 +153,22 @@ struct HostQ2Exec {
 };
 
 /// One emulated warp: its shared memory and its lanes' registers, NaN until written.
-template <class T>
+template <class T, int C = 1>
 struct HostQ2Warp {
   std::vector<T> sm;
-  std::vector<q2_warp::LaneY<T>> lanes;
+  std::vector<q2_warp::LaneY<T, C>> lanes;
   explicit HostQ2Warp(std::size_t elems) : sm(elems, nan_scalar<T>()), lanes(q2_warp::kLanes) {
     for (auto& l : lanes)
-      for (auto& y : l.y)
-        y = nan_scalar<T>();
+      for (auto& yc : l.y)
+        for (auto& y : yc)
+          y = nan_scalar<T>();
   }
 };
 
-/// The kernel on the host: fast path (b = 32) or the generic one with G sweeps per group, R flag
-/// slots per slab; tasks by `threads` host threads drawing tickets (0: in ticket order).
-template <class T>
+/// The kernel on the host: fast path (b = 32; C columns per lane) or the generic one with G
+/// sweeps per group, R flag slots per slab; tasks by `threads` host threads drawing tickets (0:
+/// in ticket order).
+template <class T, int C = 1>
 void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc, T* Z, index_t ldz,
                  int threads) {
   if (c.n <= 1 || nc == 0) return;
@@ -176,7 +178,8 @@ void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc
   g.nc = nc;
   g.G = fast ? q2_warp::kGF : G;
   g.NG = (g.n - 1 + g.G - 1) / g.G;
-  g.S = (nc + q2_warp::kLanes - 1) / q2_warp::kLanes;
+  const index_t slab_cols = index_t(q2_warp::kLanes) * (fast ? C : 1);
+  g.S = (nc + slab_cols - 1) / slab_cols;
   g.R = std::max<index_t>(1, std::min(R, g.NG));
   q2_warp::Args<T> a;
   a.V2 = c.V2.data();
@@ -186,23 +189,23 @@ void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc
   a.Z = Z;
   a.ldz = ldz;
   const std::size_t elems =
-      fast ? std::size_t(q2_warp::kFastElems) : std::size_t(q2_warp::generic_elems(g.b, g.G));
+      fast ? std::size_t(q2_warp::fast_elems<T>(C)) : std::size_t(q2_warp::generic_elems(g.b, g.G));
   std::vector<std::atomic<std::uint64_t>> flags(sz(g.S * g.R));
   for (auto& f : flags)
     f.store(0);
   HostQ2Exec<T> X;
   X.flags = flags.data();
   const index_t tasks = g.S * g.NG;
-  auto run = [&](HostQ2Warp<T>& w, index_t t) {
+  auto run = [&](HostQ2Warp<T, C>& w, index_t t) {
     const index_t j = t / g.S, slab = t % g.S;
-    auto rf = [&](int lane) -> q2_warp::LaneY<T>& { return w.lanes[sz(lane)]; };
+    auto rf = [&](int lane) -> q2_warp::LaneY<T, C>& { return w.lanes[sz(lane)]; };
     if (fast)
-      q2_warp::fast_task<T>(X, rf, w.sm.data(), g, a, j, slab);
+      q2_warp::fast_task<T, C>(X, rf, w.sm.data(), g, a, j, slab);
     else
       q2_warp::generic_task<T>(X, w.sm.data(), g, a, j, slab);
   };
   if (threads == 0) {
-    HostQ2Warp<T> w(elems);
+    HostQ2Warp<T, C> w(elems);
     for (index_t t = 0; t < tasks; ++t)
       run(w, t);
     return;
@@ -211,7 +214,7 @@ void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc
   std::vector<std::thread> pool;
   for (int th = 0; th < threads; ++th)
     pool.emplace_back([&]() {
-      HostQ2Warp<T> w(elems);
+      HostQ2Warp<T, C> w(elems);
       for (;;) {
         const index_t t = ticket.fetch_add(1);
         if (t >= tasks) break;
@@ -241,7 +244,7 @@ TYPED_TEST(GpuTwoStageVectors, HostWarpEmulationBitwiseEqualToCpu) {
        {Case{2, 1}, Case{3, 2}, Case{31, 32}, Case{32, 32}, Case{33, 32}, Case{34, 1}, Case{40, 3},
         Case{70, 8}, Case{100, 32}, Case{dd ? 130 : 257, 32}, Case{150, 48}}) {
     const auto c = make_chase<T>(cs.n, cs.b, seed++);
-    for (index_t nc : {index_t(1), index_t(37)}) {
+    for (index_t nc : {index_t(1), index_t(37), index_t(70)}) {
       const index_t ldz = cs.n + 3;
       const auto Z0 = random_z<T>(ldz, nc, seed++);
       auto zl = Z0;
@@ -256,19 +259,27 @@ TYPED_TEST(GpuTwoStageVectors, HostWarpEmulationBitwiseEqualToCpu) {
         bool fast;
         index_t G, R;
         int threads;
+        int cols;  ///< fast path: columns per lane
       };
-      std::vector<Run> runs = {{false, 32, 2, 0}, {false, 5, 2, 3}, {false, 1, 3, 3}};
+      std::vector<Run> runs = {{false, 32, 2, 0, 1}, {false, 5, 2, 3, 1}, {false, 1, 3, 3, 1}};
       if (cs.b == q2_warp::kNB) {
-        runs.push_back({true, 32, 1, 0});
-        runs.push_back({true, 32, 2, 3});
-        runs.push_back({true, 32, 5, 3});
+        runs.push_back({true, 32, 1, 0, 1});
+        runs.push_back({true, 32, 2, 3, 1});
+        runs.push_back({true, 32, 5, 3, 1});
+        if (q2_warp::fast_max_cols<T>() >= 2) {  // two columns per lane: slabs of 64
+          runs.push_back({true, 32, 1, 0, 2});
+          runs.push_back({true, 32, 3, 3, 2});
+        }
       }
       for (const Run& r : runs) {
         auto z = Z0;
-        emulated_q2(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads);
+        if (r.cols == 2)
+          emulated_q2<T, 2>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads);
+        else
+          emulated_q2<T, 1>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads);
         EXPECT_TRUE(same_bytes(z, zl))
             << (r.fast ? "fast" : "generic") << " G = " << r.G << ", R = " << r.R
-            << ", threads = " << r.threads << ", " << what;
+            << ", threads = " << r.threads << ", columns per lane " << r.cols << ", " << what;
       }
     }
   }
@@ -335,13 +346,17 @@ TYPED_TEST(GpuTwoStageVectors, Q2BitwiseEqualToCpu) {
           EXPECT_TRUE(same_bytes(zc, zl)) << "CPU vs literal, " << what;
         }
         EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc)) << what;
+        if (b == q2_warp::kNB && q2_warp::fast_max_cols<T>() >= 2) {  // two columns per lane
+          EnvScope env({{"EIGSOLVE_GPU_Q2_COLS", "2"}});
+          EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc)) << "COLS=2, " << what;
+        }
       }
     }
 }
 
 /// Every path and knob of the kernel gives the same bits: the generic path for b = 32
 /// (EIGSOLVE_GPU_Q2_GENERIC=1) with its automatic G and G = 1, 5; one and three warps in flight
-/// (EIGSOLVE_GPU_Q2_WARPS); repeated calls.
+/// (EIGSOLVE_GPU_Q2_WARPS); one and two columns per lane (EIGSOLVE_GPU_Q2_COLS); repeated calls.
 TYPED_TEST(GpuTwoStageVectors, EveryPathSameBits) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -359,16 +374,20 @@ TYPED_TEST(GpuTwoStageVectors, EveryPathSameBits) {
     for (int rep = 0; rep < 3; ++rep)
       EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc)) << "repeat " << rep << ", n = " << n;
     struct Knob {
-      const char *generic, *group, *warps;
+      const char *generic, *group, *warps, *cols;
     };
-    for (Knob k : {Knob{"1", nullptr, nullptr}, Knob{"1", "1", nullptr}, Knob{"1", "5", "3"},
-                   Knob{nullptr, nullptr, "1"}, Knob{nullptr, nullptr, "3"}}) {
+    for (Knob k : {Knob{"1", nullptr, nullptr, nullptr}, Knob{"1", "1", nullptr, nullptr},
+                   Knob{"1", "5", "3", nullptr}, Knob{nullptr, nullptr, "1", nullptr},
+                   Knob{nullptr, nullptr, "3", nullptr}, Knob{nullptr, nullptr, nullptr, "2"},
+                   Knob{nullptr, nullptr, "1", "2"}, Knob{nullptr, nullptr, "3", "2"}}) {
       EnvScope env({{"EIGSOLVE_GPU_Q2_GENERIC", k.generic},
                     {"EIGSOLVE_GPU_Q2_GROUP", k.group},
-                    {"EIGSOLVE_GPU_Q2_WARPS", k.warps}});
+                    {"EIGSOLVE_GPU_Q2_WARPS", k.warps},
+                    {"EIGSOLVE_GPU_Q2_COLS", k.cols}});
       EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc))
           << "GENERIC=" << (k.generic ? k.generic : "-") << " GROUP=" << (k.group ? k.group : "-")
-          << " WARPS=" << (k.warps ? k.warps : "-") << ", n = " << n;
+          << " WARPS=" << (k.warps ? k.warps : "-") << " COLS=" << (k.cols ? k.cols : "-")
+          << ", n = " << n;
     }
   }
   // a wider generic case: b = 48 with G = 3 and two warps
