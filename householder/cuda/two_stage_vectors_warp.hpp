@@ -113,15 +113,16 @@ void lds16(const T* p, T* out) {
 /// Reflectors unrolled per body of the fast path's reflector loop: after a body the register
 /// window is rotated by U (NB moves per U reflectors). U = G (float) means no rotation at all;
 /// the 16-byte types, whose madd dominates the moves, take bodies of one reflector (code size,
-/// and ptxas then keeps them without spills: 244-246 registers for z and dd, sm_90). With C
-/// columns per lane the body is as for a type C times as wide.
+/// and ptxas then keeps them without spills: 244-246 registers for z and dd, sm_90). With C = 2
+/// columns per lane the body is as for a type twice as wide.
 template <class T, int C = 1>
 struct FastCfg {
   static constexpr int kW = int(sizeof(T)) * C;  ///< bytes of a row per lane
-  static constexpr int kU = (std::is_same<T, float>::value && C == 1) ? 32
-                            : kW <= 8                                 ? 16
-                            : kW <= 16 && sizeof(T) <= 8              ? 8
-                                                                      : 1;
+  static constexpr int kU1 = std::is_same<T, float>::value    ? 32
+                             : std::is_same<T, double>::value ? 16
+                             : sizeof(T) == 8                 ? 8
+                                                              : 1;
+  static constexpr int kU = C == 1 ? kU1 : kW <= 8 ? 16 : kW <= 16 && sizeof(T) <= 8 ? 8 : 1;
   static_assert(kGF % kU == 0 && kU <= kNB, "bodies tile the group");
 };
 
