@@ -126,8 +126,8 @@ __global__ void __launch_bounds__(kSumThreads)
 template <class T>
 __global__ void __launch_bounds__(kSumThreads)
     panel_qr_kernel(index_t m, index_t k, T* P, index_t lda, T* tau, real_t<T>* beta,
-                    unsigned* flag, unsigned long long* ticket, unsigned long long base,
-                    unsigned epoch) {
+                    real_t<T>* alpha_im, unsigned* flag, unsigned long long* ticket,
+                    unsigned long long base, unsigned epoch) {
   using R = real_t<T>;
   tridiag_cuda::pdl_begin();
   __shared__ T sh[kSumThreads];
@@ -191,6 +191,7 @@ __global__ void __launch_bounds__(kSumThreads)
     __syncthreads();
     done = s_zero != 0;
   }
+  if (t == 0) alpha_im[c] = imag_part(alpha);  // form_v_kernel's P(c, c) when tau = 0
   if (done) {
     if (t == 0) {
       beta[c] = real_part(alpha);
@@ -221,10 +222,20 @@ __global__ void __launch_bounds__(kSumThreads)
   if (t == 0) atomicExch(flag + c, epoch);
 }
 
-/// V(r, q) = 0 above, 1 on, P(r, q) below the diagonal (r < m, q < k); P(q, q) := beta_q.
+/// imag(P(i, i)) before reflector i of the panel at P (the EIGSOLVE_GPU_QR1=0 path; the one
+/// panel_qr_kernel records it itself), for form_v_kernel.
+template <class T>
+__global__ void record_alpha_im_kernel(const T* P, index_t lda, index_t i, real_t<T>* alpha_im) {
+  tridiag_cuda::pdl_begin();
+  alpha_im[i] = imag_part(P[i + lda * i]);
+}
+
+/// V(r, q) = 0 above, 1 on, P(r, q) below the diagonal (r < m, q < k); P(q, q) := beta_q, or
+/// for complex T with tau_q = 0 (larfg left alpha as it was: x == 0, imag(alpha) == +-0) alpha
+/// itself, (beta_q, alpha_im_q): the CPU keeps alpha's imaginary -0 there (hh_detail::larfg).
 template <class T>
 __global__ void form_v_kernel(index_t m, index_t k, T* P, index_t lda, const real_t<T>* beta,
-                              T* V) {
+                              const real_t<T>* alpha_im, const T* tau, T* V) {
   tridiag_cuda::pdl_begin();
   const index_t r = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const index_t q = blockIdx.y;
@@ -234,7 +245,12 @@ __global__ void form_v_kernel(index_t m, index_t k, T* P, index_t lda, const rea
     v = T(0);
   } else if (r == q) {
     v = T(1);
-    P[q + lda * q] = T(beta[q]);
+    T d = T(beta[q]);
+    if constexpr (is_complex_v<T>) {
+      const T tq = tau[q];
+      if (tq.re == real_t<T>(0) && tq.im == real_t<T>(0)) d = T(beta[q], alpha_im[q]);
+    }
+    P[q + lda * q] = d;
   } else {
     v = P[r + lda * q];
   }
@@ -398,7 +414,7 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     alloc(&dW_, panel);
     alloc(&dsmall_, 4 * std::size_t(b_) * std::size_t(b_) * sizeof(T));
     alloc(&dtau_, nn * sizeof(T));
-    alloc(&dbeta_, std::size_t(b_) * sizeof(real_t<T>));
+    alloc(&dbeta_, 2 * std::size_t(b_) * sizeof(real_t<T>));  // beta, then imag(alpha)
     alloc(&dAB_, (2 * std::size_t(b_) + 1) * nn * sizeof(T));
     alloc(&dd_, nn * sizeof(real_t<T>));
     alloc(&de_, nn * sizeof(real_t<T>));
@@ -577,11 +593,17 @@ class TwoStageDevice final : public TwoStageCuda<T> {
       const unsigned epoch = static_cast<unsigned>(qr_launches_ + 1);
       ++qr_launches_;
       ck(launch_pdl(panel_qr_kernel<T>, dim3(unsigned(b)), dim3(kSumThreads), 0, st, pdl, m, k, P,
-                    lda, dtau_ + j0, dbeta_, dflag_, dticket_, base, epoch),
+                    lda, dtau_ + j0, dbeta_, dbeta_ + b, dflag_, dticket_, base, epoch),
          "panel_qr_kernel");
       return;
     }
     for (index_t i = 0; i < k; ++i) {
+      if constexpr (is_complex_v<T>) {
+        ck(launch_pdl(record_alpha_im_kernel<T>, dim3(1), dim3(1), 0, st, pdl,
+                      static_cast<const T*>(P), lda, i, dbeta_ + b),
+           "record_alpha_im_kernel");
+        pdl = pdl_;
+      }
       // larfg_kernel's column g = 0 of the matrix "P(i-1.., i)": alpha = P(i, i), x below.
       ck(launch_pdl(tridiag_cuda::larfg_kernel<T>, dim3(1), dim3(1024), 0, st, pdl,
                     index_t(m - i + 1), index_t(0), P + (i - 1) + lda * i, lda, dbeta_ + i,
@@ -634,7 +656,9 @@ class TwoStageDevice final : public TwoStageCuda<T> {
       mark(1);
       const dim3 rk(unsigned((m + 127) / 128), unsigned(k));
       ck(launch_pdl(form_v_kernel<T>, rk, dim3(128), 0, st_, pdl, m, k, P, lda,
-                    static_cast<const real_t<T>*>(dbeta_), dV_),
+                    static_cast<const real_t<T>*>(dbeta_),
+                    static_cast<const real_t<T>*>(dbeta_ + b_), static_cast<const T*>(dtau_ + j0),
+                    dV_),
          "form_v_kernel");
       // 2. T
       if (k > 1)
