@@ -143,9 +143,21 @@ void left(T* C, index_t ldc, index_t M, index_t nc, const T* v, const T& tau, Ch
     for (index_t c = 0; c < nc; ++c)
       s[c] = madd_conj(vr, cr[c * ldc], s[c]);
   }
+  // u = -(conj(tau') * s): the rounded product, then negated (core/neg_rounded.hpp). Complex:
+  // all the products first, negated behind one barrier (a register barrier per column made the
+  // update loop below cost ~1% more of the chase's instructions); real: column by column.
   const T ctau = conj(tau);
+  if constexpr (is_complex_v<T>) {
+    for (index_t c = 0; c < nc; ++c)
+      s[c] = ctau * s[c];
+    neg_rounded_stored(s, nc);
+  }
   for (index_t c = 0; c < nc; ++c) {
-    const T u = neg_rounded(ctau * s[c]);
+    T u;
+    if constexpr (is_complex_v<T>)
+      u = s[c];
+    else
+      u = neg_rounded(ctau * s[c]);
     T* cc = C + c * ldc;
     for (index_t r = 0; r < M; ++r)
       cc[r] = madd(v[r], u, cc[r]);
