@@ -47,6 +47,7 @@
 
 #include "core/canonical.hpp"
 #include "core/hd.hpp"
+#include "core/neg_rounded.hpp"
 #include "core/precision.hpp"
 
 #if defined(__CUDACC__)
@@ -243,7 +244,7 @@ ES_HD_INLINE void fast_compute(LaneY<T, C>& Y, T* carry, const T* Vs, const T* t
         T u[C];
         ES_Q2_UNROLL
         for (int c = 0; c < C; ++c)
-          u[c] = -(taus[t] * s[c]);
+          u[c] = neg_rounded(taus[t] * s[c]);  // the rounded product, negated
         ES_Q2_UNROLL
         for (int q0 = 0; q0 < NB; q0 += P) {
           if (!Full && q0 >= len) break;
@@ -551,7 +552,7 @@ ES_HD void generic_task(const Exec& X, T* sm, const Geo& g, const Args<T>& a, in
         T s = T(0);
         for (index_t q = 0; q < len; ++q)
           s = madd_conj(v[q], z[(t + q) * kLanes], s);
-        const T u = -(taus[t] * s);
+        const T u = neg_rounded(taus[t] * s);
         for (index_t q = 0; q < len; ++q)
           z[(t + q) * kLanes] = madd(v[q], u, z[(t + q) * kLanes]);
       }

@@ -35,6 +35,7 @@
 #include "solver/back_transform_cuda.hpp"
 #include "tests/common/env_scope.hpp"
 #include "tests/common/random_scalar.hpp"
+#include "tests/common/structured_zeros.hpp"
 #include "tests/gpu/gpu_guard.hpp"
 
 using namespace eigsolve;
@@ -119,7 +120,7 @@ void literal_q2(const Chase2<T>& c, index_t nc, T* Z, index_t ldz) {
         T s = T(0);
         for (index_t q = 0; q <= r1 - r0; ++q)
           s = madd_conj(v[q], z[q], s);
-        const T u = -(tau * s);
+        const T u = -test_util::rounded(tau * s);  // the rounded product, negated
         for (index_t q = 0; q <= r1 - r0; ++q)
           z[q] = madd(v[q], u, z[q]);
       }
@@ -244,44 +245,46 @@ TYPED_TEST(GpuTwoStageVectors, HostWarpEmulationBitwiseEqualToCpu) {
        {Case{2, 1}, Case{3, 2}, Case{31, 32}, Case{32, 32}, Case{33, 32}, Case{34, 1}, Case{40, 3},
         Case{70, 8}, Case{100, 32}, Case{dd ? 130 : 257, 32}, Case{150, 48}}) {
     const auto c = make_chase<T>(cs.n, cs.b, seed++);
-    for (index_t nc : {index_t(1), index_t(37), index_t(70)}) {
-      const index_t ldz = cs.n + 3;
-      const auto Z0 = random_z<T>(ldz, nc, seed++);
-      auto zl = Z0;
-      literal_q2(c, nc, zl.data(), ldz);
-      auto zc = Z0;
-      apply_q2_canonical(Context{}, cs.n, cs.b, c.V2.data(), c.ldv2, c.tau2.data(), c.ldt2, nc,
-                         zc.data(), ldz);
-      const std::string what = "n = " + std::to_string(cs.n) + ", b = " + std::to_string(cs.b) +
-                               ", nc = " + std::to_string(nc);
-      EXPECT_TRUE(same_bytes(zc, zl)) << "CPU apply_q2_canonical vs the literal loop, " << what;
-      struct Run {
-        bool fast;
-        index_t G, R;
-        int threads;
-        int cols;  ///< fast path: columns per lane
-      };
-      std::vector<Run> runs = {{false, 32, 2, 0, 1}, {false, 5, 2, 3, 1}, {false, 1, 3, 3, 1}};
-      if (cs.b == q2_warp::kNB) {
-        runs.push_back({true, 32, 1, 0, 1});
-        runs.push_back({true, 32, 2, 3, 1});
-        runs.push_back({true, 32, 5, 3, 1});
-        if (q2_warp::fast_max_cols<T>() >= 2) {  // two columns per lane: slabs of 64
-          runs.push_back({true, 32, 1, 0, 2});
-          runs.push_back({true, 32, 3, 3, 2});
+    for (index_t nc : {index_t(1), index_t(37), index_t(70)})
+      for (int zk = 0; zk < 2; ++zk) {  // random Z, then Z with exact zeros of both signs
+        const index_t ldz = cs.n + 3;
+        const auto Z0 =
+            zk ? test_util::structured_z<T>(cs.n, nc, ldz, seed++) : random_z<T>(ldz, nc, seed++);
+        auto zl = Z0;
+        literal_q2(c, nc, zl.data(), ldz);
+        auto zc = Z0;
+        apply_q2_canonical(Context{}, cs.n, cs.b, c.V2.data(), c.ldv2, c.tau2.data(), c.ldt2, nc,
+                           zc.data(), ldz);
+        const std::string what = "n = " + std::to_string(cs.n) + ", b = " + std::to_string(cs.b) +
+                                 ", nc = " + std::to_string(nc) + (zk ? ", structured Z" : "");
+        EXPECT_TRUE(same_bytes(zc, zl)) << "CPU apply_q2_canonical vs the literal loop, " << what;
+        struct Run {
+          bool fast;
+          index_t G, R;
+          int threads;
+          int cols;  ///< fast path: columns per lane
+        };
+        std::vector<Run> runs = {{false, 32, 2, 0, 1}, {false, 5, 2, 3, 1}, {false, 1, 3, 3, 1}};
+        if (cs.b == q2_warp::kNB) {
+          runs.push_back({true, 32, 1, 0, 1});
+          runs.push_back({true, 32, 2, 3, 1});
+          runs.push_back({true, 32, 5, 3, 1});
+          if (q2_warp::fast_max_cols<T>() >= 2) {  // two columns per lane: slabs of 64
+            runs.push_back({true, 32, 1, 0, 2});
+            runs.push_back({true, 32, 3, 3, 2});
+          }
+        }
+        for (const Run& r : runs) {
+          auto z = Z0;
+          if (r.cols == 2)
+            emulated_q2<T, 2>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads);
+          else
+            emulated_q2<T, 1>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads);
+          EXPECT_TRUE(same_bytes(z, zl))
+              << (r.fast ? "fast" : "generic") << " G = " << r.G << ", R = " << r.R
+              << ", threads = " << r.threads << ", columns per lane " << r.cols << ", " << what;
         }
       }
-      for (const Run& r : runs) {
-        auto z = Z0;
-        if (r.cols == 2)
-          emulated_q2<T, 2>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads);
-        else
-          emulated_q2<T, 1>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads);
-        EXPECT_TRUE(same_bytes(z, zl))
-            << (r.fast ? "fast" : "generic") << " G = " << r.G << ", R = " << r.R
-            << ", threads = " << r.threads << ", columns per lane " << r.cols << ", " << what;
-      }
-    }
   }
 }
 
