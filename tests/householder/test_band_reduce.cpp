@@ -469,8 +469,7 @@ TYPED_TEST(BandReduceTest, StructuredZerosBitwiseTheLiteralTranscription) {
       for (index_t b : {1, 4, 8, 32}) {
         const Vec<T> F = test_util::structured_hermitian<T>(n, z, 41 * n + b);
         const Result<T> r = run(F, n, b, 2);
-        Result<T> s;
-        s.A = r.A;  // the poisoned upper triangle, never touched by either
+        Result<T> s{r.A, {}};  // the poisoned upper triangle, never touched by either
         for (index_t j = 0; j < n; ++j)
           for (index_t i = j; i < n; ++i)
             s.A[i + n * j] = F[i + n * j];
