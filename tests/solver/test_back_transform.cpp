@@ -223,6 +223,20 @@ TEST(BackTransform, Names) {
 }
 
 /// max |A Z - Z diag(w)| / (n ||A||_max-ish) and max |I - Z^H Z| / n, in double.
+/// max over k >= j of |(Z^H Z - I)(j, k)| for the n x n column-major Z.
+template <class T>
+double orthogonality_column(index_t n, const T* Z, index_t j) {
+  double orth = 0;
+  for (index_t k = j; k < n; ++k) {
+    T s = T(0);
+    for (index_t i = 0; i < n; ++i)
+      s = madd_conj(Z[i + j * n], Z[i + k * n], s);
+    if (j == k) s = s - T(1);
+    orth = std::max(orth, to_double(abs1(s)));
+  }
+  return orth;
+}
+
 template <class T>
 void check_solve(const HostMatrix<T>& A0, int threads, const std::string& what) {
   SCOPED_TRACE(what);
@@ -251,13 +265,7 @@ void check_solve(const HostMatrix<T>& A0, int threads, const std::string& what) 
       s = s - z[i] * T(r.w[j]);
       res = std::max(res, to_double(abs1(s)));
     }
-    for (index_t k = j; k < n; ++k) {
-      T s = T(0);
-      for (index_t i = 0; i < n; ++i)
-        s = madd_conj(z[i], r.z[i + k * n], s);
-      if (j == k) s = s - T(1);
-      orth = std::max(orth, to_double(abs1(s)));
-    }
+    orth = std::max(orth, orthogonality_column(n, r.z.data(), j));
   }
   const double u = ScalarTraits<T>::unit_roundoff();
   EXPECT_LE(res / (double(n) * anorm), 50 * u);
@@ -348,13 +356,7 @@ TYPED_TEST(BackTransformTyped, StructuredZerosPipelineThreadsAndResiduals) {
             s = madd(A0(i, k), z[k], s);
           res = std::max(res, to_double(abs1(s - z[i] * T(r.w[j]))));
         }
-        for (index_t k = j; k < n; ++k) {
-          T s = T(0);
-          for (index_t i = 0; i < n; ++i)
-            s = madd_conj(z[i], r.z[i + k * n], s);
-          if (j == k) s = s - T(1);
-          orth = std::max(orth, to_double(abs1(s)));
-        }
+        orth = std::max(orth, orthogonality_column(n, r.z.data(), j));
       }
       if (anorm > 0) {
         EXPECT_LE(res / (double(n) * anorm), 50 * u) << what;
