@@ -5,8 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <cstring>
 #include <limits>
+#include <vector>
 
+#include "core/dd_chain.hpp"
 #include "core/dd_real.hpp"
 #include "dd_test_util.hpp"
 
@@ -263,3 +266,72 @@ TEST(DdReal, IntegerConversions) {
 }
 
 }  // namespace
+
+namespace {
+bool same_bits(const dd_real& x, const dd_real& y) {
+  return std::memcmp(&x.hi, &y.hi, sizeof(double)) == 0 &&
+         std::memcmp(&x.lo, &y.lo, sizeof(double)) == 0;
+}
+}  // namespace
+
+// core/dd_chain.hpp: madd_zero(a, b) is madd(a, b, +0) bit for bit: random operands over the
+// whole range (products that underflow, are subnormal or overflow included), both signs of
+// every zero, non-finite parts, and pairs that are not normalized (lo larger than ulp(hi)/2,
+// lo non-zero with hi zero).
+TEST(DdReal, MaddZeroSameBitsAsMaddWithZero) {
+  Gen g(20261202);
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  std::vector<dd_real> special = {dd_real(0.0),
+                                  dd_real(-0.0),
+                                  dd_real(0.0, -0.0),
+                                  dd_real(-0.0, -0.0),
+                                  dd_real(1.0, -0.0),
+                                  dd_real(-1.0, -0.0),
+                                  dd_real(inf),
+                                  dd_real(-inf),
+                                  dd_real(nan),
+                                  dd_real(1.0, nan),
+                                  dd_real(1.0, inf),
+                                  dd_real(tiny),
+                                  dd_real(-tiny, 0.0),
+                                  dd_real(0.0, tiny),
+                                  dd_real(1.0, 1.0),
+                                  dd_real(1.0, -3.0),
+                                  dd_real(0x1p1023, 0x1p970),
+                                  dd_real(-0x1p-1022, 0x1p-1074),
+                                  dd_real(0x1p-537),
+                                  dd_real(1.0, 0x1p-53),
+                                  dd_real(1.0, -0x1p-54)};
+  long checked = 0;
+  for (const dd_real& a : special)
+    for (const dd_real& b : special) {
+      ASSERT_TRUE(same_bits(eigsolve::madd_zero(a, b), eigsolve::madd(a, b, dd_real(0.0))))
+          << a.hi << " " << a.lo << " * " << b.hi << " " << b.lo;
+      ++checked;
+    }
+  for (int i = 0; i < 400000; ++i) {
+    dd_real a, b;
+    switch (i % 4) {
+      case 0:  // ordinary magnitudes
+        a = g.dd(-30, 30), b = g.dd(-30, 30);
+        break;
+      case 1:  // products near underflow (subnormal and zero results) and near overflow
+        a = g.dd(-560, -500), b = g.dd(-560, -480);
+        if (g.coin()) a = g.dd(500, 520), b = g.dd(490, 515);
+        break;
+      case 2:  // one operand special, the other random
+        a = special[g.uniform_int(0, int(special.size()) - 1)], b = g.dd(-600, 600);
+        if (g.coin()) std::swap(a, b);
+        break;
+      default:  // pairs that are not normalized
+        a = dd_real(g.dd(-20, 20).hi, g.dd(-20, 20).hi), b = g.dd(-20, 20);
+        break;
+    }
+    ASSERT_TRUE(same_bits(eigsolve::madd_zero(a, b), eigsolve::madd(a, b, dd_real(0.0))))
+        << std::hexfloat << a.hi << " " << a.lo << " * " << b.hi << " " << b.lo;
+    ++checked;
+  }
+  EXPECT_GT(checked, 400000);
+}
