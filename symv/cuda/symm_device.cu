@@ -33,6 +33,7 @@
 #include <type_traits>
 
 #include "core/canonical.hpp"
+#include "core/dd_chain.hpp"
 #include "core/errors.hpp"
 #include "core/precision.hpp"
 #include "symv/cuda/symv_kernels.cuh"
@@ -132,6 +133,16 @@ __device__ __forceinline__ void lds(const T* p, T* out) {
 #pragma unroll
   for (int e = 0; e < N; ++e)
     out[e] = from_parts<T>(c + e * np);
+}
+
+/// The first madd of a chunk chain, madd(a, b, +0), bit for bit: dd skips the accurate sum
+/// with zero where it changes nothing (core/dd_real.hpp's madd_zero); the others as written.
+template <class T>
+__device__ __forceinline__ T chain_first(const T& a, const T& b) {
+  return madd(a, b, T(0));
+}
+__device__ __forceinline__ dd_real chain_first(const dd_real& a, const dd_real& b) {
+  return madd_zero(a, b);
 }
 
 /// Offset of element jl of j-major row `row` (KC elements, 16-byte units swizzled by sw).
@@ -302,7 +313,8 @@ __device__ __forceinline__ void compute_stage(const T* sa, const T* sv, int row0
         for (int r = 0; r < R; ++r)
 #pragma unroll
           for (int t = 0; t < Q; ++t)
-            ch[r][t] = madd(a[r][u], v[t][u], ch[r][t]);
+            ch[r][t] = gu == 0 && u == 0 ? chain_first(a[r][u], v[t][u])
+                                         : madd(a[r][u], v[t][u], ch[r][t]);
     }
 #pragma unroll
     for (int r = 0; r < R; ++r)
@@ -449,6 +461,10 @@ void launch(const SymmArgs<T>& g, cudaStream_t st) {
   const auto kern = symm_kernel<T, S>;
   cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(S::SMEM));
+  // Several blocks per SM need the largest shared-memory carveout (a hint; no effect on bits).
+  if (e == cudaSuccess && S::MINB > 1)
+    e = cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             cudaSharedmemCarveoutMaxShared);
   if (e != cudaSuccess)
     throw DeviceError(std::string("symm_canonical_gpu: shared memory attribute: ") +
                       cudaGetErrorString(e));
@@ -552,6 +568,15 @@ struct Table<dd_real> {
       {"r2q2-rb64-qb16-kc32", 64, 16, &launch<T, Shape<T, 2, 2, 4, 8, 32>>},
       {"r2q1-rb64-qb8-kc32", 64, 8, &launch<T, Shape<T, 2, 1, 4, 8, 32>>},
       {"r1q1-rb16-qb8-kc32", 16, 8, &launch<T, Shape<T, 1, 1, 4, 4, 32>>},
+      // session 18 candidates: configuration 1 takes 198 registers for its 2 outputs per thread
+      // (8 warps per SM, the FP64 pipe 56 % busy at m = 8192: r1 ncu-ddsymm); these keep more
+      // warps (lean, register caps) or more chains per warp
+      {"r2q1-rb64-qb8-kc32-lean-b2", 64, 8, &launch<T, Shape<T, 2, 1, 4, 8, 32, 1, 2, true>>},
+      {"r2q2-rb64-qb16-kc32-lean-b2", 64, 16, &launch<T, Shape<T, 2, 2, 4, 8, 32, 1, 2, true>>},
+      {"r2q1-rb32-qb8-kc32-w4-lean-b3", 32, 8, &launch<T, Shape<T, 2, 1, 4, 4, 32, 1, 3, true>>},
+      {"r1q1-rb32-qb8-kc32-lean-b3", 32, 8, &launch<T, Shape<T, 1, 1, 4, 8, 32, 1, 3, true>>},
+      {"r2q2-rb32-qb16-kc32-w4-lean-b3", 32, 16, &launch<T, Shape<T, 2, 2, 4, 4, 32, 1, 3, true>>},
+      {"r2q1-rb64-qb8-kc32-b2", 64, 8, &launch<T, Shape<T, 2, 1, 4, 8, 32, 1, 2>>},
   };
 };
 
