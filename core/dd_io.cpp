@@ -4,9 +4,12 @@
 #include <gmp.h>
 #include <mpfr.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "core/errors.hpp"
 
@@ -99,6 +102,369 @@ bool parse_exact(const std::string& sig, std::int64_t e, double& hi, double& lo)
 
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact fixed-width digit generation (the fast path of dd_to_string and
+// dd_to_string_roundtrip; docs/dd.md, "Decimal conversion").
+// ---------------------------------------------------------------------------------------------
+
+/// A non-negative integer in little-endian 64-bit limbs, with a fixed capacity; callers check
+/// the sizes beforehand (exact_digits).
+struct Big {
+  static constexpr int kLimbs = 40;  // 2560 bits
+  std::uint64_t d[kLimbs];
+  int n = 0;  // limbs in use; d[n - 1] != 0 when n > 0
+
+  Big() = default;
+  Big(const Big& o) : n(o.n) { std::copy(o.d, o.d + o.n, d); }
+  Big& operator=(const Big& o) {
+    n = o.n;
+    std::copy(o.d, o.d + o.n, d);
+    return *this;
+  }
+
+  void set(std::uint64_t v) {
+    n = v != 0 ? 1 : 0;
+    d[0] = v;
+  }
+  bool is_zero() const { return n == 0; }
+  void trim() {
+    while (n > 0 && d[n - 1] == 0)
+      --n;
+  }
+  int bit_length() const { return n == 0 ? 0 : 64 * (n - 1) + (64 - __builtin_clzll(d[n - 1])); }
+  bool odd() const { return n > 0 && (d[0] & 1u) != 0; }
+  void mul_small(std::uint64_t m) {
+    unsigned __int128 carry = 0;
+    for (int i = 0; i < n; ++i) {
+      const unsigned __int128 p = static_cast<unsigned __int128>(d[i]) * m + carry;
+      d[i] = static_cast<std::uint64_t>(p);
+      carry = p >> 64;
+    }
+    if (carry != 0) d[n++] = static_cast<std::uint64_t>(carry);
+  }
+  void add_small(std::uint64_t v) {
+    for (int i = 0; v != 0; ++i) {
+      if (i == n) {
+        d[n++] = v;
+        return;
+      }
+      d[i] += v;
+      v = d[i] < v ? 1 : 0;
+    }
+  }
+  void sub_small(std::uint64_t v) {  // requires *this >= v
+    for (int i = 0; v != 0; ++i) {
+      const std::uint64_t old = d[i];
+      d[i] = old - v;
+      v = old < v ? 1 : 0;
+    }
+    trim();
+  }
+  void shl(int b) {
+    if (n == 0 || b == 0) return;
+    const int w = b / 64, r = b % 64;
+    if (r == 0) {
+      for (int i = n - 1; i >= 0; --i)
+        d[i + w] = d[i];
+      d[n + w] = 0;
+    } else {
+      d[n + w] = d[n - 1] >> (64 - r);
+      for (int i = n - 1; i > 0; --i)
+        d[i + w] = (d[i] << r) | (d[i - 1] >> (64 - r));
+      d[w] = d[0] << r;
+    }
+    for (int i = 0; i < w; ++i)
+      d[i] = 0;
+    n += w + 1;
+    trim();
+  }
+  /// *this >> b into q, *this mod 2^b into r.
+  void split(int b, Big& q, Big& r) const {
+    const int w = b / 64, s = b % 64;
+    r.n = std::min(n, w + (s != 0 ? 1 : 0));
+    for (int i = 0; i < r.n; ++i)
+      r.d[i] = d[i];
+    if (s != 0 && r.n == w + 1) r.d[w] &= (std::uint64_t{1} << s) - 1;
+    r.trim();
+    q.n = n > w ? n - w : 0;
+    for (int i = 0; i < q.n; ++i) {
+      q.d[i] = d[i + w] >> s;
+      if (s != 0 && i + w + 1 < n) q.d[i] |= d[i + w + 1] << (64 - s);
+    }
+    q.trim();
+  }
+  /// Divides by v (> 0) in place; returns the remainder.
+  std::uint64_t div_small(std::uint64_t v) {
+    unsigned __int128 rem = 0;
+    for (int i = n - 1; i >= 0; --i) {
+      const unsigned __int128 cur = (rem << 64) | d[i];
+      d[i] = static_cast<std::uint64_t>(cur / v);
+      rem = cur % v;
+    }
+    trim();
+    return static_cast<std::uint64_t>(rem);
+  }
+};
+
+int cmp(const Big& a, const Big& b) {
+  if (a.n != b.n) return a.n < b.n ? -1 : 1;
+  for (int i = a.n - 1; i >= 0; --i)
+    if (a.d[i] != b.d[i]) return a.d[i] < b.d[i] ? -1 : 1;
+  return 0;
+}
+
+/// out = a * b (out distinct from a and b; the sizes fit).
+void mul(const Big& a, const Big& b, Big& out) {
+  out.n = a.n + b.n;
+  for (int i = 0; i < out.n; ++i)
+    out.d[i] = 0;
+  for (int i = 0; i < a.n; ++i) {
+    unsigned __int128 carry = 0;
+    for (int j = 0; j < b.n; ++j) {
+      const unsigned __int128 p =
+          static_cast<unsigned __int128>(a.d[i]) * b.d[j] + out.d[i + j] + carry;
+      out.d[i + j] = static_cast<std::uint64_t>(p);
+      carry = p >> 64;
+    }
+    out.d[i + b.n] = static_cast<std::uint64_t>(carry);
+  }
+  out.trim();
+}
+
+/// a -= b (a >= b).
+void sub(Big& a, const Big& b) {
+  std::uint64_t borrow = 0;
+  for (int i = 0; i < a.n; ++i) {
+    const std::uint64_t bi = i < b.n ? b.d[i] : 0;
+    const std::uint64_t t = a.d[i] - bi;
+    const std::uint64_t nb = (a.d[i] < bi) || (t < borrow) ? 1 : 0;
+    a.d[i] = t - borrow;
+    borrow = nb;
+  }
+  a.trim();
+}
+
+constexpr std::uint64_t kTen19 = 10000000000000000000ull;
+
+void pow10(int s, Big& out) {
+  out.set(1);
+  for (; s >= 19; s -= 19)
+    out.mul_small(kTen19);
+  std::uint64_t p = 1;
+  for (; s > 0; --s)
+    p *= 10;
+  out.mul_small(p);
+}
+
+std::uint64_t bits_of(double v) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+/// The exponent of the last bit of the significand of a finite nonzero double (its ulp).
+int ulp_exp(double v) {
+  const int be = static_cast<int>((bits_of(v) >> 52) & 0x7ff);
+  return be == 0 ? -1074 : be - 1075;
+}
+
+/// |v| / 2^ulp_exp(v), an integer below 2^53.
+std::uint64_t significand(double v) {
+  const std::uint64_t b = bits_of(v);
+  const std::uint64_t m = b & ((std::uint64_t{1} << 52) - 1);
+  return ((b >> 52) & 0x7ff) == 0 ? m : m | (std::uint64_t{1} << 52);
+}
+
+/// 10^k as a Big, from a table for k <= kPow10Table (built once), else computed.
+constexpr int kPow10Table = 400;
+void pow10_big(int k, Big& out) {
+  static const std::vector<Big> table = [] {
+    std::vector<Big> t(kPow10Table + 1);
+    for (int i = 0; i <= kPow10Table; ++i)
+      pow10(i, t[static_cast<std::size_t>(i)]);
+    return t;
+  }();
+  if (k <= kPow10Table) {
+    out = table[static_cast<std::size_t>(k)];
+  } else {
+    pow10(k, out);
+  }
+}
+
+/// hi + lo = M 2^e exactly (M > 0), the decimal N 10^(k - n + 1) nearest to it with n digits
+/// (ties to even), and the error: x 10^s 2^-e - N 2^-e = +-R (s = n - 1 - k before a carry).
+struct Digits {
+  Big m, t, n, r;  // M, 10^s, N, |R|
+  int e = 0, s = 0, k = 0;
+  bool r_neg = false;  // the decimal is above x (rounded up)
+};
+
+/// The exact digits of x = hi + lo (hi finite and nonzero, |lo| < |hi|, lo finite) to nd
+/// significant digits. False when the value or the digit count is outside the fixed-width
+/// range (|x| >= 10^nd, or more than Big's capacity); the caller then uses MPFR.
+bool exact_digits(double hi, double lo, int nd, Digits& g) {
+  const int eh = ulp_exp(hi);
+  const int el = lo != 0.0 ? ulp_exp(lo) : eh;
+  const int e = el < eh ? el : eh;
+  if (eh - e > 1100) return false;
+  g.e = e;
+  g.m.set(significand(hi));
+  g.m.shl(eh - e);
+  if (lo != 0.0) {
+    const std::uint64_t l = significand(lo) << (el - e);  // el == e here (|lo| < |hi|)
+    if (std::signbit(lo) == std::signbit(hi)) {
+      g.m.add_small(l);
+    } else {
+      g.m.sub_small(l);
+    }
+  }
+  int k = static_cast<int>(std::floor(std::log10(std::fabs(hi))));
+  Big lo10, hi10, p;
+  for (int tries = 0;; ++tries) {
+    if (tries == 4) return false;  // cannot happen: the estimate is off by at most one
+    const int s = nd - 1 - k;
+    if (s < 0) return false;
+    // P = M 10^s and the powers of ten below 2^(bits(M) + 4 s + 4 nd) < capacity.
+    if (g.m.bit_length() + 4 * s + 4 * nd + 128 > 64 * Big::kLimbs) return false;
+    if (e >= 0 && g.m.bit_length() + 4 * s + e + 128 > 64 * Big::kLimbs) return false;
+    pow10_big(s, g.t);
+    mul(g.m, g.t, p);
+    if (e >= 0) {
+      p.shl(e);
+      g.n = p;
+      g.r.set(0);
+    } else {
+      p.split(-e, g.n, g.r);  // N = floor(x 10^s), r = remainder in units of 2^e
+    }
+    pow10_big(nd - 1, lo10);
+    pow10_big(nd, hi10);
+    if (cmp(g.n, lo10) < 0) {
+      --k;
+      continue;
+    }
+    if (cmp(g.n, hi10) >= 0) {
+      ++k;
+      continue;
+    }
+    g.s = s;
+    break;
+  }
+  g.r_neg = false;
+  if (e < 0 && !g.r.is_zero()) {
+    // Round to nearest, ties to even: compare r with 2^(-e-1).
+    Big half;
+    half.set(1);
+    half.shl(-e - 1);
+    const int c = cmp(g.r, half);
+    if (c > 0 || (c == 0 && g.n.odd())) {
+      g.n.add_small(1);
+      Big full = half;
+      full.shl(1);
+      sub(full, g.r);
+      g.r = full;
+      g.r_neg = true;
+      if (cmp(g.n, hi10) == 0) {  // carry into a new digit: 10^nd -> 10^(nd-1), one more
+        g.n = lo10;
+        ++k;
+      }
+    }
+  }
+  g.k = k;
+  return true;
+}
+
+/// Appends the nd digits of N (10^(nd-1) <= N < 10^nd) and the exponent in dd_to_string's
+/// format.
+void format_digits(bool neg, Big n, int nd, int k, std::string& res) {
+  char buf[1200];
+  int pos = nd;
+  while (pos > 0) {
+    std::uint64_t chunk;
+    if (n.n == 0 || (n.n == 1 && n.d[0] < kTen19)) {  // the last 19 digits
+      chunk = n.n == 0 ? 0 : n.d[0];
+      n.n = 0;
+    } else {
+      chunk = n.div_small(kTen19);
+    }
+    static const char kPairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
+    int i = 0;
+    for (; i + 2 <= 19 && pos >= 2; i += 2) {
+      const std::uint64_t r = chunk % 100;
+      chunk /= 100;
+      buf[--pos] = kPairs[2 * r + 1];
+      buf[--pos] = kPairs[2 * r];
+    }
+    for (; i < 19 && pos > 0; ++i) {
+      buf[--pos] = static_cast<char>('0' + chunk % 10);
+      chunk /= 10;
+    }
+  }
+  if (neg) res.push_back('-');
+  res.push_back(buf[0]);
+  if (nd > 1) {
+    res.push_back('.');
+    res.append(buf + 1, static_cast<std::size_t>(nd - 1));
+  }
+  res.push_back('e');
+  res.push_back(k < 0 ? '-' : '+');
+  const int a = k < 0 ? -k : k;
+  if (a < 10) res.push_back('0');
+  char eb[8];
+  int ep = 0;
+  for (int v = a; v > 0 || ep == 0; v /= 10)
+    eb[ep++] = static_cast<char>('0' + v % 10);
+  while (ep > 0)
+    res.push_back(eb[--ep]);
+}
+
+/// Whether parse_dd(dd_to_string(x, nd)) gives x back, decided from the exact error of the
+/// digits (docs/dd.md): 1 yes, 0 no, -1 not decided here (the caller parses the string).
+int decide_round_trip(double hi, double lo, const Digits& g) {
+  // Normal hi and lo away from the subnormal range: the rounding intervals below hold.
+  const double ahi = std::fabs(hi), alo = std::fabs(lo);
+  if (ahi < 0x1p-1000 || (lo != 0.0 && alo < 0x1p-1000)) return -1;
+  const int eh = ulp_exp(hi);
+  const bool hi_pow2 = significand(hi) == (std::uint64_t{1} << 52);
+  // G: half the gap from hi to its neighbour on lo's side (toward zero below a power of two).
+  const bool toward_zero = lo == 0.0 || std::signbit(lo) != std::signbit(hi);
+  const int g_exp = (toward_zero && hi_pow2) ? eh - 2 : eh - 1;
+  if (!(alo < std::ldexp(1.0, g_exp))) return -1;  // a tie (or not normalized): MPFR decides
+  // From here x is normalized: Fast2Sum(hi, lo) == (hi, lo). The decimal is D = x + delta with
+  // |delta| = |R| 2^e 10^-s.
+  if (lo == 0.0) {
+    if (g.r.is_zero()) return 1;  // D == x exactly
+    // |delta| < G (so RN(D) = hi) and |delta| > 2^-1075 (so RN(D - hi) != 0): fails.
+    Big r2 = g.r;
+    r2.shl(hi_pow2 ? 2 : 1);
+    if (cmp(r2, g.t) < 0 && g.e + 1075 > g.t.bit_length()) return 0;
+    return -1;
+  }
+  // lo != 0: e is lo's ulp exponent. RN(lo + delta) == lo when |delta| is below half of lo's
+  // smaller adjacent gap; then |lo + delta| < G, so RN(D) = hi as well.
+  const bool lo_pow2 = significand(lo) == (std::uint64_t{1} << 52);
+  Big r2 = g.r;
+  r2.shl(lo_pow2 ? 2 : 1);
+  if (cmp(r2, g.t) < 0) return 1;
+  if (lo_pow2) {
+    r2 = g.r;
+    r2.shl(1);
+  }
+  if (cmp(r2, g.t) > 0) {
+    // |delta| above half of lo's larger gap: RN(lo + delta) != lo. If also |lo| + |delta| < G,
+    // RN(D) = hi and the pair read back is (hi, != lo): fails. |R| < (G 2^-e - |lo| 2^-e) 10^s.
+    Big w, wt;
+    w.set(1);
+    w.shl(g_exp - g.e);
+    w.sub_small(significand(lo));
+    mul(w, g.t, wt);
+    if (cmp(g.r, wt) < 0) return 0;
+  }
+  return -1;
 }
 
 }  // namespace
@@ -209,6 +575,13 @@ std::string dd_to_string(const dd_real& x, int sig_digits) {
     if (sig_digits > 1) res += "." + std::string(static_cast<std::size_t>(sig_digits - 1), '0');
     return res + "e+00";
   }
+  if (x.hi != 0.0 && std::fabs(x.lo) < std::fabs(x.hi)) {
+    Digits g;
+    if (exact_digits(x.hi, x.lo, sig_digits, g)) {
+      format_digits(std::signbit(x.hi), g.n, sig_digits, g.k, res);
+      return res;
+    }
+  }
   // Enough bits for the exact sum: the span from the top bit of hi to the last bit of lo, plus
   // a carry (at most 2200: two doubles span < 2100 bits).
   mpfr_prec_t prec = 2200;
@@ -247,8 +620,25 @@ std::string dd_to_string(const dd_real& x, int sig_digits) {
 
 std::string dd_to_string_roundtrip(const dd_real& x) {
   if (!std::isfinite(x.hi) || !std::isfinite(x.lo)) return dd_to_string(x, 33);
+  if (x.hi == 0.0 && x.lo == 0.0) return dd_to_string(x, 33);  // reads back as (+-0, +0)
+  const bool fast = x.hi != 0.0 && std::fabs(x.lo) < std::fabs(x.hi);
   int n = 33;
   for (;;) {
+    // The exact digits decide most lengths without printing or parsing (docs/dd.md); the
+    // rest print and parse back, as the definition says.
+    Digits g;
+    if (fast && n < 1100 && exact_digits(x.hi, x.lo, n, g)) {
+      const int ok = decide_round_trip(x.hi, x.lo, g);
+      if (ok == 1) {
+        std::string res;
+        format_digits(std::signbit(x.hi), g.n, n, g.k, res);
+        return res;
+      }
+      if (ok == 0) {
+        n = n < 40 ? n + 1 : (n * 2 > 1100 ? 1100 : n * 2);
+        continue;
+      }
+    }
     std::string s = dd_to_string(x, n);
     dd_real y;
     if (n >= 1100 || (parse_dd(s, y) && std::signbit(y.hi) == std::signbit(x.hi) && y.hi == x.hi &&

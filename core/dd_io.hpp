@@ -1,7 +1,10 @@
 // Decimal conversions of dd_real (host only): correctly rounded parsing and printing.
 //
 // The rules are specified in docs/dd.md ("Decimal conversion"). Exact big-integer arithmetic
-// (GMP) decides every rounding of parse_dd; MPFR prints.
+// (GMP) decides every rounding of parse_dd. Printing uses exact fixed-width integer arithmetic
+// (hi + lo = M 2^e, N = round(M 10^s 2^-e) with the remainder kept), and MPFR for what that
+// does not cover (|x| >= 10^digits, more than ~2400 bits of work); the same characters either way
+// (tests/core/test_dd_io.cpp compares them with the MPFR-only printing).
 #pragma once
 
 #include <string>
@@ -37,6 +40,9 @@ std::string dd_to_string(const dd_real& x, int sig_digits = 34);
 /// The shortest dd_to_string(x, n) with n >= 33 for which parse_dd gives x back (hi bitwise,
 /// lo equal as a number); n is at most the length of the exact decimal expansion, so this
 /// always succeeds for finite normalized x. Non-finite x: as dd_to_string.
+/// (The lengths tried are 33..40, then 80, 160, ... 1100.) For a normalized x away from ties and
+/// from the subnormal range, the exact error of the digits decides whether parse_dd would give x
+/// back without printing or parsing; every other case prints and parses.
 std::string dd_to_string_roundtrip(const dd_real& x);
 
 }  // namespace eigsolve

@@ -45,8 +45,10 @@ HostMatrix<T> read_matrix(const std::string& path, MatrixFileInfo* info = nullpt
 /// A regular file (or new path) is written atomically (temporary file + rename); a device,
 /// FIFO or /dev/stdout is written directly; a symbolic link is followed; a directory is
 /// refused (docs/formats.md, "Outputs"). Throws OutputError.
+/// nthreads: threads that format the text (0: omp_get_max_threads(), which the CLI sets from
+/// --threads; at most 32); the bytes written do not depend on it.
 template <class R>
-void write_eigenvalues(const std::string& path, const std::vector<R>& w);
+void write_eigenvalues(const std::string& path, const std::vector<R>& w, int nthreads = 0);
 
 /// Reads an eigenvalue file as written by write_eigenvalues (one number per line; blank lines
 /// and lines starting with '%' or '#' are skipped; "-" = stdin). Throws InputError(file:line).
@@ -57,8 +59,11 @@ std::vector<R> read_eigenvalues(const std::string& path);
 /// ending in .npy (Fortran order; '<f4', '<f8', '<c8', '<c16'), else Matrix Market
 /// `array real|complex general` with round-trip digits. dd is written as .mtx only (a .npy
 /// path for dd is an OutputError). Atomic. Throws OutputError, DimensionError.
+/// nthreads: threads that format the .mtx text (0: omp_get_max_threads(), which the CLI sets
+/// from --threads; at most 32); the bytes written do not depend on it.
 template <class T>
-void write_dense(const std::string& path, index_t n, index_t m, const T* z, index_t ldz);
+void write_dense(const std::string& path, index_t n, index_t m, const T* z, index_t ldz,
+                 int nthreads = 0);
 
 /// Shortest round-trip decimal of a real (float/double: std::to_chars; dd: core/dd_io.hpp).
 template <class R>

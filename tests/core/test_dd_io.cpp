@@ -1,10 +1,14 @@
 // parse_dd / dd_to_string against MPFR: correct rounding of hi and lo, exact dyadic strings,
-// round trips, malformed input, overflow and underflow.
+// round trips, malformed input, overflow and underflow; the fixed-width printing against the
+// MPFR printing it replaced (character for character).
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -251,6 +255,224 @@ TEST(DdIo, Speed) {  // prints throughput, asserts nothing about time
         set->size();
     std::printf("parse_dd %s strings: %.0f ns each (checksum %g)\n",
                 set == &shorts ? "<=15-digit" : "34-digit", ns, sum);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fixed-width conversion against the MPFR one it replaced (session 18): the same characters
+// for every value, and parse_dd reads every printed string back to the same pair.
+// ---------------------------------------------------------------------------------------------
+
+/// dd_to_string as it was before the fixed-width fast path (MPFR for every value).
+std::string old_dd_to_string(const dd_real& x, int sig_digits) {
+  if (std::isnan(x.hi) || std::isnan(x.lo)) return "nan";
+  if (std::isinf(x.hi) || std::isinf(x.lo)) {
+    const double s = std::isinf(x.hi) ? x.hi : x.lo;
+    return s < 0.0 ? "-inf" : "inf";
+  }
+  std::string res;
+  if (x.hi == 0.0 && x.lo == 0.0) {
+    if (std::signbit(x.hi)) res.push_back('-');
+    res.push_back('0');
+    if (sig_digits > 1) res += "." + std::string(static_cast<std::size_t>(sig_digits - 1), '0');
+    return res + "e+00";
+  }
+  mpfr_prec_t prec = 2200;
+  if (x.hi != 0.0 && x.lo != 0.0) {
+    const int span = std::ilogb(x.hi) - std::ilogb(x.lo);
+    if (span >= 0 && span < 2100) prec = span + 56;
+  } else if (x.lo == 0.0) {
+    prec = 56;
+  }
+  Mp v(prec);
+  mpfr_set_d(v.v, x.hi, MPFR_RNDN);
+  mpfr_add_d(v.v, v.v, x.lo, MPFR_RNDN);
+  mpfr_exp_t ex = 0;
+  char* str = mpfr_get_str(nullptr, &ex, 10, static_cast<std::size_t>(sig_digits), v.v, MPFR_RNDN);
+  const char* d = str;
+  if (*d == '-') {
+    res.push_back('-');
+    ++d;
+  }
+  res.push_back(d[0]);
+  if (d[1] != '\0') {
+    res.push_back('.');
+    res += d + 1;
+  }
+  mpfr_free_str(str);
+  const long e10 = static_cast<long>(ex) - 1;
+  res.push_back('e');
+  res.push_back(e10 < 0 ? '-' : '+');
+  const std::string es = std::to_string(e10 < 0 ? -e10 : e10);
+  if (es.size() < 2) res.push_back('0');
+  return res + es;
+}
+
+/// dd_to_string_roundtrip as it was: print, parse back, lengthen.
+std::string old_roundtrip(const dd_real& x) {
+  if (!std::isfinite(x.hi) || !std::isfinite(x.lo)) return old_dd_to_string(x, 33);
+  int n = 33;
+  for (;;) {
+    std::string s = old_dd_to_string(x, n);
+    dd_real y;
+    if (n >= 1100 || (parse_dd(s, y) && std::signbit(y.hi) == std::signbit(x.hi) && y.hi == x.hi &&
+                      y.lo == x.lo))
+      return s;
+    n = n < 40 ? n + 1 : (n * 2 > 1100 ? 1100 : n * 2);
+  }
+}
+
+/// Values where a decimal conversion goes wrong if it goes wrong anywhere.
+std::vector<dd_real> hard_values() {
+  std::vector<dd_real> v;
+  auto both = [&](double hi, double lo) {
+    const dd_real x = dd_real::from_sum(hi, lo);
+    v.push_back(x);
+    v.push_back(dd_real(-x.hi, -x.lo));
+  };
+  both(0.0, 0.0);
+  v.push_back(dd_real(-0.0, 0.0));
+  v.push_back(dd_real(0.0, -0.0));
+  v.push_back(dd_real(HUGE_VAL));
+  v.push_back(dd_real(-HUGE_VAL));
+  v.push_back(dd_real(NAN));
+  both(std::numeric_limits<double>::max(), 0.0);
+  both(std::numeric_limits<double>::max(), -0x1p969);
+  both(0x1p-1074, 0.0);
+  both(0x1p-1022, 0.0);
+  both(0x1p-1022, 0x1p-1074);
+  both(0x1.8p-1000, -0x1p-1074);
+  // Powers of two, alone and with lo just inside, at and near the tie ulp(hi)/2 and /4.
+  for (int k = -1074; k <= 1023; k += (k > -1000 && k < 1000 ? 7 : 1)) {
+    const double h = std::ldexp(1.0, k);
+    both(h, 0.0);
+    if (k - 54 >= -1074) {
+      v.push_back(dd_real(h, std::ldexp(1.0, k - 54)));   // a tie: |lo| = ulp(hi)/2, hi even
+      v.push_back(dd_real(h, -std::ldexp(1.0, k - 55)));  // a tie below a power of two
+      v.push_back(dd_real(h, std::ldexp(0.75, k - 54)));
+      v.push_back(dd_real(h, -std::ldexp(0.75, k - 55)));
+      v.push_back(dd_real(h, std::ldexp(1.0, k - 60)));
+      v.push_back(dd_real(h, -std::ldexp(1.0, k - 100)));
+    }
+    if (k - 107 >= -1074) both(h, std::ldexp(1.0, k - 106));
+  }
+  // Around powers of ten: the nearest dd, its neighbours, the doubles beside 10^k.
+  for (int k = -330; k <= 308; ++k) {
+    dd_real t;
+    if (!parse_dd("1e" + std::to_string(k), t)) continue;
+    both(t.hi, t.lo);
+    both(t.hi, 0.0);
+    both(std::nextafter(t.hi, 0.0), 0.0);
+    both(std::nextafter(t.hi, HUGE_VAL), 0.0);
+    if (t.lo != 0.0) {
+      both(t.hi, std::nextafter(t.lo, 0.0));
+      both(t.hi, std::nextafter(t.lo, t.lo > 0 ? HUGE_VAL : -HUGE_VAL));
+      both(t.hi, -t.lo);
+    }
+    dd_real u;  // 9.99...9e(k-1) with 40 nines: just below 10^k
+    if (parse_dd("9.999999999999999999999999999999999999999e" + std::to_string(k - 1), u))
+      both(u.hi, u.lo);
+  }
+  // Decimal ties at 33..40 digits: 1 + 2^-j has j decimals ending in 5.
+  for (int j = 25; j <= 60; ++j) {
+    both(1.0 + std::ldexp(1.0, -std::min(j, 52)), j > 52 ? std::ldexp(1.0, -j) : 0.0);
+    both(1.0, std::ldexp(1.0, -j));
+    both(std::ldexp(3.0, j), 0.5);
+  }
+  // Integers (exact expansions) and values beyond 10^33 (the MPFR path).
+  for (double m : {1.0, 3.0, 10.0, 123456789.0, 9007199254740993.0, 1e22, 1e23, 1e33, 1e34, 1e40,
+                   1e100, 1e300}) {
+    both(m, 0.0);
+    both(m, m * 0x1p-60);
+  }
+  // lo in the subnormal range (hi near the bottom of the normals) and tiny-lo pairs.
+  for (int k = -1022; k <= -960; ++k) {
+    both(std::ldexp(1.2345, k), 0x1p-1074);
+    both(std::ldexp(1.75, k), -0x1.8p-1070);
+    both(std::ldexp(1.1, k), std::ldexp(1.3, k - 53));
+  }
+  for (int k = 0; k <= 1000; k += 37)
+    both(1.0 / 3.0, std::ldexp(1.0, -60 - k));
+  return v;
+}
+
+TEST(DdIo, FastConversionMatchesMpfrOnHardCases) {
+  const std::vector<dd_real> v = hard_values();
+  int checked = 0;
+  for (const dd_real& x : v) {
+    const std::string s = dd_to_string_roundtrip(x);
+    ASSERT_EQ(s, old_roundtrip(x)) << std::hexfloat << x.hi << " " << x.lo;
+    for (int n : {1, 2, 3, 16, 17, 20, 33, 34, 35, 36, 40, 41, 80, 160}) {
+      ASSERT_EQ(dd_to_string(x, n), old_dd_to_string(x, n))
+          << n << " " << std::hexfloat << x.hi << " " << x.lo;
+    }
+    if (!std::isfinite(x.hi)) continue;
+    dd_real y;
+    ASSERT_TRUE(parse_dd(s, y)) << s;
+    // Every normalized pair comes back bit for bit (lo: as a number).
+    if (x.hi + x.lo == x.hi && x.hi != 0.0) {
+      double sh = 0.0, sl = 0.0;
+      eigsolve::ddops::quick_two_sum(x.hi, x.lo, sh, sl);
+      if (sh == x.hi && sl == x.lo) {
+        ASSERT_TRUE(same_bits(y, x) || (y.hi == x.hi && y.lo == x.lo)) << s;
+        ++checked;
+      }
+    }
+  }
+  std::printf("%zu hard values, %d normalized ones read back\n", v.size(), checked);
+  EXPECT_GT(checked, 5000);
+}
+
+TEST(DdIo, FastConversionMatchesMpfrRandom) {
+  Gen g(2026);
+  std::mt19937_64 rng(18);
+  for (int i = 0; i < 200000; ++i) {
+    dd_real x;
+    if (i % 4 == 0) {
+      x = g.dd(-1074, 1023);
+    } else if (i % 4 == 1) {
+      x = g.dd(-40, 2);       // eigenvector and eigenvalue magnitudes
+    } else if (i % 4 == 2) {  // results of dd arithmetic
+      x = dd_real(g.uniform() - 0.5) / dd_real(1.0 + 9.0 * g.uniform());
+    } else {  // arbitrary bit patterns (non-normalized pairs included)
+      double hi = 0.0, lo = 0.0;
+      std::uint64_t a = rng(), b = rng();
+      std::memcpy(&hi, &a, sizeof hi);
+      std::memcpy(&lo, &b, sizeof lo);
+      if (!std::isfinite(hi) || !std::isfinite(lo)) continue;
+      if (i % 8 == 3) lo = std::ldexp(lo, std::ilogb(hi) - std::ilogb(lo) - 53);
+      x = dd_real(hi, lo);
+    }
+    const std::string s = dd_to_string_roundtrip(x);
+    ASSERT_EQ(s, old_roundtrip(x)) << i << " " << std::hexfloat << x.hi << " " << x.lo;
+    if (i % 16 == 0) {
+      const int n = g.uniform_int(1, 60);
+      ASSERT_EQ(dd_to_string(x, n), old_dd_to_string(x, n))
+          << n << " " << std::hexfloat << x.hi << " " << x.lo;
+    }
+    if (i % 4 != 3) {
+      dd_real y;
+      ASSERT_TRUE(parse_dd(s, y)) << s;
+      ASSERT_TRUE(y.hi == x.hi && y.lo == x.lo && std::signbit(y.hi) == std::signbit(x.hi)) << s;
+    }
+  }
+}
+
+TEST(DdIo, RoundTripSpeed) {  // prints the time per value, asserts nothing about time
+  Gen g(3);
+  std::vector<dd_real> v;
+  for (int i = 0; i < 20000; ++i)
+    v.push_back(dd_real(g.uniform() - 0.5) / dd_real(1.0 + 9.0 * g.uniform()));
+  for (int old = 0; old < 2; ++old) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::size_t len = 0;
+    for (const dd_real& x : v)
+      len += (old ? old_roundtrip(x) : dd_to_string_roundtrip(x)).size();
+    const double ns =
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() /
+        v.size();
+    std::printf("dd_to_string_roundtrip (%s): %.0f ns per value (%zu characters)\n",
+                old ? "old: MPFR + parse_dd" : "fixed-width", ns, len);
   }
 }
 

@@ -1,11 +1,14 @@
 // Writers: eigenvalue files round-trip bitwise (float, double, dd), read_eigenvalues errors,
-// dense .mtx output reads back bitwise, and atomic writes leave nothing behind on failure.
+// dense .mtx output reads back bitwise, atomic writes leave nothing behind on failure, and the
+// parallel text writers give the same bytes for every thread count.
 #include <sys/stat.h>
 
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <typeinfo>
 #include <limits>
+#include <random>
 #include <sstream>
 
 #include "io_test_util.hpp"
@@ -164,6 +167,98 @@ TEST(Writers, AtomicWriteReplacesWholeFile) {
   struct stat st {};
   ASSERT_EQ(::stat(p.c_str(), &st), 0);
   EXPECT_NE(st.st_mode & S_IRUSR, 0u);
+}
+
+// The parallel text writers (blocks formatted on several threads, written in order) give the
+// bytes of the one-value-at-a-time loop they replaced, for every thread count: header and
+// format_real of each value in column-major order, complex as "re im". 600 x 250 values are
+// ten blocks of the writer (16384 values each, rounds of 4 blocks a thread: three rounds with
+// one thread, two with two); ldz > n checks the layout.
+template <class T>
+std::string reference_mtx(index_t n, index_t m, const T* z, index_t ldz) {
+  std::string s = std::string("%%MatrixMarket matrix array ") +
+                  (is_complex_v<T> ? "complex" : "real") + " general\n" + std::to_string(n) + " " +
+                  std::to_string(m) + "\n";
+  for (index_t j = 0; j < m; ++j) {
+    for (index_t i = 0; i < n; ++i) {
+      const T& v = z[i + j * ldz];
+      if constexpr (is_complex_v<T>) {
+        s += format_real(v.re) + " " + format_real(v.im) + "\n";
+      } else {
+        s += format_real(v) + "\n";
+      }
+    }
+  }
+  return s;
+}
+
+template <class R>
+R writer_value(std::mt19937_64& g) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const int e = static_cast<int>(g() % 64) - 40;
+  if constexpr (std::is_same<R, dd_real>::value) {
+    if (g() % 97 == 0) return dd_real(0.5);  // exact values (lo = 0) among the rest
+    if (g() % 89 == 0) return dd_real(-0.0);
+    return (dd_real(u(g)) / dd_real(3.0 + u(g))) * dd_real(std::ldexp(1.0, e));
+  } else {
+    if (g() % 89 == 0) return R(-0.0);
+    return static_cast<R>(u(g) * std::ldexp(1.0, e));
+  }
+}
+
+template <class T>
+void parallel_writer_bytes() {
+  const index_t n = 600, m = 250, ldz = 603;
+  std::mt19937_64 g(42);
+  std::vector<T> z(static_cast<std::size_t>(ldz * m));
+  for (T& v : z) {
+    const real_t<T> re = writer_value<real_t<T>>(g);
+    const real_t<T> im = writer_value<real_t<T>>(g);
+    v = make_scalar<T>(re, im);
+  }
+  const std::string want = reference_mtx(n, m, z.data(), ldz);
+  TempDir d;
+  for (int threads : {1, 2, 3, 8}) {
+    const std::string p = d.file("z" + std::to_string(threads) + ".mtx");
+    write_dense(p, n, m, z.data(), ldz, threads);
+    ASSERT_EQ(slurp(p), want) << typeid(T).name() << " threads " << threads;
+  }
+  // Eigenvalues: the first column's real parts.
+  std::vector<real_t<T>> w;
+  for (index_t i = 0; i < 70000; ++i)
+    w.push_back(writer_value<real_t<T>>(g));
+  std::string wwant;
+  for (const auto& x : w)
+    wwant += format_real(x) + "\n";
+  for (int threads : {1, 2, 5}) {
+    const std::string p = d.file("w" + std::to_string(threads) + ".txt");
+    write_eigenvalues(p, w, threads);
+    ASSERT_EQ(slurp(p), wwant) << threads;
+  }
+  EXPECT_EQ(d.count(), 7);  // no temporaries left
+}
+
+TEST(Writers, ParallelMtxBytesIndependentOfThreads) {
+  parallel_writer_bytes<float>();
+  parallel_writer_bytes<double>();
+  parallel_writer_bytes<cfloat>();
+  parallel_writer_bytes<cdouble>();
+  parallel_writer_bytes<dd_real>();
+}
+
+TEST(Writers, ParallelWriterEdgeShapes) {
+  TempDir d;
+  const std::string p = d.file("e.mtx");
+  for (index_t n : {0, 1, 7}) {
+    for (index_t m : {0, 1, 5}) {
+      std::vector<double> z(static_cast<std::size_t>(std::max<index_t>(1, n) * m + 1), 0.25);
+      write_dense(p, n, m, z.data(), std::max<index_t>(1, n), 4);
+      EXPECT_EQ(slurp(p), reference_mtx(n, m, z.data(), std::max<index_t>(1, n))) << n << " " << m;
+    }
+  }
+  write_eigenvalues(p, std::vector<dd_real>{}, 4);
+  EXPECT_EQ(slurp(p), "");
+  EXPECT_EQ(d.count(), 1);
 }
 
 TEST(Writers, StdoutDash) {
