@@ -81,12 +81,15 @@ Residuals compute_residuals(const Context& ctx, const HostMatrix<T>& A, const So
       s += std::sqrt(to_double(abs2(A(i, j))));
     anorm = std::max(anorm, s);
   }
-  if constexpr (has_vendor_lapack_v<T>) {
-    // A run on the GPU checks itself there (cuBLAS products, app/residuals_cuda.hpp);
-    // EIGSOLVE_GPU_RESIDUALS=0 computes them on the host instead (for measurement).
+  // A run on the GPU checks itself there (app/residuals_cuda.hpp: cuBLAS products for s/d/c/z,
+  // our own dd products for dd); EIGSOLVE_GPU_RESIDUALS=0 computes them on the host instead
+  // (for measurement).
+  if constexpr (residuals_on_device_v<T>) {
     const char* dev = std::getenv("EIGSOLVE_GPU_RESIDUALS");
     if (ctx.backend == Backend::cuda && !(dev && std::string(dev) == "0"))
       return compute_residuals_cuda(A, r, anorm);
+  }
+  if constexpr (has_vendor_lapack_v<T>) {
     return residuals_blas(A, r, anorm);
   } else {
     std::vector<double> rcol(static_cast<std::size_t>(m)), ocol(static_cast<std::size_t>(m));
