@@ -19,7 +19,6 @@
 // read); rows past n are zero (0*0 terms leave a chain's bits unchanged).
 #pragma once
 
-#include "core/dd_chain.hpp"
 #include "symv/cuda/symv_kernels.cuh"
 
 namespace eigsolve {
@@ -275,17 +274,6 @@ __device__ __forceinline__ void x16_store_p(T* p, const T& v, bool p16) {
     *p = v;
 }
 
-/// The first madd of a transposed chain, madd_conj(e, x, +0), bit for bit: dd skips the accurate
-/// sum with zero where it changes nothing (core/dd_chain.hpp's madd_zero; conj is the identity
-/// for dd); complex double as written.
-template <class T>
-__device__ __forceinline__ T x16_first_conj(const T& e, const T& x) {
-  return madd_conj(e, x, T(0));
-}
-__device__ __forceinline__ dd_real x16_first_conj(const dd_real& e, const dd_real& x) {
-  return madd_zero(e, x);
-}
-
 /// The body of symv_tiles_zxs and symv_tiles_ddxs. XrReg: x of panel I in registers (else read
 /// from shared memory at every use).
 template <class T, int TPB, bool Wide, bool Ticket, bool XrReg>
@@ -344,8 +332,7 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
         for (int r = 0; r < 8; ++r) {
           const T e = x16_get<T>(col[r ^ a]);
           d[r] = madd(e, xc, d[r]);
-          const T xv = XrReg ? xr[r] : x16_get<T>(xs[r ^ a]);
-          tc = r == 0 ? x16_first_conj(e, xv) : madd_conj(e, xv, tc);
+          tc = madd_conj(e, XrReg ? xr[r] : x16_get<T>(xs[r ^ a]), tc);
         }
         dT[x16_cs(8 * k + c, a)] = x16_put(tc);
       }
