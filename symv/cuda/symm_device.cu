@@ -136,7 +136,7 @@ __device__ __forceinline__ void lds(const T* p, T* out) {
 }
 
 /// The first madd of a chunk chain, madd(a, b, +0), bit for bit: dd skips the accurate sum
-/// with zero where it changes nothing (core/dd_real.hpp's madd_zero); the others as written.
+/// with zero where it changes nothing (core/dd_chain.hpp's madd_zero); the others as written.
 template <class T>
 __device__ __forceinline__ T chain_first(const T& a, const T& b) {
   return madd(a, b, T(0));
