@@ -124,6 +124,20 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x == 0) out[j] = sh[0];
 }
 
+/// The residuals from the device's 2m column sums (m of A Z - Z L, then m of I - Z^H Z): the
+/// largest of each, normalised as the host's compute_residuals does.
+Residuals from_column_sums(const double* dsum, index_t n, index_t m, double anorm) {
+  const std::size_t um = static_cast<std::size_t>(m);
+  std::vector<double> sums(2 * um);
+  ck(cudaMemcpy(sums.data(), dsum, sizeof(double) * 2 * um, cudaMemcpyDeviceToHost), "sums");
+  const double rmax = *std::max_element(sums.begin(), sums.begin() + m);
+  const double omax = *std::max_element(sums.begin() + m, sums.end());
+  Residuals res;
+  res.backward = anorm > 0 ? rmax / (static_cast<double>(n) * anorm) : rmax;
+  res.orthogonality = omax / static_cast<double>(n);
+  return res;
+}
+
 template <class T>
 Residuals device_residuals(const HostMatrix<T>& A, const SolveResult<T>& r, double anorm) {
   using R = real_t<T>;
@@ -160,12 +174,7 @@ Residuals device_residuals(const HostMatrix<T>& A, const SolveResult<T>& r, doub
     ck(cudaGetLastError(), "column sums");
     column_abs_sums<T><<<unsigned(m), kThreads>>>(m, dG, m, nullptr, 0, dw, dsum + m);
     ck(cudaGetLastError(), "column sums");
-    std::vector<double> sums(2 * um);
-    ck(cudaMemcpy(sums.data(), dsum, sizeof(double) * 2 * um, cudaMemcpyDeviceToHost), "sums");
-    const double rmax = *std::max_element(sums.begin(), sums.begin() + m);
-    const double omax = *std::max_element(sums.begin() + m, sums.end());
-    res.backward = anorm > 0 ? rmax / (static_cast<double>(n) * anorm) : rmax;
-    res.orthogonality = omax / static_cast<double>(n);
+    res = from_column_sums(dsum, n, m, anorm);
   } catch (...) {
     release();
     throw;
@@ -353,12 +362,7 @@ Residuals dd_device_residuals(const HostMatrix<dd_real>& A, const SolveResult<dd
     ck(cudaGetLastError(), "dd column sums");
     dd_slot_sums<<<cb, kThreads>>>(m, ntm, part_o, dsum + m);
     ck(cudaGetLastError(), "dd column sums");
-    std::vector<double> sums(2 * um);
-    ck(cudaMemcpy(sums.data(), dsum, sizeof(double) * 2 * um, cudaMemcpyDeviceToHost), "sums");
-    const double rmax = *std::max_element(sums.begin(), sums.begin() + m);
-    const double omax = *std::max_element(sums.begin() + m, sums.end());
-    res.backward = anorm > 0 ? rmax / (static_cast<double>(n) * anorm) : rmax;
-    res.orthogonality = omax / static_cast<double>(n);
+    res = from_column_sums(dsum, n, m, anorm);
   } catch (...) {
     release();
     throw;
