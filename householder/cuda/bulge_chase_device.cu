@@ -16,6 +16,8 @@
 //   default for s, d, c with b <= 32 and the split schedule: bulge_warp::sweep_reg, a block's
 //   rows in the lanes' registers, no lane-0 phase; slower for z and dd, so =1 there forces it);
 //   EIGSOLVE_GPU_BULGE_WARPS=w: w warps in flight (default: half the first sweep's levels + 32).
+//   EIGSOLVE_GPU_BULGE_FULL=0: the register path's full levels (block orders both 32) with
+//   runtime orders like the others (default 1: compile-time orders there, no per-element tests).
 //   Every setting gives the same bits. With dV2/dtau2 (eigenvectors) each level also stores
 //   its reflector there (bulge_warp::KeepRefl: the v the warp holds, one tau), a kernel of its
 //   own (template Keep), so the chase without them is unchanged.
@@ -66,6 +68,8 @@ template <class T>
 struct DevExec {
   int lane;
   int* prog;  ///< prog[i]: levels of sweep i finished (bulge_warp::kDone: all)
+  bool full;  ///< sweep_reg: full levels with compile-time block orders (EIGSOLVE_GPU_BULGE_FULL)
+  __host__ __device__ __forceinline__ bool full_levels() const { return full; }
   template <class F>
   __host__ __device__ __forceinline__ void each(F f) const {
 #if defined(__CUDA_ARCH__)
@@ -149,7 +153,7 @@ std::size_t warp_bytes(int bb) {
 template <bool Split, bool Reg, bool Keep, class T>
 __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
     chase_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int wbytes,
-                 bulge_warp::KeepRefl<T> keep) {
+                 bulge_warp::KeepRefl<T> keep, bool full) {
   using R = real_t<T>;
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
@@ -169,7 +173,7 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
   W.v = W.x + bb;
   W.w = W.v + bb;
   W.y = W.w + bb;
-  const DevExec<T> X{lane, ctr + 1};
+  const DevExec<T> X{lane, ctr + 1, full};
   [[maybe_unused]] bulge_warp::LaneRegs<T, 32> regs;
   for (;;) {
     int i = 0;
@@ -261,6 +265,10 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     bool reg = sizeof(T) <= 8;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_REG")) reg = std::atoi(s) != 0;
     reg = reg && split && bb <= 32;
+    // EIGSOLVE_GPU_BULGE_FULL=0: the register path's full levels (both block orders 32) with the
+    // runtime orders too (session 19's A/B; same operations, same bits)
+    bool full = true;
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_FULL")) full = std::atoi(s) != 0;
     auto kern = keep ? (reg     ? chase_kernel<true, true, true, T>
                         : split ? chase_kernel<true, false, true, T>
                                 : chase_kernel<false, false, true, T>)
@@ -287,7 +295,7 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     ck(cudaMallocAsync(reinterpret_cast<void**>(&ctr), cbytes, st), "cudaMallocAsync");
     ck(cudaMemsetAsync(ctr, 0, cbytes, st), "cudaMemsetAsync");
     kern<<<blocks, wpb * 32, smem, st>>>(n, b, bb, dAB, ldab, ctr, int(wb),
-                                         bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2});
+                                         bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2}, full);
     ck(cudaGetLastError(), "chase_kernel");
     ck(cudaFreeAsync(ctr, st), "cudaFreeAsync");
   }

@@ -727,6 +727,12 @@ ES_HD_INLINE void r_keep_level(const Exec& X, int lane, const LaneRegs<T, NB>& R
   if (lane == 0) X.store(keep.tau2 + k + i * keep.ldt2, R.tau2);
 }
 
+/// A block order known at compile time (sweep_reg's full levels): converts to int NB.
+template <int NB>
+struct FullLevel {
+  ES_HD constexpr operator int() const { return NB; }
+};
+
 /// One whole sweep i by the register path (Split schedule only; blocks of order <= NB <= 32).
 /// rf(lane) gives that lane's LaneRegs (the device: the thread's own, the host: one per lane).
 /// Waits and publishes exactly as sweep<true>.
@@ -739,7 +745,8 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
   index_t ed = i + b < n - 1 ? i + b : n - 1;
   int L = int(ed - st + 1);
   // task C on D = B(s0:s0+m, s0:s0+m): load, sym2, store, publish
-  auto task_c = [&](index_t s0, int m, bool last, int k) {
+  auto task_c = [&](index_t s0, auto m_, bool last, int k) {
+    const int m = m_;  // a compile-time NB on a full level (FullLevel)
     X.each([&](int lane) {
       LaneRegs<T, NB>& R = rf(lane);
       if (lane < m) {
@@ -791,40 +798,51 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
     const index_t J1 = ed + 1;
     if (J1 > n - 1) break;
     const index_t J2 = ed + b < n - 1 ? ed + b : n - 1;
-    const int M = int(J2 - J1 + 1);
+    const int Mr = int(J2 - J1 + 1);
     const bool last = J2 + 1 > n - 1;
-    X.wait(i, 2 * k + 3);
-    X.each([&](int lane) {
-      LaneRegs<T, NB>& R = rf(lane);
-      if (lane < M) {
-        ES_BULGE_UNROLL
-        for (int c = 0; c < NB; ++c)
-          if (c < L) R.a[c] = X.load(at(J1 + lane, st + c));
-      }
-      r_right(lane, W, R, M, L);
-    });
-    X.each([&](int lane) { r_larfg_2(lane, W, rf(lane), M); });
-    X.each([&](int lane) {
-      LaneRegs<T, NB>& R = rf(lane);
-      r_larfg_3(lane, W, R, M);
-      if constexpr (Keep) r_keep_level(X, lane, R, keep, i, k, J1, M);
-    });
-    X.each([&](int lane) { r_left_u(lane, W, rf(lane), M, L); });
-    X.each([&](int lane) {
-      LaneRegs<T, NB>& R = rf(lane);
-      r_left_update(lane, W, R, M, L);
-      if (lane < M) {
-        ES_BULGE_UNROLL
-        for (int c = 0; c < NB; ++c)
-          if (c < L) X.store(at(J1 + lane, st + c), R.a[c]);
-      }
-    });
-    X.publish(i, 2 * k + 1);
-    X.wait(i, 2 * k + 4);
-    task_c(J1, M, last, k);
+    // The level's body with M and L as arguments: a full level (M = L = NB, every level of a
+    // sweep but its last when b = NB) gets them as compile-time constants, so that the
+    // unrolled loops' `c < L` / `lane < M` tests fold away; the operations and their order are
+    // the same either way (EIGSOLVE_GPU_BULGE_FULL=0 on the device: the runtime form only).
+    auto level = [&](auto M_, auto L_) {
+      const int M = M_, L = L_;
+      X.wait(i, 2 * k + 3);
+      X.each([&](int lane) {
+        LaneRegs<T, NB>& R = rf(lane);
+        if (lane < M) {
+          ES_BULGE_UNROLL
+          for (int c = 0; c < NB; ++c)
+            if (c < L) R.a[c] = X.load(at(J1 + lane, st + c));
+        }
+        r_right(lane, W, R, M, L);
+      });
+      X.each([&](int lane) { r_larfg_2(lane, W, rf(lane), M); });
+      X.each([&](int lane) {
+        LaneRegs<T, NB>& R = rf(lane);
+        r_larfg_3(lane, W, R, M);
+        if constexpr (Keep) r_keep_level(X, lane, R, keep, i, k, J1, M);
+      });
+      X.each([&](int lane) { r_left_u(lane, W, rf(lane), M, L); });
+      X.each([&](int lane) {
+        LaneRegs<T, NB>& R = rf(lane);
+        r_left_update(lane, W, R, M, L);
+        if (lane < M) {
+          ES_BULGE_UNROLL
+          for (int c = 0; c < NB; ++c)
+            if (c < L) X.store(at(J1 + lane, st + c), R.a[c]);
+        }
+      });
+      X.publish(i, 2 * k + 1);
+      X.wait(i, 2 * k + 4);
+      task_c(J1, M_, last, k);
+    };
+    if (X.full_levels() && Mr == NB && L == NB)
+      level(FullLevel<NB>{}, FullLevel<NB>{});
+    else
+      level(Mr, L);
     st = J1;
     ed = J2;
-    L = M;
+    L = Mr;
   }
 }
 

@@ -151,6 +151,8 @@ DE<T> gpu_chase(index_t n, index_t b, const std::vector<T>& AB, index_t ldab,
 template <class T>
 struct HostExec {
   std::atomic<int>* prog = nullptr;
+  bool full = true;  ///< sweep_reg's full levels with compile-time block orders
+  bool full_levels() const { return full; }
   template <class F>
   void each(F f) const {
     for (int lane = 0; lane < bulge_warp::kLanes; ++lane)
