@@ -741,6 +741,10 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
                      index_t ldab, index_t i, KeepRefl<T> keep = {}) {
   Work<T> W = W0;
   auto at = [=](index_t r, index_t c) { return AB + (r - c) + c * ldab; };
+  // Element (r, c0 + c) is at(r, c0) + c (ldab - 1): a lane walks its row of a block with a
+  // 32-bit offset from one base pointer (the same elements as at(r, c0 + c); fewer address
+  // instructions than a 64-bit at() per element).
+  const int ldm1 = int(ldab - 1);
   index_t st = i + 1;
   index_t ed = i + b < n - 1 ? i + b : n - 1;
   int L = int(ed - st + 1);
@@ -750,9 +754,13 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
     X.each([&](int lane) {
       LaneRegs<T, NB>& R = rf(lane);
       if (lane < m) {
+        const T* p = at(s0 + lane, s0);
+        int off = 0;
         ES_BULGE_UNROLL
-        for (int c = 0; c < NB; ++c)
-          if (c < lane) R.a[c] = X.load(at(s0 + lane, s0 + c));
+        for (int c = 0; c < NB; ++c) {
+          if (c < lane) R.a[c] = X.load(p + off);
+          off += ldm1;
+        }
         R.dg = X.load(at(s0 + lane, s0 + lane));
       }
       r_sym2_share(lane, W, R, m);
@@ -762,9 +770,13 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
       LaneRegs<T, NB>& R = rf(lane);
       r_sym2_update(lane, W, R, m);
       if (lane < m) {
+        T* p = at(s0 + lane, s0);
+        int off = 0;
         ES_BULGE_UNROLL
-        for (int c = 0; c < NB; ++c)
-          if (c < lane) X.store(at(s0 + lane, s0 + c), R.a[c]);
+        for (int c = 0; c < NB; ++c) {
+          if (c < lane) X.store(p + off, R.a[c]);
+          off += ldm1;
+        }
         X.store(at(s0 + lane, s0 + lane), R.dg);
       }
     });
@@ -810,9 +822,13 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
       X.each([&](int lane) {
         LaneRegs<T, NB>& R = rf(lane);
         if (lane < M) {
+          const T* p = at(J1 + lane, st);
+          int off = 0;
           ES_BULGE_UNROLL
-          for (int c = 0; c < NB; ++c)
-            if (c < L) R.a[c] = X.load(at(J1 + lane, st + c));
+          for (int c = 0; c < NB; ++c) {
+            if (c < L) R.a[c] = X.load(p + off);
+            off += ldm1;
+          }
         }
         r_right(lane, W, R, M, L);
       });
@@ -827,9 +843,13 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
         LaneRegs<T, NB>& R = rf(lane);
         r_left_update(lane, W, R, M, L);
         if (lane < M) {
+          T* p = at(J1 + lane, st);
+          int off = 0;
           ES_BULGE_UNROLL
-          for (int c = 0; c < NB; ++c)
-            if (c < L) X.store(at(J1 + lane, st + c), R.a[c]);
+          for (int c = 0; c < NB; ++c) {
+            if (c < L) X.store(p + off, R.a[c]);
+            off += ldm1;
+          }
         }
       });
       X.publish(i, 2 * k + 1);
