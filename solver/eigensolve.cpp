@@ -16,6 +16,7 @@
 #include <atomic>
 #include <functional>
 #include <chrono>
+#include <limits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -97,12 +98,19 @@ index_t two_stage_min_order(Precision p) {
   }
 }
 
+index_t two_stage_min_order_vectors(Precision p) {
+  // With vectors the two-stage pipeline also applies Q2 (d 16384: ~1 s of kernels). Since the
+  // chase's full levels (session 19, r4 v-cross.log), d with vectors on the H200: two-stage
+  // 3.373 / one-stage 3.455 s at 16384, 1.734 / 1.650 s at 12288, 0.753 / 0.709 s at 8192.
+  // The other precisions were last measured before that (session 16: every one faster
+  // one-stage), so they stay one-stage.
+  return p == Precision::d ? 16384 : std::numeric_limits<index_t>::max();
+}
+
 Reduction resolve_reduction(Reduction r, index_t n, Precision p, bool vectors) {
   if (r != Reduction::automatic) return r;
-  // With vectors the one-stage pipeline is the faster (d 16384 on the H200: 3.47 s against the
-  // two-stage's 3.88 s, whose Q2 product alone takes 1.2 s; bench/NOTES.md session 16).
-  if (vectors) return Reduction::one_stage;
-  return n >= two_stage_min_order(p) ? Reduction::two_stage : Reduction::one_stage;
+  const index_t n0 = vectors ? two_stage_min_order_vectors(p) : two_stage_min_order(p);
+  return n >= n0 ? Reduction::two_stage : Reduction::one_stage;
 }
 
 namespace {

@@ -19,10 +19,10 @@ TridiagSolver parse_tridiag_solver(const std::string& s);  ///< throws UsageErro
 /// How A becomes tridiagonal: one_stage (docs/canonical-tridiagonalization.md) or two_stage
 /// (full -> band of half-width `band` -> tridiagonal, docs/canonical-two-stage.md: a second
 /// canonical order, its own bits; both backends, the same bits, eigenvectors too). automatic
-/// (the default) is two_stage for eigenvalues only from order two_stage_min_order(precision) on,
-/// else one_stage (with eigenvectors always: the two-stage back-transformation is the slower one
-/// for now, bench/NOTES.md session 16): a function of n, the precision and whether vectors are
-/// asked for, so every backend, thread count and GPU picks the same and the bits agree.
+/// (the default) is two_stage from order two_stage_min_order(precision) on for eigenvalues only
+/// and from two_stage_min_order_vectors(precision) on with eigenvectors, else one_stage: a
+/// function of n, the precision and whether vectors are asked for, so every backend, thread
+/// count and GPU picks the same and the bits agree.
 enum class Reduction { one_stage, two_stage, automatic };
 const char* reduction_name(Reduction r);          ///< "one-stage", "two-stage", "auto"
 Reduction parse_reduction(const std::string& s);  ///< throws UsageError
@@ -30,6 +30,9 @@ Reduction parse_reduction(const std::string& s);  ///< throws UsageError
 /// became the faster on the H200 (bench/NOTES.md, session 16): 8192 for d and z, 12288 for s
 /// and c, 16384 for dd.
 index_t two_stage_min_order(Precision p);
+/// The same with eigenvectors, where the two-stage pipeline also pays Q2 (bench/NOTES.md,
+/// session 19): 16384 for d; never (the largest index_t) for the other precisions.
+index_t two_stage_min_order_vectors(Precision p);
 /// one_stage or two_stage: `r` itself, or what automatic means for order n in precision p, with
 /// or without eigenvectors.
 Reduction resolve_reduction(Reduction r, index_t n, Precision p, bool vectors);
