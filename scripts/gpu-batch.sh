@@ -263,6 +263,11 @@ for s in "$@"; do
       step chase-tests 240 bash -c "rc=0; for n in test_gpu_bulge_chase test_gpu_two_stage; do EIGSOLVE_REQUIRE_GPU=1 timeout 150 '$bin'/tests/\$n --gtest_output=json:'$out'/t/\$n.json > '$out'/t/\$n.log 2>&1 || { rc=1; echo FAILED \$n; }; tail -n 3 '$out'/t/\$n.log; done; exit \$rc"
       step chase-ab 200 bash -c "for v in 0 1 0 1; do echo EIGSOLVE_GPU_BULGE_FULL=\$v; EIGSOLVE_GPU_BULGE_FULL=\$v timeout 60 '$bin'/bench_bulge --sizes 4096,16384 --b 32 --prec s,d,c --runs 3; done"
       step eig-full 240 bash -c "'$es' bench eig -p s,d,c --sizes 16384 --runs 2 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-sdc16k.json; '$es' bench eig --reduction two-stage -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-v2s-d16k.json" ;;
+    final-s19) mkdir -p "$out/t"  # session 19's last run: the chase's 32-bit row offsets (test_gpu_bulge_chase bitwise, bench_bulge), eigenvalues s and d at 16384, and d with vectors one-stage against two-stage at 8192, 12288, 16384 (the crossover for --reduction auto with vectors)
+      step chase-t 120 bash -c "EIGSOLVE_REQUIRE_GPU=1 timeout 110 '$bin'/tests/test_gpu_bulge_chase --gtest_output=json:'$out'/t/test_gpu_bulge_chase.json > '$out'/t/test_gpu_bulge_chase.log 2>&1; rc=\$?; tail -n 3 '$out'/t/test_gpu_bulge_chase.log; exit \$rc"
+      step chase-b 60 "$bin/bench_bulge" --sizes 4096,16384 --b 32 --prec s,d,c --runs 3
+      step eig-sd 60 "$es" bench eig -p s,d --sizes 16384 --runs 2 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-sd16k.json"
+      step v-cross 150 bash -c "for r in two-stage one-stage; do echo == \$r; '$es' bench eig --reduction \$r -p d --sizes 16384,12288,8192 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-v-\$r.json 2>&1 | grep -E '^d '; done" ;;
     symv-z) step symv-z 120 "$es" bench symv -p z --sizes 4096,16384 --runs 5 --json "$out/symv-z.json" ;;
     symv) step symv 300 "$es" bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
     *) echo "unknown step $s" | tee -a "$out/steps.txt" ;;
