@@ -245,8 +245,10 @@ DE<T> emulated_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int 
   if (threads == 0) {
     HostWarp<T> hw(bb);
     HostExec<T> X;
-    for (index_t i = 0; i + 1 < n; ++i)
+    for (index_t i = 0; i + 1 < n; ++i) {
+      X.full = i % 2 == 0;  // the register path's full levels both ways (the same bits)
       emulated_sweep<Split, Reg>(hw, X, n, b, AB.data(), ldab, i, refl);
+    }
   } else {
     std::vector<std::atomic<int>> prog(sz(std::max<index_t>(n, 1)));
     for (auto& p : prog)
