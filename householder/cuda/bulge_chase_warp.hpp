@@ -745,6 +745,22 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
   // 32-bit offset from one base pointer (the same elements as at(r, c0 + c); fewer address
   // instructions than a 64-bit at() per element).
   const int ldm1 = int(ldab - 1);
+  auto load_row = [&](LaneRegs<T, NB>& R, const T* p, int cols) {
+    int off = 0;
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c) {
+      if (c < cols) R.a[c] = X.load(p + off);
+      off += ldm1;
+    }
+  };
+  auto store_row = [&](T* p, const LaneRegs<T, NB>& R, int cols) {
+    int off = 0;
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c) {
+      if (c < cols) X.store(p + off, R.a[c]);
+      off += ldm1;
+    }
+  };
   index_t st = i + 1;
   index_t ed = i + b < n - 1 ? i + b : n - 1;
   int L = int(ed - st + 1);
@@ -754,13 +770,7 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
     X.each([&](int lane) {
       LaneRegs<T, NB>& R = rf(lane);
       if (lane < m) {
-        const T* p = at(s0 + lane, s0);
-        int off = 0;
-        ES_BULGE_UNROLL
-        for (int c = 0; c < NB; ++c) {
-          if (c < lane) R.a[c] = X.load(p + off);
-          off += ldm1;
-        }
+        load_row(R, at(s0 + lane, s0), lane);
         R.dg = X.load(at(s0 + lane, s0 + lane));
       }
       r_sym2_share(lane, W, R, m);
@@ -770,13 +780,7 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
       LaneRegs<T, NB>& R = rf(lane);
       r_sym2_update(lane, W, R, m);
       if (lane < m) {
-        T* p = at(s0 + lane, s0);
-        int off = 0;
-        ES_BULGE_UNROLL
-        for (int c = 0; c < NB; ++c) {
-          if (c < lane) X.store(p + off, R.a[c]);
-          off += ldm1;
-        }
+        store_row(at(s0 + lane, s0), R, lane);
         X.store(at(s0 + lane, s0 + lane), R.dg);
       }
     });
@@ -821,15 +825,7 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
       X.wait(i, 2 * k + 3);
       X.each([&](int lane) {
         LaneRegs<T, NB>& R = rf(lane);
-        if (lane < M) {
-          const T* p = at(J1 + lane, st);
-          int off = 0;
-          ES_BULGE_UNROLL
-          for (int c = 0; c < NB; ++c) {
-            if (c < L) R.a[c] = X.load(p + off);
-            off += ldm1;
-          }
-        }
+        if (lane < M) load_row(R, at(J1 + lane, st), L);
         r_right(lane, W, R, M, L);
       });
       X.each([&](int lane) { r_larfg_2(lane, W, rf(lane), M); });
@@ -842,15 +838,7 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
       X.each([&](int lane) {
         LaneRegs<T, NB>& R = rf(lane);
         r_left_update(lane, W, R, M, L);
-        if (lane < M) {
-          T* p = at(J1 + lane, st);
-          int off = 0;
-          ES_BULGE_UNROLL
-          for (int c = 0; c < NB; ++c) {
-            if (c < L) X.store(p + off, R.a[c]);
-            off += ldm1;
-          }
-        }
+        if (lane < M) store_row(at(J1 + lane, st), R, L);
       });
       X.publish(i, 2 * k + 1);
       X.wait(i, 2 * k + 4);
