@@ -269,6 +269,15 @@ for s in "$@"; do
       step eig-sd 60 "$es" bench eig -p s,d --sizes 16384 --runs 2 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-sd16k.json"
       step v-cross 150 bash -c "for r in two-stage one-stage; do echo == \$r; '$es' bench eig --reduction \$r -p d --sizes 16384,12288,8192 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-v-\$r.json 2>&1 | grep -E '^d '; done" ;;
     symv-z) step symv-z 120 "$es" bench symv -p z --sizes 4096,16384 --runs 5 --json "$out/symv-z.json" ;;
+    phint-ab) mkdir -p "$out/t"  # session 20: the SYMV partials' L2 hints (EIGSOLVE_GPU_SYMV_PHINT=0 none, 1 evict_last stores, 2 discard after the row sums, 3 both): test_gpu_symv (every test, the hints' own included), bench symv A/B twice, DRAM bytes of the two kernels (d, c at 16384, modes 0 and 3), one-stage d eigenvalues at 16384
+      step tests-symv 150 bash -c "EIGSOLVE_REQUIRE_GPU=1 timeout 140 '$bin'/tests/test_gpu_symv --gtest_output=json:'$out'/t/test_gpu_symv.json > '$out'/t/test_gpu_symv.log 2>&1; rc=\$?; tail -n 3 '$out'/t/test_gpu_symv.log; exit \$rc"
+      step phint-ab 200 bash -c "for r in 1 2; do for m in 0 1 2 3; do echo == EIGSOLVE_GPU_SYMV_PHINT=\$m; EIGSOLVE_GPU_SYMV_PHINT=\$m '$es' bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json '$out'/symv-phint\$m-\$r.json; done; done"
+      step ncu-phint 150 bash -c "for p in d c; do for m in 0 3; do echo \"== \$p PHINT=\$m\"; EIGSOLVE_GPU_SYMV_PHINT=\$m ncu --clock-control none --cache-control none --section SpeedOfLight --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read.sum -k regex:'symv_tiles|symv_rowsums' --launch-skip 4 -c 2 '$es' bench symv -p \$p --sizes 16384 --runs 3 2>&1 | grep -E 'symv_|duration|bytes|sectors|Throughput'; done; done"
+      step tune-phint 200 bash -c "EIGSOLVE_GPU_SYMV_PHINT=3 '$es' tune symv --runs 5 --sizes 4096,8192,16384,32768 -o '$out'/tune-phint3.json && EIGSOLVE_GPU_SYMV_PHINT=3 EIGSOLVE_SYMV_TABLE='$out'/tune-phint3.json '$es' bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json '$out'/symv-phint3-tuned.json"
+      step eig-phint 120 bash -c "for m in 0 3; do echo == EIGSOLVE_GPU_SYMV_PHINT=\$m; EIGSOLVE_GPU_SYMV_PHINT=\$m '$es' bench eig --reduction one-stage -p d,c --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0; done" ;;
+    s20-first) # session 19's open items (NOTES s19 section 9): c and z eigenvalues at 16384 on the final chase; s and z with vectors, one-stage against two-stage (the auto rule with vectors)
+      step eig-cz 150 "$es" bench eig -p c,z --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-cz16k.json"
+      step v-sz 240 bash -c "for r in two-stage one-stage; do echo == \$r; '$es' bench eig --reduction \$r -p s,z --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-v-sz-\$r.json; done" ;;
     symv) step symv 300 "$es" bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json "$out/symv.json" ;;
     *) echo "unknown step $s" | tee -a "$out/steps.txt" ;;
   esac

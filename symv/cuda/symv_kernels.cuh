@@ -185,7 +185,42 @@ struct SymvArgs {
   int shift;         ///< Shift kernels: components between A's column starts and 16-byte lines
   T* P;              ///< partials: P[(R * nt + C) * 64 + i]
   unsigned* ticket;  ///< nt tickets, zero on entry and on exit
+  int phint = 0;     ///< L2 hints for P (symv_phint_mode; bit 1: keep, bit 2: discard): same bits
 };
+
+/// The L2 hints for the partials P, a scratch that is written once by the tile kernel and read
+/// once by the row sums (EIGSOLVE_GPU_SYMV_PHINT; hints only, every value the same bits):
+///   bit 1 (kPKeep): the tile kernels store P under an L2 evict_last policy, so that it stays in
+///         L2 while A streams through it (A's loads are evict-first or normal);
+///   bit 2 (kPDiscard): the row sums discard every 128-byte line of P they have read
+///         (discard.global.L2: the dirty scratch line is dropped, never written back to DRAM).
+constexpr int kPKeep = 1, kPDiscard = 2;
+
+/// P's element store: plain, or (g.phint & kPKeep) under an L2 evict_last policy, by 4- or
+/// 8-byte words.
+template <class T>
+__device__ __forceinline__ void store_p(const SymvArgs<T>& g, T* p, const T& v) {
+  if (!(g.phint & kPKeep)) {
+    *p = v;
+    return;
+  }
+  std::uint64_t pol;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(pol));
+  if constexpr (sizeof(T) == 4) {
+    const unsigned w = *reinterpret_cast<const unsigned*>(&v);
+    asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;\n" ::"l"(p), "r"(w), "l"(pol)
+                 : "memory");
+  } else {
+    static_assert(sizeof(T) % 8 == 0, "P's words");
+    const unsigned long long* w = reinterpret_cast<const unsigned long long*>(&v);
+    unsigned long long* q = reinterpret_cast<unsigned long long*>(p);
+#pragma unroll
+    for (int k = 0; k < int(sizeof(T) / 8); ++k)
+      asm volatile("st.global.L2::cache_hint.b64 [%0], %1, %2;\n" ::"l"(q + k), "l"(w[k]),
+                   "l"(pol)
+                   : "memory");
+  }
+}
 
 /// The stored tile (I, J) that a kernel visits as its tile-th: the canonical column-major order
 /// or, with g.rev, its reverse. Only the visiting order changes (which sweep reads what first);
@@ -286,8 +321,8 @@ __device__ __forceinline__ void finish_tile(const SymvArgs<T>& g, bool active, i
                                             int t, const T* sD, const T* sT, int* flag) {
   __syncthreads();
   if (active) {
-    g.P[(I * g.nt + J) * kTile + t] = tile_tree(sD + t * 9);
-    if (I != J) g.P[(J * g.nt + I) * kTile + t] = tile_tree(sT + t * 9);
+    store_p(g, g.P + (I * g.nt + J) * kTile + t, tile_tree(sD + t * 9));
+    if (I != J) store_p(g, g.P + (J * g.nt + I) * kTile + t, tile_tree(sT + t * 9));
   }
   if constexpr (Ticket) draw_tickets(g, active, I, J, t, flag);
 }
@@ -553,6 +588,24 @@ __device__ __forceinline__ void rowsums_stage(const SymvArgs<T>& g, index_t c0, 
   cp_async_commit();
 }
 
+/// (g.phint & kPDiscard) After the chunk of columns c0 .. is in shared memory: drop its lines of
+/// P from L2 without writing them back. A block's 32 rows of a column are 32 sizeof(T) bytes on
+/// their own 128-byte lines when P is 128-byte aligned (else nothing is discarded); no other
+/// block reads them, and the next call writes them before anyone reads them again.
+template <class T>
+__device__ __forceinline__ void rowsums_discard(const SymvArgs<T>& g, index_t c0) {
+  constexpr int CC = kSumChunk<T>, lines = int(kSumRows * sizeof(T) / 128);
+  static_assert(kSumRows * sizeof(T) % 128 == 0, "whole lines");
+  if (reinterpret_cast<std::uintptr_t>(g.P) % 128 != 0) return;
+  int rows;
+  const T* p = rowsums_base(g, rows);
+  const int cn = int(g.nt - c0 < CC ? g.nt - c0 : CC);
+  for (int e = threadIdx.x; e < cn * lines; e += kSumThreads) {
+    const char* a = reinterpret_cast<const char*>(p + (c0 + e / lines) * kTile) + (e % lines) * 128;
+    asm volatile("discard.global.L2 [%0], 128;\n" ::"l"(a) : "memory");
+  }
+}
+
 /// The row chains of symv_rowsums' block (rows blockIdx.x * kSumRows ..): the sum for row
 /// threadIdx.x in the threads below kSumRows (those past g.n: unused). buf: kSumBufBytes of
 /// shared memory, 16-byte aligned; every thread of the block must call it. Staged0: the caller
@@ -574,6 +627,7 @@ __device__ __forceinline__ T rowsums_chain(const SymvArgs<T>& g, T* buf) {
       asm volatile("cp.async.wait_all;\n" ::);
     }
     __syncthreads();  // chunk k is in shared memory
+    if (g.phint & kPDiscard) rowsums_discard(g, index_t(k) * CC);
     if (threadIdx.x < kSumRows) {
       const int r = threadIdx.x;
       const index_t c0 = index_t(k) * CC;

@@ -394,6 +394,26 @@ TEST(GpuSymvDdxs, EveryModeEveryConfig) {
   }
 }
 
+/// EIGSOLVE_GPU_SYMV_PHINT=1..3 (the partials' L2 hints, symv/cuda/symv_kernels.cuh: stores
+/// under evict_last, the row sums' discard of what they read, both): every precision, seven
+/// configurations of both variants and load paths in both visiting orders (run_case reuses one
+/// workspace across them, so a discarded line is always written again before it is read), the
+/// kernel-mode cases, against the CPU bitwise; the variable is unset afterwards.
+TYPED_TEST(GpuSymv, PartialsL2HintsSameBits) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_PHINT"};
+  for (const char* mode : {"1", "2", "3"}) {
+    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_PHINT", mode, 1), 0);
+    std::uint64_t seed = 5000;
+    for (index_t n : {1, 2, 63, 64, 65, 129, 257, 1000, 2049, 4097}) {
+      for (int kind = 0; kind < (n > 1000 ? 1 : 4); ++kind)
+        run_case<T>(mode_case(n, kind), three_configs(), seed++);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
 TEST(GpuSymvApi, BadArgumentsThrow) {
   EIGSOLVE_REQUIRE_DEVICE();
   SymvConfig cfg;
