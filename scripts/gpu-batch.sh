@@ -270,6 +270,12 @@ for s in "$@"; do
       step v-cross 150 bash -c "for r in two-stage one-stage; do echo == \$r; '$es' bench eig --reduction \$r -p d --sizes 16384,12288,8192 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-v-\$r.json 2>&1 | grep -E '^d '; done" ;;
     symv-z) step symv-z 120 "$es" bench symv -p z --sizes 4096,16384 --runs 5 --json "$out/symv-z.json" ;;
     # session 20: the SYMV partials' L2 hints (EIGSOLVE_GPU_SYMV_PHINT=0 none, 1 evict_last stores, 2 discard after the row sums, 3 both): test_gpu_symv (every test, the hints' own included), bench symv A/B twice, DRAM bytes of the two kernels (d, c at 16384, modes 0 and 3), one-stage d eigenvalues at 16384
+    discard-ab) mkdir -p "$out/t"  # session 20, after r1: the row sums' discard of P alone (EIGSOLVE_GPU_SYMV_DISCARD=1, default) against none (0): test_gpu_symv and test_gpu_tridiag (the fused row sums of the one-stage pipeline), bench symv A/B twice, the SYMV table, one-stage d and c eigenvalues at 16384
+      step tests-sd 300 bash -c "rc=0; for n in test_gpu_symv test_gpu_tridiag; do EIGSOLVE_REQUIRE_GPU=1 timeout 200 '$bin'/tests/\$n --gtest_output=json:'$out'/t/\$n.json > '$out'/t/\$n.log 2>&1 || { rc=1; echo FAILED \$n; }; tail -n 3 '$out'/t/\$n.log; done; exit \$rc"
+      step discard-ab 200 bash -c "for r in 1 2; do for m in 0 1; do echo == EIGSOLVE_GPU_SYMV_DISCARD=\$m; EIGSOLVE_GPU_SYMV_DISCARD=\$m '$es' bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json '$out'/symv-discard\$m-\$r.json; done; done"
+      step symv-all 100 "$es" bench symv -p all --sizes 1024,2048,4096,8192,16384,32768 --runs 5 --json "$out/symv.json"
+      step eig-discard 120 bash -c "for m in 0 1; do echo == EIGSOLVE_GPU_SYMV_DISCARD=\$m; EIGSOLVE_GPU_SYMV_DISCARD=\$m '$es' bench eig --reduction one-stage -p d,c --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0; done" ;;
+    tune-16k) step tune-16k 150 bash -c "'$es' tune symv --runs 5 --sizes 8192,16384,32768 -o '$out'/tune-16k.json && EIGSOLVE_SYMV_TABLE='$out'/tune-16k.json '$es' bench symv -p all --sizes 8192,16384,32768 --runs 5 --json '$out'/symv-tuned16k.json" ;;
     phint-tests) mkdir -p "$out/t"
       step tests-symv 150 bash -c "EIGSOLVE_REQUIRE_GPU=1 timeout 140 '$bin'/tests/test_gpu_symv --gtest_output=json:'$out'/t/test_gpu_symv.json > '$out'/t/test_gpu_symv.log 2>&1; rc=\$?; tail -n 3 '$out'/t/test_gpu_symv.log; exit \$rc" ;;
     phint-bench)

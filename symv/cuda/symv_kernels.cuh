@@ -182,45 +182,11 @@ struct SymvArgs {
   T alpha, beta;
   bool beta_zero;
   bool rev;          ///< tiles visited last to first (tile t is stored tile ntiles-1-t): same bits
+  bool discard_p;    ///< the row sums drop P's lines from L2 (rowsums_discard); in rev's padding
   int shift;         ///< Shift kernels: components between A's column starts and 16-byte lines
   T* P;              ///< partials: P[(R * nt + C) * 64 + i]
   unsigned* ticket;  ///< nt tickets, zero on entry and on exit
-  int phint = 0;     ///< L2 hints for P (symv_phint_mode; bit 1: keep, bit 2: discard): same bits
 };
-
-/// The L2 hints for the partials P, a scratch that is written once by the tile kernel and read
-/// once by the row sums (EIGSOLVE_GPU_SYMV_PHINT; hints only, every value the same bits):
-///   bit 1 (kPKeep): the tile kernels store P under an L2 evict_last policy, so that it stays in
-///         L2 while A streams through it (A's loads are evict-first or normal);
-///   bit 2 (kPDiscard): the row sums discard every 128-byte line of P they have read
-///         (discard.global.L2: the dirty scratch line is dropped, never written back to DRAM).
-constexpr int kPKeep = 1, kPDiscard = 2;
-
-/// P's element store: plain, or (g.phint & kPKeep) under an L2 evict_last policy, by 4- or
-/// 8-byte words.
-template <class T>
-__device__ __forceinline__ void store_p(const SymvArgs<T>& g, T* p, const T& v) {
-  if (!(g.phint & kPKeep)) {
-    *p = v;
-    return;
-  }
-  std::uint64_t pol;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(pol));
-  if constexpr (sizeof(T) == 4) {
-    const unsigned w = *reinterpret_cast<const unsigned*>(&v);
-    asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;\n" ::"l"(p), "r"(w), "l"(pol)
-                 : "memory");
-  } else {
-    static_assert(sizeof(T) % 8 == 0, "P's words");
-    const unsigned long long* w = reinterpret_cast<const unsigned long long*>(&v);
-    unsigned long long* q = reinterpret_cast<unsigned long long*>(p);
-#pragma unroll
-    for (int k = 0; k < int(sizeof(T) / 8); ++k)
-      asm volatile("st.global.L2::cache_hint.b64 [%0], %1, %2;\n" ::"l"(q + k), "l"(w[k]),
-                   "l"(pol)
-                   : "memory");
-  }
-}
 
 /// The stored tile (I, J) that a kernel visits as its tile-th: the canonical column-major order
 /// or, with g.rev, its reverse. Only the visiting order changes (which sweep reads what first);
@@ -321,8 +287,8 @@ __device__ __forceinline__ void finish_tile(const SymvArgs<T>& g, bool active, i
                                             int t, const T* sD, const T* sT, int* flag) {
   __syncthreads();
   if (active) {
-    store_p(g, g.P + (I * g.nt + J) * kTile + t, tile_tree(sD + t * 9));
-    if (I != J) store_p(g, g.P + (J * g.nt + I) * kTile + t, tile_tree(sT + t * 9));
+    g.P[(I * g.nt + J) * kTile + t] = tile_tree(sD + t * 9);
+    if (I != J) g.P[(J * g.nt + I) * kTile + t] = tile_tree(sT + t * 9);
   }
   if constexpr (Ticket) draw_tickets(g, active, I, J, t, flag);
 }
@@ -588,10 +554,13 @@ __device__ __forceinline__ void rowsums_stage(const SymvArgs<T>& g, index_t c0, 
   cp_async_commit();
 }
 
-/// (g.phint & kPDiscard) After the chunk of columns c0 .. is in shared memory: drop its lines of
-/// P from L2 without writing them back. A block's 32 rows of a column are 32 sizeof(T) bytes on
-/// their own 128-byte lines when P is 128-byte aligned (else nothing is discarded); no other
-/// block reads them, and the next call writes them before anyone reads them again.
+/// (g.discard_p) After the chunk of columns c0 .. is in shared memory: drop its lines of P from
+/// L2 without writing them back (discard.global.L2). P is scratch, written by the tile kernel and
+/// read once here; the tile kernel's evict-first loads of A leave most of it in L2, dirty, and
+/// its write-back would otherwise take DRAM bandwidth from the next call (H200, session 20: d
+/// at n = 16384 +4 % GB/s). A block's 32 rows of a column are 32 sizeof(T) bytes on their own
+/// 128-byte lines when P is 128-byte aligned (else nothing is discarded); no other block reads
+/// them, and the next call writes every element of P before anyone reads it again.
 template <class T>
 __device__ __forceinline__ void rowsums_discard(const SymvArgs<T>& g, index_t c0) {
   constexpr int CC = kSumChunk<T>, lines = int(kSumRows * sizeof(T) / 128);
@@ -627,7 +596,7 @@ __device__ __forceinline__ T rowsums_chain(const SymvArgs<T>& g, T* buf) {
       asm volatile("cp.async.wait_all;\n" ::);
     }
     __syncthreads();  // chunk k is in shared memory
-    if (g.phint & kPDiscard) rowsums_discard(g, index_t(k) * CC);
+    if (g.discard_p) rowsums_discard(g, index_t(k) * CC);
     if (threadIdx.x < kSumRows) {
       const int r = threadIdx.x;
       const index_t c0 = index_t(k) * CC;

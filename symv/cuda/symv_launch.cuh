@@ -66,12 +66,12 @@ inline bool c3_mode() {
   return !(e && e[0] == '0' && e[1] == 0);
 }
 
-/// EIGSOLVE_GPU_SYMV_PHINT=0..3: the L2 hints for the partials P (symv_kernels.cuh, kPKeep |
-/// kPDiscard); default 0 (none). Hints only: same bits. Read at every call, so that a test can
-/// switch it.
-inline int phint_mode() {
-  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_PHINT");
-  return (e && e[0] >= '0' && e[0] <= '3' && e[1] == 0) ? e[0] - '0' : 0;
+/// EIGSOLVE_GPU_SYMV_DISCARD=0: the row sums leave the partials' lines in L2 (A/B; default: they
+/// discard them, symv_kernels.cuh rowsums_discard). A hint only: the same bits. Read at every
+/// call, so that a test can switch it.
+inline bool discard_mode() {
+  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_DISCARD");
+  return !(e && e[0] == '0' && e[1] == 0);
 }
 
 /// launch_tiles; for complex float with 4 tiles per block (unless EIGSOLVE_GPU_SYMV_C3=0) the
@@ -312,7 +312,7 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   const std::size_t tb = std::size_t(g.nt) * sizeof(unsigned);
   g.ticket = reinterpret_cast<unsigned*>(
       (reinterpret_cast<std::uintptr_t>(workspace) + ws_bytes - tb) & ~std::uintptr_t(3));
-  g.phint = phint_mode();
+  g.discard_p = discard_mode();
   // ddxs (EIGSOLVE_GPU_SYMV_DDXS): this dd configuration runs symv_tiles_ddxs, whatever its load
   // path (mode 2/4: its tiles per block as configured, also for st).
   DdxsMode ddxs;

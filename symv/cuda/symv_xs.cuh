@@ -267,10 +267,8 @@ __device__ __forceinline__ void x16_load(const SymvArgs<T>& g, index_t tile, int
 
 /// One partial to the workspace: one 16-byte store where the workspace is 16-byte aligned.
 template <class T>
-__device__ __forceinline__ void x16_store_p(const SymvArgs<T>& g, T* p, const T& v, bool p16) {
-  if (g.phint & kPKeep)
-    store_p(g, p, v);
-  else if (p16)
+__device__ __forceinline__ void x16_store_p(T* p, const T& v, bool p16) {
+  if (p16)
     *reinterpret_cast<double2*>(p) = x16_put(v);
   else
     *p = v;
@@ -360,12 +358,12 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
 #pragma unroll
       for (int j = 0; j < 8; ++j)
         ch[j] = x16_get<T>(s.sD[x16_cs(t, j)]);
-      x16_store_p(g, g.P + (I * g.nt + J) * kTile + t, tile_tree(ch), p16);
+      x16_store_p(g.P + (I * g.nt + J) * kTile + t, tile_tree(ch), p16);
       if (I != J) {
 #pragma unroll
         for (int j = 0; j < 8; ++j)
           ch[j] = x16_get<T>(s.sT[x16_cs(t, j)]);
-        x16_store_p(g, g.P + (J * g.nt + I) * kTile + t, tile_tree(ch), p16);
+        x16_store_p(g.P + (J * g.nt + I) * kTile + t, tile_tree(ch), p16);
       }
     }
     if constexpr (Ticket) draw_tickets(g, active, I, J, t, flag[grp]);

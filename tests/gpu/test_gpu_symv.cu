@@ -394,17 +394,17 @@ TEST(GpuSymvDdxs, EveryModeEveryConfig) {
   }
 }
 
-/// EIGSOLVE_GPU_SYMV_PHINT=1..3 (the partials' L2 hints, symv/cuda/symv_kernels.cuh: stores
-/// under evict_last, the row sums' discard of what they read, both): every precision, seven
+/// EIGSOLVE_GPU_SYMV_DISCARD=0 and 1 (the row sums' discard of the partials' L2 lines,
+/// symv/cuda/symv_kernels.cuh rowsums_discard; 1 is the default): every precision, seven
 /// configurations of both variants and load paths in both visiting orders (run_case reuses one
 /// workspace across them, so a discarded line is always written again before it is read), the
 /// kernel-mode cases, against the CPU bitwise; the variable is unset afterwards.
-TYPED_TEST(GpuSymv, PartialsL2HintsSameBits) {
+TYPED_TEST(GpuSymv, PartialsDiscardSameBits) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
-  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_PHINT"};
-  for (const char* mode : {"1", "2", "3"}) {
-    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_PHINT", mode, 1), 0);
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_DISCARD"};
+  for (const char* mode : {"0", "1"}) {
+    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_DISCARD", mode, 1), 0);
     std::uint64_t seed = 5000;
     for (index_t n : {1, 2, 63, 64, 65, 129, 257, 1000, 2049, 4097}) {
       for (int kind = 0; kind < (n > 1000 ? 1 : 4); ++kind)
