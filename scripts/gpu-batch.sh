@@ -276,6 +276,7 @@ for s in "$@"; do
       step symv-all 100 "$es" bench symv -p all --sizes 1024,2048,4096,8192,16384,32768 --runs 5 --json "$out/symv.json"
       step eig-discard 120 bash -c "for m in 0 1; do echo == EIGSOLVE_GPU_SYMV_DISCARD=\$m; EIGSOLVE_GPU_SYMV_DISCARD=\$m '$es' bench eig --reduction one-stage -p d,c --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0; done" ;;
     tune-16k) step tune-16k 150 bash -c "'$es' tune symv --runs 5 --sizes 8192,16384,32768 -o '$out'/tune-16k.json && EIGSOLVE_SYMV_TABLE='$out'/tune-16k.json '$es' bench symv -p all --sizes 8192,16384,32768 --runs 5 --json '$out'/symv-tuned16k.json" ;;
+    v-1s) step v-1s 150 "$es" bench eig --reduction one-stage -p s,z --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-v-sz-one-stage.json" ;;
     phint-tests) mkdir -p "$out/t"
       step tests-symv 150 bash -c "EIGSOLVE_REQUIRE_GPU=1 timeout 140 '$bin'/tests/test_gpu_symv --gtest_output=json:'$out'/t/test_gpu_symv.json > '$out'/t/test_gpu_symv.log 2>&1; rc=\$?; tail -n 3 '$out'/t/test_gpu_symv.log; exit \$rc" ;;
     phint-bench)
