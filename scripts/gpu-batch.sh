@@ -276,8 +276,8 @@ for s in "$@"; do
       step symv-all 100 "$es" bench symv -p all --sizes 1024,2048,4096,8192,16384,32768 --runs 5 --json "$out/symv.json"
       step eig-discard 120 bash -c "for m in 0 1; do echo == EIGSOLVE_GPU_SYMV_DISCARD=\$m; EIGSOLVE_GPU_SYMV_DISCARD=\$m '$es' bench eig --reduction one-stage -p d,c --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0; done" ;;
     tune-16k) step tune-16k 150 bash -c "'$es' tune symv --runs 5 --sizes 8192,16384,32768 -o '$out'/tune-16k.json && EIGSOLVE_SYMV_TABLE='$out'/tune-16k.json '$es' bench symv -p all --sizes 8192,16384,32768 --runs 5 --json '$out'/symv-tuned16k.json" ;;
-    final-s20) mkdir -p "$out/t"  # session 20's last run: the C API on the final SYMV (the partials' discard on), and the CLI digests on the CPU (16, 1 threads) and the GPU
-      step capi 60 bash -c "EIGSOLVE_REQUIRE_GPU=1 '$bin'/tests/test_gpu_symv_capi --gtest_output=json:'$out'/t/test_gpu_symv_capi.json > '$out'/t/test_gpu_symv_capi.log 2>&1; rc=\$?; tail -n 3 '$out'/t/test_gpu_symv_capi.log; exit \$rc"
+    final-s20) mkdir -p "$out/t"  # (the C API test links lib/libeigsolve.so.0: pack it too, PACK_ONLY="lib/libeigsolve.so.0 ...") session 20's last run: the C API on the final SYMV (the partials' discard on), and the CLI digests on the CPU (16, 1 threads) and the GPU
+      step capi 60 bash -c "LD_LIBRARY_PATH='$bin' EIGSOLVE_REQUIRE_GPU=1 '$bin'/tests/test_gpu_symv_capi --gtest_output=json:'$out'/t/test_gpu_symv_capi.json > '$out'/t/test_gpu_symv_capi.log 2>&1; rc=\$?; tail -n 3 '$out'/t/test_gpu_symv_capi.log; exit \$rc"
       step crossmachine 200 bash -c "for c in 'cpu 16' 'cpu 1' 'cuda 16'; do set -- \$c; '$here/scripts/crossmachine.sh' '$es' '$here/tests/data/matrices' /tmp/cm-\$1-\$2 \$2 \$1 > '$out'/digests-\$1-t\$2.txt; done; md5sum '$out'/digests-*.txt"
       step symv-final 60 "$es" bench symv -p s,d,c,z --sizes 4096,16384 --runs 9 --json "$out/symv-final.json" ;;
     v-1s) step v-1s 150 "$es" bench eig --reduction one-stage -p s,z --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-v-sz-one-stage.json" ;;
