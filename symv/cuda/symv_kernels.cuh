@@ -556,11 +556,13 @@ __device__ __forceinline__ void rowsums_stage(const SymvArgs<T>& g, index_t c0, 
 
 /// (g.discard_p) After the chunk of columns c0 .. is in shared memory: drop its lines of P from
 /// L2 without writing them back (discard.global.L2). P is scratch, written by the tile kernel and
-/// read once here; the tile kernel's evict-first loads of A leave most of it in L2, dirty, and
-/// its write-back would otherwise take DRAM bandwidth from the next call (H200, session 20: d
-/// at n = 16384 +4 % GB/s). A block's 32 rows of a column are 32 sizeof(T) bytes on their own
-/// 128-byte lines when P is 128-byte aligned (else nothing is discarded); no other block reads
-/// them, and the next call writes every element of P before anyone reads it again.
+/// read once here; the tile kernel's evict-first loads of A leave much of it in L2, dirty, and
+/// its write-back would otherwise take DRAM bandwidth from the next call (H200, session 20, n =
+/// 16384: d 3626 -> 3714 GB/s, c 3549 -> 3647). A block's 32 rows of a column are 32 sizeof(T)
+/// bytes on their own 128-byte lines when P is 128-byte aligned (else nothing is discarded); no
+/// other block reads them, and the next call writes every element of P before anyone reads it.
+/// The flag lives in SymvArgs' padding: growing the struct re-allocated the tile kernels'
+/// registers (session 20: d 80 -> 94, 3 -> 2 blocks per SM, -9 %).
 template <class T>
 __device__ __forceinline__ void rowsums_discard(const SymvArgs<T>& g, index_t c0) {
   constexpr int CC = kSumChunk<T>, lines = int(kSumRows * sizeof(T) / 128);
