@@ -42,7 +42,7 @@ SymvConfig parse_symv_config(const std::string& name) {
     part.push_back(p);
   auto bad = [&] {
     return UsageError("bad SYMV configuration '" + name +
-                      "' (expected e.g. ticket-t2-m4-w-ldg: ticket|twopass, t1|t2|t4, m1..m32, "
+                      "' (expected e.g. ticket-t2-m4-w-ldg: ticket|twopass, t1|t2|t4, m1..m64, "
                       "w|n, ldg|cg|cs|st|xs)");
   };
   if (part.size() != 5) throw bad();
@@ -60,7 +60,7 @@ SymvConfig parse_symv_config(const std::string& name) {
   try {
     std::size_t used = 0;
     c.blocks_per_sm = std::stoi(part[2].substr(1), &used);
-    if (used != part[2].size() - 1 || c.blocks_per_sm < 1 || c.blocks_per_sm > 32) throw bad();
+    if (used != part[2].size() - 1 || c.blocks_per_sm < 1 || c.blocks_per_sm > 64) throw bad();
   } catch (const std::logic_error&) {
     throw bad();
   }
@@ -89,7 +89,7 @@ std::vector<SymvConfig> symv_config_space() {
   std::vector<SymvConfig> out;
   for (SymvVariant v : {SymvVariant::ticket, SymvVariant::twopass})
     for (int t : {1, 2, 4})
-      for (int m : {4, 8, 16, 32})
+      for (int m : {4, 8, 16, 32, 64})
         for (bool w : {true, false})
           for (SymvLoad l : {SymvLoad::ldg, SymvLoad::cs, SymvLoad::staged, SymvLoad::xs}) {
             SymvConfig c;

@@ -283,8 +283,8 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   if (incx == 0 || incy == 0) throw DimensionError("symv_gpu: incx and incy must be non-zero");
   if (cfg.tiles_per_block != 1 && cfg.tiles_per_block != 2 && cfg.tiles_per_block != 4)
     throw DimensionError("symv_gpu: tiles_per_block must be 1, 2 or 4");
-  if (cfg.blocks_per_sm < 1 || cfg.blocks_per_sm > 32)
-    throw DimensionError("symv_gpu: blocks_per_sm must be in 1..32");
+  if (cfg.blocks_per_sm < 1 || cfg.blocks_per_sm > 64)
+    throw DimensionError("symv_gpu: blocks_per_sm must be in 1..64");
   if (n == 0) return;
   if (ws_bytes < symv_workspace_bytes<T>(n) || workspace == nullptr)
     throw DimensionError("symv_gpu: workspace of " + std::to_string(ws_bytes) +
