@@ -22,6 +22,9 @@ if [ "$cmd" = pack ]; then
            bin/bench_eig bin/bench_tridiag bin/bench_symm bin/bench_bulge}; do
     [ -x "$build/$b" ] && strip -o "$build/final/stage/$(basename "$b")" "$build/$b"
   done
+  # the C API test links the shared library: take it along (the capi step sets LD_LIBRARY_PATH)
+  [ -f "$build/final/stage/test_gpu_symv_capi" ] && [ -f "$build/lib/libeigsolve.so.0" ] &&
+    strip -o "$build/final/stage/libeigsolve.so.0" "$build/lib/libeigsolve.so.0"
   tar -C "$build/final/stage" -cJf "$build/final/bin.tar.xz" .
   rm -rf "$build/final/stage"
   ls -la "$build/final/bin.tar.xz"
@@ -34,6 +37,7 @@ bin=$(mktemp -d)
 tar -C "$bin" -xJf "$here/build/final/bin.tar.xz"
 mkdir -p "$bin/tests" "$out"
 mv "$bin"/test_gpu_* "$bin/tests/" 2>/dev/null
+export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"  # libeigsolve.so.0 (the C API test)
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv >"$out/gpu.txt" 2>&1
 deadline=${BATCH_DEADLINE:-100000}  # seconds from the start after which no step runs
 step() {  # step NAME LIMIT_S COMMAND...

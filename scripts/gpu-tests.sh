@@ -7,6 +7,8 @@ set -uo pipefail
 build=${1:-build}
 logs=${2:-.}
 export EIGSOLVE_REQUIRE_GPU=1
+# the C API test links libeigsolve.so.0: from a build tree (lib/) or a packed batch (the top)
+export LD_LIBRARY_PATH="$build/lib:$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 pass=0 fail=0 failed=()
 for t in "$build"/tests/test_gpu_*; do
   [ -x "$t" ] || continue
