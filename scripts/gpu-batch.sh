@@ -22,7 +22,7 @@ if [ "$cmd" = pack ]; then
            bin/bench_eig bin/bench_tridiag bin/bench_symm bin/bench_bulge}; do
     [ -x "$build/$b" ] && strip -o "$build/final/stage/$(basename "$b")" "$build/$b"
   done
-  # the C API test links the shared library: take it along (the capi step sets LD_LIBRARY_PATH)
+  # the C API test links the shared library: take it along (the run puts the unpacked folder on LD_LIBRARY_PATH)
   [ -f "$build/final/stage/test_gpu_symv_capi" ] && [ -f "$build/lib/libeigsolve.so.0" ] &&
     strip -o "$build/final/stage/libeigsolve.so.0" "$build/lib/libeigsolve.so.0"
   tar -C "$build/final/stage" -cJf "$build/final/bin.tar.xz" .
@@ -273,33 +273,21 @@ for s in "$@"; do
       step eig-sd 60 "$es" bench eig -p s,d --sizes 16384 --runs 2 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-sd16k.json"
       step v-cross 150 bash -c "for r in two-stage one-stage; do echo == \$r; '$es' bench eig --reduction \$r -p d --sizes 16384,12288,8192 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-v-\$r.json 2>&1 | grep -E '^d '; done" ;;
     symv-z) step symv-z 120 "$es" bench symv -p z --sizes 4096,16384 --runs 5 --json "$out/symv-z.json" ;;
-    # session 20 r1 (EIGSOLVE_GPU_SYMV_PHINT was removed after the run: the discard alone is the default, EIGSOLVE_GPU_SYMV_DISCARD; these steps now measure the default four times): the SYMV partials' L2 hints (EIGSOLVE_GPU_SYMV_PHINT=0 none, 1 evict_last stores, 2 discard after the row sums, 3 both): test_gpu_symv (every test, the hints' own included), bench symv A/B twice, DRAM bytes of the two kernels (d, c at 16384, modes 0 and 3), one-stage d eigenvalues at 16384
+    # session 20 r1's steps phint-tests/-bench/-ncu/-tune/-eig measured EIGSOLVE_GPU_SYMV_PHINT, removed after the run (see 0412c52; logs bench/results/2026-12-02-h200-s20/r1)
     discard-ab) mkdir -p "$out/t"  # session 20, after r1: the row sums' discard of P alone (EIGSOLVE_GPU_SYMV_DISCARD=1, default) against none (0): test_gpu_symv and test_gpu_tridiag (the fused row sums of the one-stage pipeline), bench symv A/B twice, the SYMV table, one-stage d and c eigenvalues at 16384
       step tests-sd 300 bash -c "rc=0; for n in test_gpu_symv test_gpu_tridiag; do EIGSOLVE_REQUIRE_GPU=1 timeout 200 '$bin'/tests/\$n --gtest_output=json:'$out'/t/\$n.json > '$out'/t/\$n.log 2>&1 || { rc=1; echo FAILED \$n; }; tail -n 3 '$out'/t/\$n.log; done; exit \$rc"
       step discard-ab 200 bash -c "for r in 1 2; do for m in 0 1; do echo == EIGSOLVE_GPU_SYMV_DISCARD=\$m; EIGSOLVE_GPU_SYMV_DISCARD=\$m '$es' bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json '$out'/symv-discard\$m-\$r.json; done; done"
       step symv-all 100 "$es" bench symv -p all --sizes 1024,2048,4096,8192,16384,32768 --runs 5 --json "$out/symv.json"
       step eig-discard 120 bash -c "for m in 0 1; do echo == EIGSOLVE_GPU_SYMV_DISCARD=\$m; EIGSOLVE_GPU_SYMV_DISCARD=\$m '$es' bench eig --reduction one-stage -p d,c --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0; done" ;;
     tune-16k) step tune-16k 150 bash -c "'$es' tune symv --runs 5 --sizes 8192,16384,32768 -o '$out'/tune-16k.json && EIGSOLVE_SYMV_TABLE='$out'/tune-16k.json '$es' bench symv -p all --sizes 8192,16384,32768 --runs 5 --json '$out'/symv-tuned16k.json" ;;
-    final-s20) mkdir -p "$out/t"  # (the C API test links lib/libeigsolve.so.0: pack it too, PACK_ONLY="lib/libeigsolve.so.0 ...") session 20's last run: the C API on the final SYMV (the partials' discard on), and the CLI digests on the CPU (16, 1 threads) and the GPU
-      step capi 60 bash -c "LD_LIBRARY_PATH='$bin' EIGSOLVE_REQUIRE_GPU=1 '$bin'/tests/test_gpu_symv_capi --gtest_output=json:'$out'/t/test_gpu_symv_capi.json > '$out'/t/test_gpu_symv_capi.log 2>&1; rc=\$?; tail -n 3 '$out'/t/test_gpu_symv_capi.log; exit \$rc"
+    final-s20) # session 20's last run (which also ran the C API test, now the capi step): the CLI digests on the CPU (16, 1 threads) and the GPU, the SYMV at 9 runs
       step crossmachine 200 bash -c "for c in 'cpu 16' 'cpu 1' 'cuda 16'; do set -- \$c; '$here/scripts/crossmachine.sh' '$es' '$here/tests/data/matrices' /tmp/cm-\$1-\$2 \$2 \$1 > '$out'/digests-\$1-t\$2.txt; done; md5sum '$out'/digests-*.txt"
       step symv-final 60 "$es" bench symv -p s,d,c,z --sizes 4096,16384 --runs 9 --json "$out/symv-final.json" ;;
     capi) mkdir -p "$out/t"  # the C API test alone (pack it: PACK_ONLY="tests/test_gpu_symv_capi ..." takes lib/libeigsolve.so.0 along)
       step capi 60 bash -c "EIGSOLVE_REQUIRE_GPU=1 '$bin'/tests/test_gpu_symv_capi --gtest_output=json:'$out'/t/test_gpu_symv_capi.json > '$out'/t/test_gpu_symv_capi.log 2>&1; rc=\$?; tail -n 3 '$out'/t/test_gpu_symv_capi.log; exit \$rc" ;;
-    m64-ab) mkdir -p "$out/t"  # prepared in session 20 (not yet run): the SYMV tuning space with 64 blocks per SM (at n = 16384 with 4 tiles per block one block per group of tiles): test_gpu_symv (every configuration, m64 included), a tune at 8192-32768 and bench symv with that table against the checked-in one
-      step tests-symv 150 bash -c "EIGSOLVE_REQUIRE_GPU=1 timeout 140 '$bin'/tests/test_gpu_symv --gtest_output=json:'$out'/t/test_gpu_symv.json > '$out'/t/test_gpu_symv.log 2>&1; rc=\$?; tail -n 3 '$out'/t/test_gpu_symv.log; exit \$rc"
+    m64-ab) # prepared in session 20 (not yet run; run tests-symv first: every configuration, m64 included): the SYMV tuning space with 64 blocks per SM (at n = 16384 with 4 tiles per block one block per group of tiles): a tune at 8192-32768 and bench symv with that table against the checked-in one
       step m64-ab 200 bash -c "'$es' tune symv --runs 5 --sizes 8192,16384,32768 -o '$out'/tune-m64.json && for r in 1 2; do '$es' bench symv -p s,d,c,z --sizes 8192,16384,32768 --runs 5 --json '$out'/symv-table-\$r.json; EIGSOLVE_SYMV_TABLE='$out'/tune-m64.json '$es' bench symv -p s,d,c,z --sizes 8192,16384,32768 --runs 5 --json '$out'/symv-m64-\$r.json; done" ;;
     v-1s) step v-1s 150 "$es" bench eig --reduction one-stage -p s,z --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-v-sz-one-stage.json" ;;
-    phint-tests) mkdir -p "$out/t"
-      step tests-symv 150 bash -c "EIGSOLVE_REQUIRE_GPU=1 timeout 140 '$bin'/tests/test_gpu_symv --gtest_output=json:'$out'/t/test_gpu_symv.json > '$out'/t/test_gpu_symv.log 2>&1; rc=\$?; tail -n 3 '$out'/t/test_gpu_symv.log; exit \$rc" ;;
-    phint-bench)
-      step phint-ab 200 bash -c "for r in 1 2; do for m in 0 1 2 3; do echo == EIGSOLVE_GPU_SYMV_PHINT=\$m; EIGSOLVE_GPU_SYMV_PHINT=\$m '$es' bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json '$out'/symv-phint\$m-\$r.json; done; done" ;;
-    phint-ncu)
-      step ncu-phint 150 bash -c "for p in d c; do for m in 0 3; do echo \"== \$p PHINT=\$m\"; EIGSOLVE_GPU_SYMV_PHINT=\$m ncu --clock-control none --cache-control none --section SpeedOfLight --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read.sum -k regex:'symv_tiles|symv_rowsums' --launch-skip 4 -c 2 '$es' bench symv -p \$p --sizes 16384 --runs 3 2>&1 | grep -E 'symv_|duration|bytes|sectors|Throughput'; done; done" ;;
-    phint-tune)
-      step tune-phint 200 bash -c "EIGSOLVE_GPU_SYMV_PHINT=3 '$es' tune symv --runs 5 --sizes 4096,8192,16384,32768 -o '$out'/tune-phint3.json && EIGSOLVE_GPU_SYMV_PHINT=3 EIGSOLVE_SYMV_TABLE='$out'/tune-phint3.json '$es' bench symv -p all --sizes 4096,8192,16384,32768 --runs 5 --json '$out'/symv-phint3-tuned.json" ;;
-    phint-eig)
-      step eig-phint 120 bash -c "for m in 0 3; do echo == EIGSOLVE_GPU_SYMV_PHINT=\$m; EIGSOLVE_GPU_SYMV_PHINT=\$m '$es' bench eig --reduction one-stage -p d,c --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0; done" ;;
     s20-first) # session 19's open items (NOTES s19 section 9): c and z eigenvalues at 16384 on the final chase; s and z with vectors, one-stage against two-stage (the auto rule with vectors)
       step eig-cz 150 "$es" bench eig -p c,z --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-cz16k.json"
       step v-sz 240 bash -c "for r in two-stage one-stage; do echo == \$r; '$es' bench eig --reduction \$r -p s,z --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-v-sz-\$r.json; done" ;;
