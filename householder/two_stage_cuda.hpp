@@ -4,6 +4,7 @@
 // tridiagonalize_two_stage. Backend-neutral header (no CUDA includes).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -75,8 +76,24 @@ std::unique_ptr<TwoStageCuda<T>> make_two_stage_cuda(index_t n, index_t b, const
 /// legacy default stream); no allocation, no host synchronisation. Its task ticket and progress
 /// flags are a static buffer of the device: two calls must not run at the same time on one
 /// device (calls in order on one stream are fine). A column's bits do not depend on nc.
+/// dVp: nullptr, or the packed V tiles of these reflectors (pack_q2_device, q2_packed_bytes > 0):
+/// the same bits, coalesced loads (used on the fast path, b = 32, with one column per lane).
 template <class T>
 void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2, const T* dtau2,
-                               index_t ldt2, index_t nc, T* dZ, index_t lddz, void* stream);
+                               index_t ldt2, index_t nc, T* dZ, index_t lddz, void* stream,
+                               const T* dVp = nullptr);
+
+/// Bytes of the packed V tiles apply_q2_canonical_device can read for order n and band width b
+/// (householder/cuda/two_stage_vectors_warp.hpp, packed_value): about n^2 / 2 elements where
+/// the fast path applies (b = 32; double, complex double, dd), else 0 -- also 0 under
+/// EIGSOLVE_GPU_Q2_PACK=0 or EIGSOLVE_GPU_Q2_GENERIC=1.
+template <class T>
+std::size_t q2_packed_bytes(index_t n, index_t b);
+
+/// dVp (q2_packed_bytes(n, b) bytes, device) := the packed V tiles of dV2 / dtau2 (the layout of
+/// apply_q2_canonical_device's arguments); asynchronous on `stream`; nothing when the size is 0.
+template <class T>
+void pack_q2_device(index_t n, index_t b, const T* dV2, index_t ldv2, const T* dtau2, index_t ldt2,
+                    T* dVp, void* stream);
 
 }  // namespace eigsolve

@@ -23,7 +23,12 @@
 // resident at once), EIGSOLVE_GPU_Q2_COLS=2 (fast path: two columns per lane, slabs of 64
 // columns, for scalars of at most 8 bytes; default 1: slower in session 17),
 // EIGSOLVE_GPU_Q2_GENERIC=1 (the generic path for b = 32 too),
-// EIGSOLVE_GPU_Q2_GROUP=G (the generic path's sweeps per group).
+// EIGSOLVE_GPU_Q2_GROUP=G (the generic path's sweeps per group), EIGSOLVE_GPU_Q2_PACK=0 (no
+// packed V tiles: q2_packed_bytes is 0, the fast path reads V2 and tau2 as they are).
+//
+//   q2_pack_kernel  (d, z, dd; pack_q2_device, once per back-transformation) copies each
+//               level's V tile into one contiguous tile (q2_warp::packed_value) so that the
+//               fast path's V loads are coalesced
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -162,7 +167,7 @@ struct ThreadY {
 /// Fast: b = 32, G = 32, C columns per lane (welems = q2_warp::fast_elems<T>(C)); else the
 /// generic path (C = 1). (A register cap through __launch_bounds__ -- 168 for double, 12 warps
 /// per SM -- was slower than ptxas' 198 registers in session 17: 1.24 against 0.98 s.)
-template <class T, bool Fast, int C>
+template <class T, bool Fast, int C, bool Packed = false>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     q2_kernel(Geo g, Args<T> a, int welems, unsigned long long* sync) {
   extern __shared__ __align__(16) unsigned char smem_q2[];
@@ -180,10 +185,37 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     const index_t j = index_t(t / static_cast<unsigned long long>(g.S));
     const index_t slab = index_t(t % static_cast<unsigned long long>(g.S));
     if constexpr (Fast)
-      q2_warp::fast_task<T, C>(X, ThreadY<T, C>{&Y}, sm, g, a, j, slab);
+      q2_warp::fast_task<T, C, Packed>(X, ThreadY<T, C>{&Y}, sm, g, a, j, slab);
     else
       q2_warp::generic_task<T>(X, sm, g, a, j, slab);
   }
+}
+
+/// The packed V tiles (q2_warp::packed_value): block = tile, (j, k) from the tile's index
+/// (t = j (j+1)/2 + k, k <= j).
+template <class T>
+__global__ void q2_pack_kernel(Geo g, const T* V2, index_t ldv2, const T* tau2, index_t ldt2,
+                               T* Vp) {
+  const index_t t = index_t(blockIdx.x);
+  index_t j = index_t((sqrt(8.0 * double(t) + 1.0) - 1.0) / 2.0);
+  while (j * (j + 1) / 2 > t)
+    --j;
+  while ((j + 1) * (j + 2) / 2 <= t)
+    ++j;
+  const index_t k = t - j * (j + 1) / 2;
+  T* out = Vp + t * q2_warp::kTileElems;
+  for (int e = int(threadIdx.x); e < q2_warp::kTileElems; e += int(blockDim.x))
+    out[e] = q2_warp::packed_value(g, V2, ldv2, tau2, ldt2, j, k, e);
+}
+
+/// The fast path's geometry for order n (b = G = 32).
+Geo fast_geo(index_t n) {
+  Geo g;
+  g.n = n;
+  g.b = q2_warp::kNB;
+  g.G = q2_warp::kGF;
+  g.NG = (n - 1 + g.G - 1) / g.G;
+  return g;
 }
 
 bool env_flag(const char* name) {
@@ -203,8 +235,38 @@ std::size_t round16(std::size_t bytes) {
 }  // namespace
 
 template <class T>
+std::size_t q2_packed_bytes(index_t n, index_t b) {
+  if constexpr (q2_warp::VLoad<T, 1>::kLegacy) {
+    return 0;  // float and complex float: their V tile loads are contiguous already
+  } else {
+    if (b != q2_warp::kNB || n <= 1) return 0;
+    if (const char* e = std::getenv("EIGSOLVE_GPU_Q2_PACK"); e && e[0] == '0' && e[1] == '\0')
+      return 0;
+    if (env_flag("EIGSOLVE_GPU_Q2_GENERIC")) return 0;
+    const Geo g = fast_geo(n);
+    return std::size_t(q2_warp::packed_tiles(g.NG)) * std::size_t(q2_warp::kTileElems) * sizeof(T);
+  }
+}
+
+template <class T>
+void pack_q2_device(index_t n, index_t b, const T* dV2, index_t ldv2, const T* dtau2, index_t ldt2,
+                    T* dVp, void* stream) {
+  const std::size_t bytes = q2_packed_bytes<T>(n, b);
+  if (bytes == 0) return;
+  if (ldv2 < n || ldt2 < chase_levels(n, b) || dV2 == nullptr || dtau2 == nullptr || dVp == nullptr)
+    throw UsageError("pack_q2_device: bad arguments");
+  const Geo g = fast_geo(n);
+  const index_t tiles = q2_warp::packed_tiles(g.NG);
+  if (tiles > index_t(0x7fffffff)) throw UsageError("pack_q2_device: too many tiles");
+  q2_pack_kernel<T><<<unsigned(tiles), 256, 0, static_cast<cudaStream_t>(stream)>>>(
+      g, dV2, ldv2, dtau2, ldt2, dVp);
+  ck(cudaGetLastError(), "q2_pack_kernel");
+}
+
+template <class T>
 void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2, const T* dtau2,
-                               index_t ldt2, index_t nc, T* dZ, index_t lddz, void* stream) {
+                               index_t ldt2, index_t nc, T* dZ, index_t lddz, void* stream,
+                               const T* dVp) {
   const std::string me = "apply_q2_canonical_device: ";
   if (n < 0) throw DimensionError(me + "n = " + std::to_string(n) + " < 0");
   if (b < 1) throw UsageError(me + "band width " + std::to_string(b) + " < 1");
@@ -261,11 +323,20 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
   const int wpb = int(std::min<std::size_t>(kWarpsPerBlock, std::size_t(optin) / wbytes));
   const std::size_t smem = wbytes * std::size_t(wpb);
   void (*kern)(Geo, Args<T>, int, unsigned long long*) = q2_kernel<T, false, 1>;
+  // the packed V tiles where the caller has them (q2_packed_bytes > 0: the fast path, one column
+  // per lane)
+  bool packed = false;
   if (fast) {
     if constexpr (q2_warp::fast_max_cols<T>() >= 2)
       kern = cols == 2 ? q2_kernel<T, true, 2> : q2_kernel<T, true, 1>;
     else
       kern = q2_kernel<T, true, 1>;
+    if constexpr (!q2_warp::VLoad<T, 1>::kLegacy) {
+      if (dVp != nullptr && cols == 1 && q2_packed_bytes<T>(n, b) > 0) {
+        kern = q2_kernel<T, true, 1, true>;
+        packed = true;
+      }
+    }
   }
   ck(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
      "cudaFuncSetAttribute");
@@ -300,13 +371,17 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
   a.ldt2 = ldt2;
   a.Z = dZ;
   a.ldz = lddz;
+  a.Vp = packed ? dVp : nullptr;
   kern<<<unsigned(blocks), unsigned(wpb * 32), smem, st>>>(g, a, welems, sync);
   ck(cudaGetLastError(), "q2_kernel");
 }
 
-#define EIGSOLVE_INSTANTIATE_Q2_CUDA(T)                                                     \
-  template void apply_q2_canonical_device<T>(index_t, index_t, const T*, index_t, const T*, \
-                                             index_t, index_t, T*, index_t, void*);
+#define EIGSOLVE_INSTANTIATE_Q2_CUDA(T)                                                       \
+  template void apply_q2_canonical_device<T>(index_t, index_t, const T*, index_t, const T*,   \
+                                             index_t, index_t, T*, index_t, void*, const T*); \
+  template std::size_t q2_packed_bytes<T>(index_t, index_t);                                  \
+  template void pack_q2_device<T>(index_t, index_t, const T*, index_t, const T*, index_t, T*, \
+                                  void*);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_Q2_CUDA)
 #undef EIGSOLVE_INSTANTIATE_Q2_CUDA
 

@@ -28,7 +28,9 @@
 //               the next level's rows [0, G-1)
 //     V tile:   the level's G reflectors (G x kVS values, G taus) in shared memory (aliasing the
 //               staging tile), loaded by lane t = reflector t (one address, immediate offsets;
-//               double: beside the rows' loads, else after them, VLoad), read as 16-byte
+//               double: beside the rows' loads, else after them, VLoad; d, z, dd with
+//               Packed: from the packed tiles, lane q loading element q of each reflector,
+//               fetch_vp), read as 16-byte
 //               broadcasts, for the dot and again for the update (not held in registers in
 //               between)
 //     compute:  s = +0; s = madd_conj(v_q, z, s) for q = 0 .. ascending; u = -(tau * s);
@@ -187,7 +189,46 @@ struct Args {
   index_t ldt2 = 0;
   T* Z = nullptr;
   index_t ldz = 0;
+  /// The packed V tiles (fast path only; nullptr: the V tile is read from V2 and tau2).
+  const T* Vp = nullptr;
 };
+
+/// The packed V tiles of the fast path (b = G = 32; EIGSOLVE_GPU_Q2_PACK): the V tile of level k
+/// of group j -- its G reflectors' NB values and G taus, as fast_task stages them -- is tile
+/// packed_tile(j, k), kTileElems elements from Vp + packed_tile(j, k) kTileElems:
+///
+///     [t NB + q]  = v_q of reflector t (V2 row w0+t+q, column i0+t), zero where that row does
+///                   not exist (t + q >= lim)
+///     [G NB + t]  = tau of reflector t (tau2 row k, column i0+t), zero where t >= lim
+///
+/// (i0 = group_base(j), w0 = i0 + 1 + k NB, lim = min(n - w0, W): fetch_v's values, zeros
+/// included). Lane l then loads element l of each row: 256 contiguous bytes per load in d,
+/// where fetch_v's lane t = reflector t touches 32 sectors per load (Nsight, session 21: 12.7
+/// of 32 bytes per sector used, L1 at 81 % of its throughput). Group j has j + 1 levels on the
+/// fast path (i0 = (NG-1-j) 32 and 0 < n-1 - (NG-1) 32 <= 32), so the tiles of group j start at
+/// j (j+1) / 2 and there are NG (NG+1) / 2 of them. Only where the values come from changes:
+/// every chain is the same, so the bits are too.
+constexpr int kTileElems = kGF * kNB + kGF;
+ES_HD_INLINE index_t packed_tiles(index_t NG) {
+  return NG * (NG + 1) / 2;
+}
+ES_HD_INLINE index_t packed_tile(index_t j, index_t k) {
+  return j * (j + 1) / 2 + k;
+}
+/// Element e < kTileElems of tile (j, k) (g: the fast path's geometry, G = b = 32).
+template <class T>
+ES_HD_INLINE T packed_value(const Geo& g, const T* V2, index_t ldv2, const T* tau2, index_t ldt2,
+                            index_t j, index_t k, int e) {
+  constexpr index_t W = kGF + kNB - 1;
+  const index_t i0 = group_base(g, j), w0 = i0 + 1 + k * kNB;
+  const index_t lim = g.n - w0 < W ? g.n - w0 : W;
+  if (e < kGF * kNB) {
+    const index_t t = e / kNB, q = e % kNB;
+    return t + q < lim ? V2[(w0 + t + q) + (i0 + t) * ldv2] : T(0);
+  }
+  const index_t t = e - kGF * kNB;
+  return t < lim ? tau2[k + (i0 + t) * ldt2] : T(0);
+}
 
 /// A lane's registers on the fast path: the window rows of its C columns, and loads in flight
 /// (zb: the lane's row of 32 columns, vb: its element of each reflector of the V tile, tb: a
@@ -355,6 +396,29 @@ ES_HD_INLINE void put_v(int lane, const LaneY<T, C>& Y, T* Vs, T* taus, int q0 =
   if (q0 == 0) taus[lane] = Y.tb;
 }
 
+/// The V tile of level k of group j from the packed tiles (a.Vp) into the lane's vb and tb, lane
+/// l holding element l of each reflector: vb[t] = v_l of reflector t (t in [t0, t0+B)), tb = the
+/// tau of reflector l. One address, immediate offsets, every load 32 contiguous elements.
+template <class T, int C, class Exec>
+ES_HD_INLINE void fetch_vp(const Exec& X, int lane, LaneY<T, C>& Y, const Args<T>& a, index_t j,
+                           index_t k, int t0 = 0, int B = kGF) {
+  const T* p = a.Vp + packed_tile(j, k) * kTileElems + lane;
+  ES_Q2_UNROLL
+  for (int t = 0; t < kGF; ++t)
+    if (t >= t0 && t < t0 + B) Y.vb[t] = X.ldv(p + t * kNB);
+  if (t0 == 0) Y.tb = X.ldv(p + kGF * kNB);
+}
+
+/// The V tile from fetch_vp's registers: Vs[t kVS + lane] := vb[t] (t in [t0, t0+B)),
+/// taus[lane] := tb (a row of the tile per store: no bank conflicts).
+template <class T, int C>
+ES_HD_INLINE void put_vp(int lane, const LaneY<T, C>& Y, T* Vs, T* taus, int t0 = 0, int B = kGF) {
+  ES_Q2_UNROLL
+  for (int t = 0; t < kGF; ++t)
+    if (t >= t0 && t < t0 + B) Vs[t * kVS<T> + lane] = Y.vb[t];
+  if (t0 == 0) taus[lane] = Y.tb;
+}
+
 /// The loads of session 16, kept for float and complex float (VLoad::kLegacy): `rows` window
 /// rows from row r0 of the window (matrix row w0 + r0 ..) of 32 columns from j0 into the staging
 /// tile stg[q kStg + c] (zero where the row or column does not exist).
@@ -404,9 +468,12 @@ struct VLoad {
 /// One task (group j, slab) on the fast path with C columns per lane (a slab: 32 C columns,
 /// lane l's column c is j0 + 32 c + l). RF: rf(lane) -> LaneY<T, C>& (the device: the thread's
 /// registers; the emulation: one per lane). sm: the warp's fast_elems<T>(C) elements.
-template <class T, int C = 1, class Exec, class RF>
+/// Packed: the V tiles from a.Vp (fetch_vp / put_vp, at the places of fetch_v / put_v).
+template <class T, int C = 1, bool Packed = false, class Exec, class RF>
 ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a, index_t j,
                      index_t slab) {
+  static_assert(!Packed || (C == 1 && !VLoad<T, C>::kLegacy),
+                "packed V tiles: one column per lane, not the legacy loads");
   constexpr int NB = kNB, G = kGF, W = G + NB - 1;
   T* stg = sm;  // staging tile; the V tile and taus alias it
   T* Vs = sm;
@@ -432,7 +499,12 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
               stage_in(X, lane, g, a, stg, w0, r0, rows, jc);
             } else {
               LaneY<T, C>& Y = rf(lane);
-              if (VLoad<T, C>::kWithRows && p == 1) fetch_v(X, lane, Y, a, i0, k, w0, lim);
+              if (VLoad<T, C>::kWithRows && p == 1) {
+                if constexpr (Packed)
+                  fetch_vp(X, lane, Y, a, j, k);
+                else
+                  fetch_v(X, lane, Y, a, i0, k, w0, lim);
+              }
               fetch_z(X, lane, Y, g, a, w0, r0, rows, jc);
               put_z(lane, Y, stg);
             }
@@ -455,7 +527,12 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
             stage_in(X, lane, g, a, stg, w0, G - 1, NB, jc);
           } else {
             LaneY<T, C>& Y = rf(lane);
-            if (VLoad<T, C>::kWithRows) fetch_v(X, lane, Y, a, i0, k, w0, lim);
+            if (VLoad<T, C>::kWithRows) {
+              if constexpr (Packed)
+                fetch_vp(X, lane, Y, a, j, k);
+              else
+                fetch_v(X, lane, Y, a, i0, k, w0, lim);
+            }
             fetch_z(X, lane, Y, g, a, w0, G - 1, NB, jc);
             put_z(lane, Y, stg);
           }
@@ -471,15 +548,25 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
     if constexpr (VLoad<T, C>::kLegacy) {
       X.each([&](int lane) { fast_vtile(X, lane, a, Vs, taus, i0, k, w0, lim); });
     } else if constexpr (VLoad<T, C>::kWithRows) {
-      X.each([&](int lane) { put_v(lane, rf(lane), Vs, taus); });
+      X.each([&](int lane) {
+        if constexpr (Packed)
+          put_vp(lane, rf(lane), Vs, taus);
+        else
+          put_v(lane, rf(lane), Vs, taus);
+      });
     } else {
       constexpr int B = VLoad<T, C>::kVBatch;
       ES_Q2_UNROLL
       for (int q0 = 0; q0 < NB; q0 += B)
         X.each([&](int lane) {
           LaneY<T, C>& Y = rf(lane);
-          fetch_v(X, lane, Y, a, i0, k, w0, lim, q0, B);
-          put_v(lane, Y, Vs, taus, q0, B);
+          if constexpr (Packed) {
+            fetch_vp(X, lane, Y, a, j, k, q0, B);
+            put_vp(lane, Y, Vs, taus, q0, B);
+          } else {
+            fetch_v(X, lane, Y, a, i0, k, w0, lim, q0, B);
+            put_v(lane, Y, Vs, taus, q0, B);
+          }
         });
     }
     X.each([&](int lane) {

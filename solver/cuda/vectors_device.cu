@@ -281,12 +281,22 @@ struct BackTransformPlan {
       dtau = ts->dtau1;
     }
   }
+  bool pack = true;  // Q2 reads the packed V tiles (q2_packed_bytes > 0; false: V2 as it is)
   bool has_q1() const { return nq > 1; }
-  std::size_t workspace_bytes(index_t m) const {
-    return has_q1() ? apply_q_device_workspace_bytes<T>(nq, m) : 0;
+  /// Q1's workspace, rounded up to 256 bytes; then the packed V tiles of Q2.
+  std::size_t q1_bytes(index_t m) const {
+    return has_q1() ? (apply_q_device_workspace_bytes<T>(nq, m) + 255) / 256 * 256 : 0;
+  }
+  std::size_t packed_bytes() const { return ts && pack ? q2_packed_bytes<T>(n, ts->b) : 0; }
+  std::size_t workspace_bytes(index_t m) const { return q1_bytes(m) + packed_bytes(); }
+  T* packed(index_t m, void* w) const {
+    return packed_bytes() ? reinterpret_cast<T*>(static_cast<char*>(w) + q1_bytes(m)) : nullptr;
   }
   void prepare(index_t m, void* w, std::size_t wb, cudaStream_t st) const {
-    if (has_q1()) apply_q_device_prepare<T>(nq, dA, ldda, dtau, m, w, wb, st);
+    if (wb < workspace_bytes(m)) throw DimensionError("back-transformation: workspace too small");
+    if (has_q1()) apply_q_device_prepare<T>(nq, dA, ldda, dtau, m, w, q1_bytes(m), st);
+    if (packed_bytes())
+      pack_q2_device<T>(n, ts->b, ts->dV2, ts->ldv2, ts->dtau2, ts->ldt2, packed(m, w), st);
   }
   /// Z := Q Z on the nc columns at Zc (ld n).
   /// With `prof` (EIGSOLVE_GPU_PROFILE=1, two-stage) the two products are timed by events and
@@ -300,9 +310,10 @@ struct BackTransformPlan {
       ck(cudaEventRecord(ev[0], st), "cudaEventRecord");
     }
     if (ts)
-      apply_q2_canonical_device<T>(n, ts->b, ts->dV2, ts->ldv2, ts->dtau2, ts->ldt2, nc, Zc, n, st);
+      apply_q2_canonical_device<T>(n, ts->b, ts->dV2, ts->ldv2, ts->dtau2, ts->ldt2, nc, Zc, n, st,
+                                   packed(m, w));
     if (ev[1]) ck(cudaEventRecord(ev[1], st), "cudaEventRecord");
-    if (has_q1()) apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, wb, st);
+    if (has_q1()) apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, q1_bytes(m), st);
     if (ev[2]) {
       ck(cudaEventRecord(ev[2], st), "cudaEventRecord");
       ck(cudaEventSynchronize(ev[2]), "profile");
@@ -330,7 +341,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   if (n < 0 || m < 0 || m > n) throw DimensionError("eigenvectors_cuda: bad n or m");
   if (!two_stage && n > 0 && ldda < n) throw DimensionError("eigenvectors_cuda: ldda < n");
   if (two_stage && two_stage->n != n) throw DimensionError("eigenvectors_cuda: two-stage n");
-  const BackTransformPlan<T> plan(n, dA, ldda, two_stage);
+  BackTransformPlan<T> plan(n, dA, ldda, two_stage);
   VectorsDeviceTimes tm;
   const std::size_t count = std::size_t(n) * std::size_t(m);
   if (count == 0) {
@@ -340,9 +351,12 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   }
   const std::size_t bZ = count * sizeof(T), bZr = cplx ? count * sizeof(R) : 0;
   const std::size_t bt = two_stage ? 0 : std::size_t(std::max<index_t>(n, 1)) * sizeof(T);
-  const std::size_t bw = plan.workspace_bytes(m);
   std::size_t free_b = 0, total_b = 0;
   ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+  // Q2's packed V tiles (~n^2/2 elements) only where they fit beside the rest: without them
+  // the same bits, slower (the profile line says which).
+  if (bZ + bZr + bt + plan.workspace_bytes(m) > free_b) plan.pack = false;
+  const std::size_t bw = plan.workspace_bytes(m);
   const std::size_t need = bZ + bZr + bt + bw;
   if (need > free_b)
     throw DeviceError("the GPU cannot hold these eigenvectors: order " + std::to_string(n) +
@@ -438,9 +452,9 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
     std::fprintf(
         stderr,
         "eigsolve two-stage back-transformation (n = %lld, m = %lld, b = %lld): Q2 %.3f s, "
-        "Q1 %.3f s (kernels, each group serialised)\n",
+        "Q1 %.3f s (kernels, each group serialised), Q2's V tiles %s\n",
         static_cast<long long>(n), static_cast<long long>(m), static_cast<long long>(two_stage->b),
-        q_seconds[0], q_seconds[1]);
+        q_seconds[0], q_seconds[1], plan.packed_bytes() ? "packed" : "not packed");
   tm.download = since(t0);
   if (times) *times = tm;
 }
@@ -451,11 +465,12 @@ void apply_q_two_stage_cuda(const TwoStageDeviceReflectors<T>& r, index_t m, T* 
   if (m < 0 || ldz < std::max<index_t>(n, 1))
     throw DimensionError("apply_q_two_stage_cuda: bad m or ldz");
   if (n <= 1 || m == 0) return;
-  const BackTransformPlan<T> plan(n, nullptr, 0, &r);
+  BackTransformPlan<T> plan(n, nullptr, 0, &r);
   const std::size_t bZ = std::size_t(n) * std::size_t(m) * sizeof(T);
-  const std::size_t bw = plan.workspace_bytes(m);
   std::size_t free_b = 0, total_b = 0;
   ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+  if (bZ + plan.workspace_bytes(m) > free_b) plan.pack = false;  // as in eigenvectors_cuda
+  const std::size_t bw = plan.workspace_bytes(m);
   if (bZ + bw > free_b)
     throw DeviceError("the GPU cannot hold these eigenvectors: order " + std::to_string(n) +
                       " with " + std::to_string(m) + " vectors in " + ScalarTraits<T>::name +

@@ -171,7 +171,7 @@ struct HostQ2Warp {
 /// in ticket order).
 template <class T, int C = 1>
 void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc, T* Z, index_t ldz,
-                 int threads) {
+                 int threads, bool packed = false) {
   if (c.n <= 1 || nc == 0) return;
   q2_warp::Geo g;
   g.n = c.n;
@@ -189,6 +189,21 @@ void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc
   a.ldt2 = c.ldt2;
   a.Z = Z;
   a.ldz = ldz;
+  // the packed V tiles (fast path), written by the device kernel's own packed_value
+  std::vector<T> vp;
+  constexpr bool can_pack = C == 1 && !q2_warp::VLoad<T, 1>::kLegacy;
+  if (packed) {
+    EXPECT_TRUE(fast && can_pack);
+    vp.assign(sz(q2_warp::packed_tiles(g.NG) * q2_warp::kTileElems), nan_scalar<T>());
+    for (index_t j = 0; j < g.NG; ++j) {
+      EXPECT_EQ(q2_warp::group_levels(g, j), j + 1);  // the layout's premise
+      for (index_t k = 0; k <= j; ++k)
+        for (int e = 0; e < q2_warp::kTileElems; ++e)
+          vp[sz(q2_warp::packed_tile(j, k) * q2_warp::kTileElems + e)] =
+              q2_warp::packed_value(g, a.V2, a.ldv2, a.tau2, a.ldt2, j, k, e);
+    }
+    a.Vp = vp.data();
+  }
   const std::size_t elems =
       fast ? std::size_t(q2_warp::fast_elems<T>(C)) : std::size_t(q2_warp::generic_elems(g.b, g.G));
   std::vector<std::atomic<std::uint64_t>> flags(sz(g.S * g.R));
@@ -200,7 +215,9 @@ void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc
   auto run = [&](HostQ2Warp<T, C>& w, index_t t) {
     const index_t j = t / g.S, slab = t % g.S;
     auto rf = [&](int lane) -> q2_warp::LaneY<T, C>& { return w.lanes[sz(lane)]; };
-    if (fast)
+    if (fast && packed) {
+      if constexpr (can_pack) q2_warp::fast_task<T, C, true>(X, rf, w.sm.data(), g, a, j, slab);
+    } else if (fast)
       q2_warp::fast_task<T, C>(X, rf, w.sm.data(), g, a, j, slab);
     else
       q2_warp::generic_task<T>(X, w.sm.data(), g, a, j, slab);
@@ -262,7 +279,8 @@ TYPED_TEST(GpuTwoStageVectors, HostWarpEmulationBitwiseEqualToCpu) {
           bool fast;
           index_t G, R;
           int threads;
-          int cols;  ///< fast path: columns per lane
+          int cols;             ///< fast path: columns per lane
+          bool packed = false;  ///< fast path: the packed V tiles
         };
         std::vector<Run> runs = {{false, 32, 2, 0, 1}, {false, 5, 2, 3, 1}, {false, 1, 3, 3, 1}};
         if (cs.b == q2_warp::kNB) {
@@ -273,16 +291,21 @@ TYPED_TEST(GpuTwoStageVectors, HostWarpEmulationBitwiseEqualToCpu) {
             runs.push_back({true, 32, 1, 0, 2});
             runs.push_back({true, 32, 3, 3, 2});
           }
+          if (!q2_warp::VLoad<T, 1>::kLegacy) {  // the packed V tiles
+            runs.push_back({true, 32, 1, 0, 1, true});
+            runs.push_back({true, 32, 2, 3, 1, true});
+          }
         }
         for (const Run& r : runs) {
           auto z = Z0;
           if (r.cols == 2)
             emulated_q2<T, 2>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads);
           else
-            emulated_q2<T, 1>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads);
+            emulated_q2<T, 1>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads, r.packed);
           EXPECT_TRUE(same_bytes(z, zl))
               << (r.fast ? "fast" : "generic") << " G = " << r.G << ", R = " << r.R
-              << ", threads = " << r.threads << ", columns per lane " << r.cols << ", " << what;
+              << ", threads = " << r.threads << ", columns per lane " << r.cols
+              << (r.packed ? ", packed V tiles" : "") << ", " << what;
         }
       }
   }
@@ -308,11 +331,17 @@ struct DevBuf {
   }
 };
 
-/// apply_q2_canonical_device on a copy of Z0 (device), back to the host.
+/// apply_q2_canonical_device on a copy of Z0 (device), back to the host; `packed`: with the
+/// packed V tiles of pack_q2_device where q2_packed_bytes offers them.
 template <class T>
-std::vector<T> device_q2(const Chase2<T>& c, index_t nc, const std::vector<T>& Z0, index_t ldz) {
+std::vector<T> device_q2(const Chase2<T>& c, index_t nc, const std::vector<T>& Z0, index_t ldz,
+                         bool packed = false) {
   DevBuf<T> dV2(c.V2), dtau2(c.tau2), dZ(Z0);
-  apply_q2_canonical_device<T>(c.n, c.b, dV2.p, c.ldv2, dtau2.p, c.ldt2, nc, dZ.p, ldz, nullptr);
+  const std::size_t pb = packed ? q2_packed_bytes<T>(c.n, c.b) : 0;
+  DevBuf<T> dVp(pb / sizeof(T));
+  if (pb) pack_q2_device<T>(c.n, c.b, dV2.p, c.ldv2, dtau2.p, c.ldt2, dVp.p, nullptr);
+  apply_q2_canonical_device<T>(c.n, c.b, dV2.p, c.ldv2, dtau2.p, c.ldt2, nc, dZ.p, ldz, nullptr,
+                               pb ? dVp.p : nullptr);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<T> z(Z0.size());
   dZ.down(z);
@@ -349,6 +378,11 @@ TYPED_TEST(GpuTwoStageVectors, Q2BitwiseEqualToCpu) {
           EXPECT_TRUE(same_bytes(zc, zl)) << "CPU vs literal, " << what;
         }
         EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc)) << what;
+        if (b == q2_warp::kNB && n > 1) {  // the packed V tiles (d, z, dd; 0 bytes otherwise)
+          const bool offered = q2_packed_bytes<T>(n, b) > 0;
+          EXPECT_EQ(offered, (!q2_warp::VLoad<T, 1>::kLegacy)) << what;
+          EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz, true), zc)) << "packed, " << what;
+        }
         if (b == q2_warp::kNB && q2_warp::fast_max_cols<T>() >= 2) {  // two columns per lane
           EnvScope env({{"EIGSOLVE_GPU_Q2_COLS", "2"}});
           EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc)) << "COLS=2, " << what;
@@ -387,10 +421,11 @@ TYPED_TEST(GpuTwoStageVectors, EveryPathSameBits) {
                     {"EIGSOLVE_GPU_Q2_GROUP", k.group},
                     {"EIGSOLVE_GPU_Q2_WARPS", k.warps},
                     {"EIGSOLVE_GPU_Q2_COLS", k.cols}});
-      EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc))
-          << "GENERIC=" << (k.generic ? k.generic : "-") << " GROUP=" << (k.group ? k.group : "-")
-          << " WARPS=" << (k.warps ? k.warps : "-") << " COLS=" << (k.cols ? k.cols : "-")
-          << ", n = " << n;
+      for (bool packed : {false, true})
+        EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz, packed), zc))
+            << "GENERIC=" << (k.generic ? k.generic : "-") << " GROUP=" << (k.group ? k.group : "-")
+            << " WARPS=" << (k.warps ? k.warps : "-") << " COLS=" << (k.cols ? k.cols : "-")
+            << (packed ? " packed" : "") << ", n = " << n;
     }
   }
   // a wider generic case: b = 48 with G = 3 and two warps
