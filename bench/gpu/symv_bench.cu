@@ -266,19 +266,35 @@ double sweep(index_t n, const std::string& impl, int samples, int runs) {
   return total;
 }
 
+/// The median ms of `runs` timed calls of each configuration, the calls taken round-robin over
+/// the configurations (call r of every configuration, then call r+1, ...) so that a transient of
+/// the GPU (clocks, another process) spreads over all of them instead of spoiling one
+/// configuration's whole series; each configuration is called once untimed first.
 template <class T>
 std::vector<double> tune_size(index_t n, const std::vector<SymvConfig>& configs, int runs) {
   Inputs<T> in(n, std::size_t(256) << 20);
   const T one(1), zero(0);
   Events ev;
+  auto call = [&](const SymvConfig& cfg, const T* A) {
+    symv_gpu<T>(cfg, n, one, A, n, in.x.p, 1, zero, in.y.p, 1, in.ws.p, in.wsb, nullptr);
+  };
+  for (const SymvConfig& cfg : configs)
+    call(cfg, in.mat(0));
+  std::vector<std::vector<double>> ms(configs.size());
+  int k = 0;
+  for (int r = 0; r < runs; ++r)
+    for (std::size_t c = 0; c < configs.size(); ++c, ++k) {
+      ck(cudaEventRecord(ev.a), "cudaEventRecord");
+      call(configs[c], in.mat((k + 1) % in.copies));
+      ck(cudaEventRecord(ev.b), "cudaEventRecord");
+      ck(cudaEventSynchronize(ev.b), "cudaEventSynchronize");
+      float t = 0;
+      ck(cudaEventElapsedTime(&t, ev.a, ev.b), "cudaEventElapsedTime");
+      ms[c].push_back(t);
+    }
   std::vector<double> out;
-  for (const SymvConfig& cfg : configs) {
-    auto call = [&](const T* A) {
-      symv_gpu<T>(cfg, n, one, A, n, in.x.p, 1, zero, in.y.p, 1, in.ws.p, in.wsb, nullptr);
-    };
-    call(in.mat(0));
-    out.push_back(median_ms(ev, runs, [&](int k) { call(in.mat((k + 1) % in.copies)); }));
-  }
+  for (auto& v : ms)
+    out.push_back(median(v));
   return out;
 }
 

@@ -199,9 +199,10 @@ int main_tune_symv(int argc, char** argv) {
   desc.add_options()("help,h", "show this help")(
       "precision,p", po::value(&precisions)->default_value(precisions), "s,d,c,z,dd or all")(
       "sizes", po::value(&sizes)->default_value(sizes), "sampled orders n, comma separated")(
-      "runs", po::value(&runs)->default_value(runs), "timed calls per configuration")(
-      "output,o", po::value(&output)->default_value(output),
-      "the table (JSON; symv/cuda/tables/sm_XY.json is the checked-in one)");
+      "runs", po::value(&runs)->default_value(runs),
+      "timed calls per configuration at n >= 8192; below, runs x (8192/n)^2 of them, at most "
+      "max(runs, 31)")("output,o", po::value(&output)->default_value(output),
+                       "the table (JSON; symv/cuda/tables/sm_XY.json is the checked-in one)");
   if (parse_or_help(
           argc, argv, desc,
           "Usage: eigsolve tune symv [options]\n"
@@ -218,10 +219,20 @@ int main_tune_symv(int argc, char** argv) {
   const std::string gpu = gpu_description();
   const auto space = symv_config_space();
   nlohmann::ordered_json precs = nlohmann::ordered_json::object();
+  // Calls of 10-60 us (n < 8192) vary by more than the configurations differ: a median of a
+  // few of them picked noise (session 21, bench/NOTES.md), so small orders get more calls.
+  auto runs_at = [&](index_t n) {
+    if (n >= 8192) return runs;
+    const double scaled = double(runs) * (8192.0 / double(n)) * (8192.0 / double(n));
+    return std::max(runs, int(std::min(scaled, 31.0)));
+  };
+  nlohmann::ordered_json runs_json = nlohmann::ordered_json::array();
+  for (index_t n : ns)
+    runs_json.push_back(runs_at(n));
   for (Precision p : ps) {
     std::vector<std::vector<double>> by_size;
     for (index_t n : ns) {
-      by_size.push_back(tune_symv_size(p, n, space, runs));
+      by_size.push_back(tune_symv_size(p, n, space, runs_at(n)));
       std::size_t best = 0;
       for (std::size_t c = 1; c < space.size(); ++c)
         if (by_size.back()[c] < by_size.back()[best]) best = c;
@@ -251,14 +262,16 @@ int main_tune_symv(int argc, char** argv) {
     nlohmann::ordered_json sz = nlohmann::ordered_json::array();
     for (index_t n : ns)
       sz.push_back(static_cast<long long>(n));
-    precs[precision_name(p)] = {{"sizes", sz}, {"best", best}, {"configs", cfgs}, {"ms", ms}};
+    precs[precision_name(p)] = {
+        {"sizes", sz}, {"runs", runs_json}, {"best", best}, {"configs", cfgs}, {"ms", ms}};
   }
   nlohmann::ordered_json top = {
       {"gpu", gpu},
       {"date", today()},
-      {"note", "median ms of each configuration (rows) at each sampled n (columns), " +
-                   std::to_string(runs) +
-                   " calls each, inputs rotated through 256 MiB; written by eigsolve tune symv"},
+      {"note",
+       "median ms of each configuration (rows) at each sampled n (columns), precisions.*.runs "
+       "calls each (taken round-robin over the configurations), inputs rotated through 256 MiB; "
+       "written by eigsolve tune symv"},
       {"precisions", precs}};
   write_file_atomic(output, top.dump(1) + "\n");
   return kExitOk;
