@@ -24,7 +24,9 @@
 // columns, for scalars of at most 8 bytes; default 1: slower in session 17),
 // EIGSOLVE_GPU_Q2_GENERIC=1 (the generic path for b = 32 too),
 // EIGSOLVE_GPU_Q2_GROUP=G (the generic path's sweeps per group), EIGSOLVE_GPU_Q2_PACK=0 (no
-// packed V tiles: q2_packed_bytes is 0, the fast path reads V2 and tau2 as they are).
+// packed V tiles: q2_packed_bytes is 0, the fast path reads V2 and tau2 as they are),
+// EIGSOLVE_GPU_Q2_IL=1 (fast path, one column per lane: each reflector's update interleaved
+// with the next one's dot, q2_warp::fast_compute_il; opt-in until measured).
 //
 //   q2_pack_kernel  (d, z, dd; pack_q2_device, once per back-transformation) copies each
 //               level's V tile into one contiguous tile (q2_warp::packed_value) so that the
@@ -167,7 +169,7 @@ struct ThreadY {
 /// Fast: b = 32, G = 32, C columns per lane (welems = q2_warp::fast_elems<T>(C)); else the
 /// generic path (C = 1). (A register cap through __launch_bounds__ -- 168 for double, 12 warps
 /// per SM -- was slower than ptxas' 198 registers in session 17: 1.24 against 0.98 s.)
-template <class T, bool Fast, int C, bool Packed = false>
+template <class T, bool Fast, int C, bool Packed = false, bool IL = false>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     q2_kernel(Geo g, Args<T> a, int welems, unsigned long long* sync) {
   extern __shared__ __align__(16) unsigned char smem_q2[];
@@ -185,7 +187,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     const index_t j = index_t(t / static_cast<unsigned long long>(g.S));
     const index_t slab = index_t(t % static_cast<unsigned long long>(g.S));
     if constexpr (Fast)
-      q2_warp::fast_task<T, C, Packed>(X, ThreadY<T, C>{&Y}, sm, g, a, j, slab);
+      q2_warp::fast_task<T, C, Packed, IL>(X, ThreadY<T, C>{&Y}, sm, g, a, j, slab);
     else
       q2_warp::generic_task<T>(X, sm, g, a, j, slab);
   }
@@ -336,6 +338,13 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
         kern = q2_kernel<T, true, 1, true>;
         packed = true;
       }
+    }
+    // EIGSOLVE_GPU_Q2_IL=1 (opt-in, one column per lane): the update interleaved with the next
+    // dot (q2_warp::fast_compute_il)
+    if (cols == 1 && env_flag("EIGSOLVE_GPU_Q2_IL")) {
+      kern = q2_kernel<T, true, 1, false, true>;
+      if constexpr (!q2_warp::VLoad<T, 1>::kLegacy)
+        if (packed) kern = q2_kernel<T, true, 1, true, true>;
     }
   }
   ck(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),

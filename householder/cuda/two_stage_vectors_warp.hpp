@@ -330,6 +330,107 @@ ES_HD_INLINE void fast_compute(LaneY<T, C>& Y, T* carry, const T* Vs, const T* t
   }
 }
 
+/// fast_compute<T, true, C> (Full levels) with each reflector's update interleaved with the next
+/// reflector's dot (EIGSOLVE_GPU_Q2_IL=1, opt-in, not yet measured): reflector t-1's dot reads
+/// row t-1+q, which reflector t's update writes at its step q-1, so step q of the loop updates
+/// row t+q and takes step q of the next dot (row t-1 from the carry at q = 0, which reflector t
+/// does not touch). Every chain is fast_compute's (the dot of t-1 is +0 then q ascending, each
+/// update one madd), so are the bits; only the program order changes, so that the dependent dot
+/// chain has the update's independent FMAs beside it. The dot of reflector G-1 (the first) is
+/// taken alone, reflector 0 has no next dot; slots, rotations and carry swaps are fast_compute's.
+template <class T, int C = 1>
+ES_HD_INLINE void fast_compute_il(LaneY<T, C>& Y, T* carry, const T* Vs, const T* taus) {
+  constexpr int U = FastCfg<T, C>::kU, NB = kNB, P = 16 / int(sizeof(T));
+  T s[C];
+  {  // the dot of reflector G-1 (rows G-1 .. G-1+NB-1: slots 0 .. NB-1 of the first body)
+    const T* v = Vs + (kGF - 1) * kVS<T>;
+    ES_Q2_UNROLL
+    for (int c = 0; c < C; ++c)
+      s[c] = T(0);
+    ES_Q2_UNROLL
+    for (int q0 = 0; q0 < NB; q0 += P) {
+      T vp[P];
+      lds16(v + q0, vp);
+      ES_Q2_UNROLL
+      for (int e = 0; e < P; ++e)
+        ES_Q2_UNROLL
+      for (int c = 0; c < C; ++c)
+        s[c] = madd_conj(vp[e], Y.y[c][q0 + e], s[c]);
+    }
+  }
+  for (int t0 = kGF - 1; t0 >= U - 1; t0 -= U) {
+    ES_Q2_UNROLL
+    for (int d = 0; d < U; ++d) {
+      const int t = t0 - d;
+      const T* v = Vs + t * kVS<T>;
+      T u[C];
+      ES_Q2_UNROLL
+      for (int c = 0; c < C; ++c)
+        u[c] = neg_rounded(taus[t] * s[c]);  // the rounded product, negated
+      if (t > 0) {
+        const T* vn = Vs + (t - 1) * kVS<T>;
+        T zin[C], sn[C];
+        ES_Q2_UNROLL
+        for (int c = 0; c < C; ++c) {
+          zin[c] = carry[((t - 1) * C + c) * kLanes];  // row t-1
+          sn[c] = T(0);
+        }
+        ES_Q2_UNROLL
+        for (int q0 = 0; q0 < NB; q0 += P) {
+          T vp[P], vq[P];
+          lds16(v + q0, vp);
+          lds16(vn + q0, vq);
+          ES_Q2_UNROLL
+          for (int e = 0; e < P; ++e) {
+            const int q = q0 + e;
+            ES_Q2_UNROLL
+            for (int c = 0; c < C; ++c) {
+              T& z = Y.y[c][(q - d + NB) % NB];  // row t+q
+              z = madd(vp[e], u[c], z);
+              // step q of the next dot: row t-1+q (the carry's row t-1 at q = 0; else row
+              // t+q-1, written by the update's step q-1)
+              const T& zp = q == 0 ? zin[c] : Y.y[c][(q - 1 - d + NB) % NB];
+              sn[c] = madd_conj(vq[e], zp, sn[c]);
+            }
+          }
+        }
+        ES_Q2_UNROLL
+        for (int c = 0; c < C; ++c) {  // row t+NB-1 to the carry (slot t-1), row t-1 from it
+          T& z = Y.y[c][NB - 1 - d];
+          carry[((t - 1) * C + c) * kLanes] = z;
+          z = zin[c];
+          s[c] = sn[c];
+        }
+      } else {
+        ES_Q2_UNROLL
+        for (int q0 = 0; q0 < NB; q0 += P) {
+          T vp[P];
+          lds16(v + q0, vp);
+          ES_Q2_UNROLL
+          for (int e = 0; e < P; ++e)
+            ES_Q2_UNROLL
+          for (int c = 0; c < C; ++c) {
+            T& z = Y.y[c][(q0 + e - d + NB) % NB];
+            z = madd(vp[e], u[c], z);
+          }
+        }
+      }
+    }
+    if (t0 - U >= U - 1) {  // another body follows: y[c][q] := y[c][(q - U) mod NB]
+      ES_Q2_UNROLL
+      for (int c = 0; c < C; ++c) {
+        T tmp[NB];
+        ES_Q2_UNROLL
+        for (int q = 0; q < NB; ++q)
+          tmp[q] = Y.y[c][(q - U + NB) % NB];
+        ES_Q2_UNROLL
+        for (int q = 0; q < NB; ++q)
+          Y.y[c][q] = tmp[q];
+      }
+    }
+  }
+}
+
 /// Slot of window row r < NB after fast_compute.
 template <class T, int C = 1>
 ES_HD_INLINE constexpr int final_slot(int r) {
@@ -469,7 +570,8 @@ struct VLoad {
 /// lane l's column c is j0 + 32 c + l). RF: rf(lane) -> LaneY<T, C>& (the device: the thread's
 /// registers; the emulation: one per lane). sm: the warp's fast_elems<T>(C) elements.
 /// Packed: the V tiles from a.Vp (fetch_vp / put_vp, at the places of fetch_v / put_v).
-template <class T, int C = 1, bool Packed = false, class Exec, class RF>
+/// IL: Full levels through fast_compute_il.
+template <class T, int C = 1, bool Packed = false, bool IL = false, class Exec, class RF>
 ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a, index_t j,
                      index_t slab) {
   static_assert(!Packed || (C == 1 && !VLoad<T, C>::kLegacy),
@@ -571,9 +673,12 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
     }
     X.each([&](int lane) {
       LaneY<T, C>& Y = rf(lane);
-      if (lim == W)
-        fast_compute<T, true, C>(Y, carry + lane, Vs, taus, lim);
-      else
+      if (lim == W) {
+        if constexpr (IL)
+          fast_compute_il<T, C>(Y, carry + lane, Vs, taus);
+        else
+          fast_compute<T, true, C>(Y, carry + lane, Vs, taus, lim);
+      } else
         fast_compute<T, false, C>(Y, carry + lane, Vs, taus, lim);
     });
     // rows [0, NB) of the window are final for this group

@@ -171,7 +171,7 @@ struct HostQ2Warp {
 /// in ticket order).
 template <class T, int C = 1>
 void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc, T* Z, index_t ldz,
-                 int threads, bool packed = false) {
+                 int threads, bool packed = false, bool il = false) {
   if (c.n <= 1 || nc == 0) return;
   q2_warp::Geo g;
   g.n = c.n;
@@ -216,8 +216,15 @@ void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc
     const index_t j = t / g.S, slab = t % g.S;
     auto rf = [&](int lane) -> q2_warp::LaneY<T, C>& { return w.lanes[sz(lane)]; };
     if (fast && packed) {
-      if constexpr (can_pack) q2_warp::fast_task<T, C, true>(X, rf, w.sm.data(), g, a, j, slab);
-    } else if (fast)
+      if constexpr (can_pack) {
+        if (il)
+          q2_warp::fast_task<T, C, true, true>(X, rf, w.sm.data(), g, a, j, slab);
+        else
+          q2_warp::fast_task<T, C, true>(X, rf, w.sm.data(), g, a, j, slab);
+      }
+    } else if (fast && il)
+      q2_warp::fast_task<T, C, false, true>(X, rf, w.sm.data(), g, a, j, slab);
+    else if (fast)
       q2_warp::fast_task<T, C>(X, rf, w.sm.data(), g, a, j, slab);
     else
       q2_warp::generic_task<T>(X, w.sm.data(), g, a, j, slab);
@@ -281,6 +288,7 @@ TYPED_TEST(GpuTwoStageVectors, HostWarpEmulationBitwiseEqualToCpu) {
           int threads;
           int cols;             ///< fast path: columns per lane
           bool packed = false;  ///< fast path: the packed V tiles
+          bool il = false;      ///< fast path: the update interleaved with the next dot
         };
         std::vector<Run> runs = {{false, 32, 2, 0, 1}, {false, 5, 2, 3, 1}, {false, 1, 3, 3, 1}};
         if (cs.b == q2_warp::kNB) {
@@ -295,17 +303,22 @@ TYPED_TEST(GpuTwoStageVectors, HostWarpEmulationBitwiseEqualToCpu) {
             runs.push_back({true, 32, 1, 0, 1, true});
             runs.push_back({true, 32, 2, 3, 1, true});
           }
+          runs.push_back({true, 32, 2, 3, 1, false, true});  // update and next dot interleaved
+          if (!q2_warp::VLoad<T, 1>::kLegacy) runs.push_back({true, 32, 1, 0, 1, true, true});
+          if (q2_warp::fast_max_cols<T>() >= 2)  // C = 2 interleaved too (host only)
+            runs.push_back({true, 32, 1, 0, 2, false, true});
         }
         for (const Run& r : runs) {
           auto z = Z0;
           if (r.cols == 2)
-            emulated_q2<T, 2>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads);
+            emulated_q2<T, 2>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads, false, r.il);
           else
-            emulated_q2<T, 1>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads, r.packed);
+            emulated_q2<T, 1>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads, r.packed, r.il);
           EXPECT_TRUE(same_bytes(z, zl))
               << (r.fast ? "fast" : "generic") << " G = " << r.G << ", R = " << r.R
               << ", threads = " << r.threads << ", columns per lane " << r.cols
-              << (r.packed ? ", packed V tiles" : "") << ", " << what;
+              << (r.packed ? ", packed V tiles" : "") << (r.il ? ", interleaved" : "") << ", "
+              << what;
         }
       }
   }
@@ -382,6 +395,9 @@ TYPED_TEST(GpuTwoStageVectors, Q2BitwiseEqualToCpu) {
           const bool offered = q2_packed_bytes<T>(n, b) > 0;
           EXPECT_EQ(offered, (!q2_warp::VLoad<T, 1>::kLegacy)) << what;
           EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz, true), zc)) << "packed, " << what;
+          EnvScope env({{"EIGSOLVE_GPU_Q2_IL", "1"}});  // the update interleaved with the next dot
+          EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc)) << "IL, " << what;
+          EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz, true), zc)) << "IL, packed, " << what;
         }
         if (b == q2_warp::kNB && q2_warp::fast_max_cols<T>() >= 2) {  // two columns per lane
           EnvScope env({{"EIGSOLVE_GPU_Q2_COLS", "2"}});
@@ -411,21 +427,24 @@ TYPED_TEST(GpuTwoStageVectors, EveryPathSameBits) {
     for (int rep = 0; rep < 3; ++rep)
       EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc)) << "repeat " << rep << ", n = " << n;
     struct Knob {
-      const char *generic, *group, *warps, *cols;
+      const char *generic, *group, *warps, *cols, *il = nullptr;
     };
     for (Knob k : {Knob{"1", nullptr, nullptr, nullptr}, Knob{"1", "1", nullptr, nullptr},
                    Knob{"1", "5", "3", nullptr}, Knob{nullptr, nullptr, "1", nullptr},
                    Knob{nullptr, nullptr, "3", nullptr}, Knob{nullptr, nullptr, nullptr, "2"},
-                   Knob{nullptr, nullptr, "1", "2"}, Knob{nullptr, nullptr, "3", "2"}}) {
+                   Knob{nullptr, nullptr, "1", "2"}, Knob{nullptr, nullptr, "3", "2"},
+                   Knob{nullptr, nullptr, nullptr, nullptr, "1"},
+                   Knob{nullptr, nullptr, "3", nullptr, "1"}}) {
       EnvScope env({{"EIGSOLVE_GPU_Q2_GENERIC", k.generic},
                     {"EIGSOLVE_GPU_Q2_GROUP", k.group},
                     {"EIGSOLVE_GPU_Q2_WARPS", k.warps},
-                    {"EIGSOLVE_GPU_Q2_COLS", k.cols}});
+                    {"EIGSOLVE_GPU_Q2_COLS", k.cols},
+                    {"EIGSOLVE_GPU_Q2_IL", k.il}});
       for (bool packed : {false, true})
         EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz, packed), zc))
             << "GENERIC=" << (k.generic ? k.generic : "-") << " GROUP=" << (k.group ? k.group : "-")
             << " WARPS=" << (k.warps ? k.warps : "-") << " COLS=" << (k.cols ? k.cols : "-")
-            << (packed ? " packed" : "") << ", n = " << n;
+            << " IL=" << (k.il ? k.il : "-") << (packed ? " packed" : "") << ", n = " << n;
     }
   }
   // a wider generic case: b = 48 with G = 3 and two warps
