@@ -241,6 +241,23 @@ struct LaneY {
   T tb;
 };
 
+/// Between two bodies of fast_compute's reflector loop: y[c][q] := y[c][(q - U) mod NB], so that
+/// row t0'+q of the next body (top t0' = t0 - U) is in slot q again.
+template <class T, int C>
+ES_HD_INLINE void rotate_body(LaneY<T, C>& Y) {
+  constexpr int U = FastCfg<T, C>::kU, NB = kNB;
+  ES_Q2_UNROLL
+  for (int c = 0; c < C; ++c) {
+    T tmp[NB];
+    ES_Q2_UNROLL
+    for (int q = 0; q < NB; ++q)
+      tmp[q] = Y.y[c][(q - U + NB) % NB];
+    ES_Q2_UNROLL
+    for (int q = 0; q < NB; ++q)
+      Y.y[c][q] = tmp[q];
+  }
+}
+
 /// Fast path, one level's reflectors on one lane's C columns: y[c][NB] holds window rows
 /// [G-1, W) of column c (y[c][q] = row G-1+q) on entry, carry[32 (r C + c)] row r < G-1 (the
 /// caller passes carry + lane). Vs[t kVS + q] = v_q of reflector t, taus[t]; lim = rows of the
@@ -315,18 +332,7 @@ ES_HD_INLINE void fast_compute(LaneY<T, C>& Y, T* carry, const T* Vs, const T* t
         }
       }
     }
-    if (t0 - U >= U - 1) {  // another body follows: y[c][q] := y[c][(q - U) mod NB]
-      ES_Q2_UNROLL
-      for (int c = 0; c < C; ++c) {
-        T tmp[NB];
-        ES_Q2_UNROLL
-        for (int q = 0; q < NB; ++q)
-          tmp[q] = Y.y[c][(q - U + NB) % NB];
-        ES_Q2_UNROLL
-        for (int q = 0; q < NB; ++q)
-          Y.y[c][q] = tmp[q];
-      }
-    }
+    if (t0 - U >= U - 1) rotate_body(Y);  // another body follows
   }
 }
 
@@ -416,18 +422,7 @@ ES_HD_INLINE void fast_compute_il(LaneY<T, C>& Y, T* carry, const T* Vs, const T
         }
       }
     }
-    if (t0 - U >= U - 1) {  // another body follows: y[c][q] := y[c][(q - U) mod NB]
-      ES_Q2_UNROLL
-      for (int c = 0; c < C; ++c) {
-        T tmp[NB];
-        ES_Q2_UNROLL
-        for (int q = 0; q < NB; ++q)
-          tmp[q] = Y.y[c][(q - U + NB) % NB];
-        ES_Q2_UNROLL
-        for (int q = 0; q < NB; ++q)
-          Y.y[c][q] = tmp[q];
-      }
-    }
+    if (t0 - U >= U - 1) rotate_body(Y);  // another body follows
   }
 }
 
