@@ -73,8 +73,9 @@ using bt::tfactor_kernel;
 /// factor's G). Half tiles stream through kStages1 shared stages (cp.async, one barrier each).
 ///   partial: P[(t * pld + j) * 32 + c] = tile partial of conj(V(:, c)) . Z(:, j); with chain0
 ///     the blocks y = 0 chain their tiles p_0 + p_1 + ... instead and leave that in P(0).
-///   Sweep (y = 0, tps = all tiles): w_cj = p_0 + p_1 + ... ascending (accumulators in shared
-///     memory), then NY[c * ldny + j] = -s, s = 0; s = madd(T_cq, w_qj, s), q = c .. k-1.
+///   Sweep (y = 0, tps = all tiles): w_cj = p_0 + p_1 + ... ascending (accumulators in
+///     registers; in shared memory for the 16-byte scalars), then NY[c * ldny + j] = -s, s = 0; s =
+///     madd(T_cq, w_qj, s), q = c .. k-1.
 template <class T, bool Sweep>
 __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
     step1_kernel(const T* Vp, const T* Z, index_t zrs, index_t zcs, index_t L, index_t ncols,
@@ -92,50 +93,77 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
   const index_t j0 = index_t(blockIdx.x) * C::kJC1;
   const int nh = 2 * static_cast<int>(te - tb);                  // half tiles of this block
   const bool chain = Sweep || (chain0 != 0 && blockIdx.y == 0);  // uniform
-  auto issue = [&](int h) {  // half tile h into stage h % S (an empty group past the end)
+  // Half tile h goes into stage h % S; the stages are counted, not divided: issue(h, stage).
+  auto issue = [&](int h, int stage) {  // (an empty group past the end)
     if (h < nh)
       bt::load1<T>(
-          tid, sm + (h % S) * C::kStage1, Vp, Z, zrs, zcs, tb * kTile + index_t(h) * C::kHalf, L,
-          j0, ncols, [](char* d, const char* s) { cp_async<16>(d, s); },
+          tid, sm + stage * C::kStage1, Vp, Z, zrs, zcs, tb * kTile + index_t(h) * C::kHalf, L, j0,
+          ncols, [](char* d, const char* s) { cp_async<16>(d, s); },
           [](T* d, const T* s) { cp_async_elem(d, s); });
     cp_commit();
   };
-  // wait for half h (S - 2 newer groups may be pending), barrier (every thread's copies landed,
-  // and every thread is done with half h - 1), then refill the stage of half h - 1.
-  auto next = [&](int h) {
+  for (int h = 0; h < S - 1; ++h)
+    issue(h, h);
+  // next(): wait for half h (S - 2 newer groups may be pending), barrier (every thread's copies
+  // landed, and every thread is done with half h - 1), refill the stage of half h - 1 with half
+  // h + S - 1, return half h's stage; then h + 1.
+  int h = 0, cur = 0;  // cur = h % S
+  auto next = [&]() {
     cp_wait<S - 2>();
     __syncthreads();
-    issue(h + S - 1);
-    return sm + (h % S) * C::kStage1;
+    issue(h + S - 1, cur == 0 ? S - 1 : cur - 1);
+    T* st = sm + cur * C::kStage1;
+    cur = cur == S - 1 ? 0 : cur + 1;
+    ++h;
+    return st;
   };
-  for (int h = 0; h < S - 1; ++h)
-    issue(h);
+  // The chained tile sums acc = p_0, acc + p_1, ... (Sweep, or the blocks y = 0 with chain0):
+  // in registers or in shared memory (Cfg::kAccReg1); the same additions either way.
+  constexpr bool kAccReg = C::kAccReg1;
+  T accr[R][J];
   bt::Tree1<T> tr;
-  for (index_t t = tb; t < te; ++t) {
-    const int h = 2 * static_cast<int>(t - tb);
-    const int rows = static_cast<int>(L - t * kTile < kTile ? L - t * kTile : kTile);
-    T* st = next(h);
-    if (rows >= C::kHalf)
-      bt::half1<T, 0, true>(st, cg, jg, C::kHalf, tr);
-    else
-      bt::half1<T, 0, false>(st, cg, jg, rows, tr);
-    st = next(h + 1);
-    if (rows == kTile)
-      bt::half1<T, 1, true>(st, cg, jg, C::kHalf, tr);
-    else
-      bt::half1<T, 1, false>(st, cg, jg, rows > C::kHalf ? rows - C::kHalf : 0, tr);
+  auto finish_tile = [&](index_t t) {
 #pragma unroll
     for (int kr = 0; kr < R; ++kr)
 #pragma unroll
       for (int u = 0; u < J; ++u) {
         if (chain) {
-          T& a = accs[bt::acc1<T>(tid, kr, u)];  // this thread's own slot
-          a = t == 0 ? tr.p[kr][u] : a + tr.p[kr][u];
+          if constexpr (kAccReg) {
+            accr[kr][u] = t == 0 ? tr.p[kr][u] : accr[kr][u] + tr.p[kr][u];
+          } else {
+            T& a = accs[bt::acc1<T>(tid, kr, u)];  // this thread's own slot
+            a = t == 0 ? tr.p[kr][u] : a + tr.p[kr][u];
+          }
         } else {
           const index_t j = j0 + J * jg + u;
           if (j < ncols) P[(t * pld + j) * kB + bt::refl1<T>(cg, kr)] = tr.p[kr][u];
         }
       }
+  };
+  auto acc = [&](int kr, int u) -> T {
+    if constexpr (kAccReg)
+      return accr[kr][u];
+    else
+      return accs[bt::acc1<T>(tid, kr, u)];
+  };
+  // Tiles t < L / 64 have all 64 rows: no row bounds in their loop; the last tile of L after.
+  const index_t full_end = te < L / kTile ? te : L / kTile;
+  index_t t = tb;
+  for (; t < full_end; ++t) {
+    bt::half1<T, 0, true>(next(), cg, jg, C::kHalf, tr);
+    bt::half1<T, 1, true>(next(), cg, jg, C::kHalf, tr);
+    finish_tile(t);
+  }
+  if (t < te) {
+    const int rows = static_cast<int>(L - t * kTile);  // 1 .. 63
+    T* st = next();
+    if (rows >= C::kHalf)
+      bt::half1<T, 0, true>(st, cg, jg, C::kHalf, tr);
+    else
+      bt::half1<T, 0, false>(st, cg, jg, rows, tr);
+    st = next();
+    bt::half1<T, 1, false>(st, cg, jg, rows > C::kHalf ? rows - C::kHalf : 0, tr);
+    finish_tile(t);
   }
   if (!Sweep) {
     if (chain) {
@@ -144,7 +172,7 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
 #pragma unroll
         for (int u = 0; u < J; ++u) {
           const index_t j = j0 + J * jg + u;
-          if (j < ncols) P[j * kB + bt::refl1<T>(cg, kr)] = accs[bt::acc1<T>(tid, kr, u)];
+          if (j < ncols) P[j * kB + bt::refl1<T>(cg, kr)] = acc(kr, u);
         }
     }
     return;
@@ -159,7 +187,7 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
   for (int kr = 0; kr < R; ++kr)
 #pragma unroll
     for (int u = 0; u < J; ++u)
-      ws[(J * jg + u) * C::kWS1 + bt::refl1<T>(cg, kr)] = accs[bt::acc1<T>(tid, kr, u)];
+      ws[(J * jg + u) * C::kWS1 + bt::refl1<T>(cg, kr)] = acc(kr, u);
   __syncthreads();
   for (int i = 0; i < bt::kPairs2<T>; ++i) {
     int c, jl;

@@ -50,8 +50,11 @@ struct Cfg {
   static constexpr int kHalf = kTile / 2;                    ///< rows per stage
   static constexpr int kStage1 = kHalf * kB + kHalf * kZS1;  ///< elements of one stage
   static constexpr int kStages1 = kWide ? 2 : 3;
-  static constexpr int kAcc1 = kR1 * kJ1 * kThreads1;  ///< sweep accumulators (shared)
-  static constexpr int kWS1 = kB + 1;                  ///< row stride of the W tile (epilogue)
+  /// The chained tile sums of step 1 in registers where they fit beside the tile's chains
+  /// (8-byte and smaller scalars), else in shared memory (kAcc1 slots, acc1()).
+  static constexpr bool kAccReg1 = sizeof(T) <= 8;
+  static constexpr int kAcc1 = kAccReg1 ? 0 : kR1 * kJ1 * kThreads1;
+  static constexpr int kWS1 = kB + 1;  ///< row stride of the W tile (epilogue)
   // Step 3: 256 threads of RR rows x JJ columns; CL column lanes per warp, RW warps down the
   // rows, the rest across.
   static constexpr int kRR3 = kWide ? 2 : 4;
@@ -96,24 +99,47 @@ ES_HD_INLINE void coords1(int tid, int& cg, int& jg) {
 /// Stage of rows r0 .. r0+31: vs[rr][c] = Vp[(r0 + rr) * 32 + c] (Vp: packed rows of 32, zero
 /// past the block's rows; copy16 copies 16 bytes) and zs[rr][jj] = Z(r0 + rr, j0 + jj) =
 /// Z[(r0 + rr) * zrs + (j0 + jj) * zcs], zero past L rows or ncols columns (copy: one element).
+/// Thread tid copies V's 16-byte pieces tid + 128 i and the Z elements of one row rr, columns
+/// jj0 + 4 i: a half warp takes 16 rows of a column (128 contiguous bytes of a column-major Z)
+/// and a warp's shared stores span every bank twice (the whole warp on one column, 32 rows of
+/// stride kZS1, was a 4-way conflict). A stage with every row and column present (all but the
+/// last of a block's, the test is block-uniform) walks one pointer without checks.
 template <class T, class Copy16, class Copy>
 ES_HD_INLINE void load1(int tid, T* stage, const T* Vp, const T* Z, index_t zrs, index_t zcs,
                         index_t r0, index_t L, index_t j0, index_t ncols, Copy16&& copy16,
                         Copy&& copy) {
   using C = Cfg<T>;
+  static_assert(C::kThreads1 == 128 && C::kHalf == 32, "the copy map below");
   constexpr int n16 = C::kHalf * kB * int(sizeof(T)) / 16;
-  const char* src = reinterpret_cast<const char*>(Vp + r0 * kB);
-  char* dst = reinterpret_cast<char*>(stage);
-  for (int e = tid; e < n16; e += C::kThreads1)
-    copy16(dst + 16 * e, src + 16 * e);
-  T* zs = stage + C::kHalf * kB;
-  for (int e = tid; e < C::kHalf * C::kJC1; e += C::kThreads1) {
-    const int rr = e % C::kHalf, jj = e / C::kHalf;
-    T* d = zs + rr * C::kZS1 + jj;
-    if (r0 + rr < L && j0 + jj < ncols)
-      copy(d, Z + (r0 + rr) * zrs + (j0 + jj) * zcs);
-    else
-      *d = T(0);
+  static_assert(n16 % C::kThreads1 == 0, "whole V pieces per thread");
+  const char* src = reinterpret_cast<const char*>(Vp + r0 * kB) + 16 * tid;
+  char* dst = reinterpret_cast<char*>(stage) + 16 * tid;
+#pragma unroll
+  for (int i = 0; i < n16 / C::kThreads1; ++i)
+    copy16(dst + 16 * C::kThreads1 * i, src + 16 * C::kThreads1 * i);
+  constexpr int kZI = C::kHalf * C::kJC1 / C::kThreads1;  // Z elements per thread
+  static_assert(C::kJC1 % 4 == 0 && kZI * 4 == C::kJC1, "columns jj0 + 4 i cover the block");
+  const int lane = tid & 31, warp = tid >> 5;
+  const int rr = (lane & 15) + 16 * (warp & 1);
+  const int jj0 = (lane >> 4) + 2 * (warp >> 1);
+  T* d = stage + C::kHalf * kB + rr * C::kZS1 + jj0;
+  if (r0 + C::kHalf <= L && j0 + C::kJC1 <= ncols) {
+    const T* s = Z + (r0 + rr) * zrs + (j0 + jj0) * zcs;
+    const index_t step = 4 * zcs;
+#pragma unroll
+    for (int i = 0; i < kZI; ++i) {
+      copy(d + 4 * i, s);
+      s += step;
+    }
+  } else {
+    const bool rok = r0 + rr < L;
+    for (int i = 0; i < kZI; ++i) {
+      const index_t j = j0 + jj0 + 4 * i;
+      if (rok && j < ncols)
+        copy(d + 4 * i, Z + (r0 + rr) * zrs + j * zcs);
+      else
+        d[4 * i] = T(0);
+    }
   }
 }
 
