@@ -127,6 +127,11 @@ struct FastCfg {
                                                               : 1;
   static constexpr int kU = C == 1 ? kU1 : kW <= 8 ? 16 : kW <= 16 && sizeof(T) <= 8 ? 8 : 1;
   static_assert(kGF % kU == 0 && kU <= kNB, "bodies tile the group");
+  /// fast_compute keeps v_q (q < kKeepV) in registers from the dot to the update and loads the
+  /// rest again. double keeps all 32 (Q2 -11 % at n = 16384 on the H200 against 0, -9 % with
+  /// 16; 255 registers and 44 bytes of spills, 220 without); the 16-byte scalars would spill
+  /// hundreds of bytes and float / complex float were not measured: they load v again.
+  static constexpr int kKeepV = std::is_same<T, double>::value ? kNB : 0;
 };
 
 /// Columns per lane the fast path offers for T: 2 for the scalars of at most 8 bytes (two
@@ -267,9 +272,11 @@ ES_HD_INLINE void rotate_body(LaneY<T, C>& Y) {
 /// slot (r - t0) mod NB (static: t = t0 - d, d unrolled), so reflector t's row t+q is in slot
 /// (q - d) mod NB; the row entering after it (t-1) takes the slot of the row leaving (t+NB-1),
 /// both NB-1-d. Between bodies y is rotated so that row t0'+q is in slot q again. On exit row
-/// r < NB is in slot (r - (U-1)) mod NB (final_slot). A reflector's v is loaded from Vs for
-/// the dot and again for the update, each load serving the C columns' chains (independent,
-/// interleaved: the same chains as one column at a time).
+/// r < NB is in slot (r - (U-1)) mod NB (final_slot). A reflector's v is loaded from Vs for the
+/// dot; its first kKeepV values stay in registers for the update, the rest are loaded again
+/// (loading all of them again made the shared-memory wavefronts a co-limit with 8 warps per
+/// SM); each load serves the C columns' chains (independent, interleaved: the same chains as
+/// one column at a time).
 template <class T, bool Full, int C = 1>
 ES_HD_INLINE void fast_compute(LaneY<T, C>& Y, T* carry, const T* Vs, const T* taus, int lim) {
   constexpr int U = FastCfg<T, C>::kU, NB = kNB, P = 16 / int(sizeof(T));
@@ -284,18 +291,18 @@ ES_HD_INLINE void fast_compute(LaneY<T, C>& Y, T* carry, const T* Vs, const T* t
         ES_Q2_UNROLL
         for (int c = 0; c < C; ++c)
           s[c] = T(0);
+        T vr[NB];  // v, loaded once for the dot and kept for the update
         ES_Q2_UNROLL
         for (int q0 = 0; q0 < NB; q0 += P) {
           if (!Full && q0 >= len) break;
-          T vp[P];
-          lds16(v + q0, vp);
+          lds16(v + q0, vr + q0);
           ES_Q2_UNROLL
           for (int e = 0; e < P; ++e) {
             const int q = q0 + e;
             if (Full || q < len) {
               ES_Q2_UNROLL
               for (int c = 0; c < C; ++c)
-                s[c] = madd_conj(vp[e], Y.y[c][(q - d + NB) % NB], s[c]);
+                s[c] = madd_conj(vr[q], Y.y[c][(q - d + NB) % NB], s[c]);
             }
           }
         }
@@ -307,15 +314,16 @@ ES_HD_INLINE void fast_compute(LaneY<T, C>& Y, T* carry, const T* Vs, const T* t
         for (int q0 = 0; q0 < NB; q0 += P) {
           if (!Full && q0 >= len) break;
           T vp[P];
-          lds16(v + q0, vp);
+          if (q0 >= FastCfg<T, C>::kKeepV) lds16(v + q0, vp);
           ES_Q2_UNROLL
           for (int e = 0; e < P; ++e) {
             const int q = q0 + e;
             if (Full || q < len) {
+              const T vq = q0 >= FastCfg<T, C>::kKeepV ? vp[e] : vr[q];
               ES_Q2_UNROLL
               for (int c = 0; c < C; ++c) {
                 T& z = Y.y[c][(q - d + NB) % NB];
-                z = madd(vp[e], u[c], z);
+                z = madd(vq, u[c], z);
               }
             }
           }
