@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "core/cuda/l2_access.cuh"
 #include "core/errors.hpp"
@@ -339,9 +340,14 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
         packed = true;
       }
     }
-    // EIGSOLVE_GPU_Q2_IL=1 (opt-in, one column per lane): the update interleaved with the next
-    // dot (q2_warp::fast_compute_il)
-    if (cols == 1 && env_flag("EIGSOLVE_GPU_Q2_IL")) {
+    // The update interleaved with the next dot (q2_warp::fast_compute_il, one column per lane):
+    // the default for complex double (Q2 -3-5 % on the H200, session 22), not for double (+3 %);
+    // EIGSOLVE_GPU_Q2_IL=1 / 0 turns it on / off for every precision. Same bits either way.
+    const char* il_env = std::getenv("EIGSOLVE_GPU_Q2_IL");
+    const bool il = il_env && (il_env[0] == '0' || il_env[0] == '1')
+                        ? il_env[0] == '1'
+                        : std::is_same<T, Complex<double>>::value;
+    if (cols == 1 && il) {
       kern = q2_kernel<T, true, 1, false, true>;
       if constexpr (!q2_warp::VLoad<T, 1>::kLegacy)
         if (packed) kern = q2_kernel<T, true, 1, true, true>;

@@ -345,7 +345,8 @@ ES_HD_INLINE void fast_compute(LaneY<T, C>& Y, T* carry, const T* Vs, const T* t
 }
 
 /// fast_compute<T, true, C> (Full levels) with each reflector's update interleaved with the next
-/// reflector's dot (EIGSOLVE_GPU_Q2_IL=1, opt-in, not yet measured): reflector t-1's dot reads
+/// reflector's dot (the default for complex double, EIGSOLVE_GPU_Q2_IL=1 / 0 elsewhere; session
+/// 22 on the H200 at n = 16384: z's Q2 -3-5 %, d's +3 %): reflector t-1's dot reads
 /// row t-1+q, which reflector t's update writes at its step q-1, so step q of the loop updates
 /// row t+q and takes step q of the next dot (row t-1 from the carry at q = 0, which reflector t
 /// does not touch). Every chain is fast_compute's (the dot of t-1 is +0 then q ascending, each
