@@ -70,6 +70,15 @@ std::unique_ptr<TwoStageCuda<T>> make_two_stage_cuda(index_t n, index_t b, const
                                                      TwoStageDeviceTimes* times = nullptr,
                                                      bool keep_reflectors = false);
 
+/// Tests only: stage 1's panel QR (docs/canonical-two-stage.md, step 1) of the m x b panel P
+/// (host, lda >= m; m, b >= 1) on the device, launched as the reduction launches it with
+/// EIGSOLVE_GPU_QR1 = mode (1: panel_qr_kernel; 2: panel_qr_rf_kernel where it applies, else
+/// panel_qr_kernel; the environment is not read). Afterwards P and tau[0 .. min(b, m)) hold what
+/// the spec leaves: P(i, i) = beta_i (form_v_kernel's rule), v_i below it, the later columns
+/// updated. DeviceError without a device; not in CPU-only builds.
+template <class T>
+void panel_qr_cuda_for_test(index_t m, index_t b, T* P, index_t lda, T* tau, int mode);
+
 /// Z := Q2 Z on the device (householder/cuda/two_stage_vectors_device.cu), bitwise the CPU's
 /// apply_q2_canonical: nc columns of dZ (n rows, lddz >= n), the reflectors dV2/dtau2 as
 /// TwoStageDeviceReflectors holds them; asynchronous on the cudaStream_t `stream` (nullptr: the

@@ -18,7 +18,7 @@ if [ "$cmd" = pack ]; then
   # with the tree; the whole list is ~62 MB)
   for b in ${PACK_ONLY:-bin/eigsolve tests/test_gpu_symv tests/test_gpu_tridiag tests/test_gpu_bisection \
            tests/test_gpu_back_transform tests/test_gpu_arith tests/test_gpu_residuals tests/test_gpu_invit \
-           tests/test_gpu_symm tests/test_gpu_bulge_chase tests/test_gpu_two_stage \
+           tests/test_gpu_symm tests/test_gpu_bulge_chase tests/test_gpu_two_stage tests/test_gpu_panel_qr \
            bin/bench_eig bin/bench_tridiag bin/bench_symm bin/bench_bulge}; do
     [ -x "$build/$b" ] && strip -o "$build/final/stage/$(basename "$b")" "$build/$b"
   done
@@ -305,6 +305,9 @@ for s in "$@"; do
       step tests-q2 120 bash -c "EIGSOLVE_REQUIRE_GPU=1 '$bin'/tests/test_gpu_two_stage_vectors --gtest_output=json:'$out'/t/test_gpu_two_stage_vectors.json > '$out'/t/test_gpu_two_stage_vectors.log 2>&1; rc=\$?; tail -n 3 '$out'/t/test_gpu_two_stage_vectors.log; exit \$rc"
       step eig-v16k2 120 "$es" bench eig -p d --sizes 16384 --vectors --runs 2 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-v-d16k.json"
       step crossmachine 200 bash -c "for c in 'cpu 16' 'cpu 1' 'cuda 16'; do set -- \$c; '$here/scripts/crossmachine.sh' '$es' '$here/tests/data/matrices' /tmp/cm-\$1-\$2 \$2 \$1 > '$out'/digests-\$1-t\$2.txt; done; md5sum '$out'/digests-*.txt" ;;
+    qr-rf) mkdir -p "$out/t"  # session 22 (prepared, not yet run): EIGSOLVE_GPU_QR1=2, stage 1's panel QR with the column in registers: its tests, then the two-stage eigenvalues (d, s, z 16384, d 8192) and d with vectors, with and without it
+      step qr-rf-tests 300 bash -c "rc=0; for n in test_gpu_panel_qr test_gpu_two_stage; do EIGSOLVE_REQUIRE_GPU=1 timeout 200 '$bin'/tests/\$n --gtest_output=json:'$out'/t/\$n.json > '$out'/t/\$n.log 2>&1 || { rc=1; echo FAILED \$n; }; tail -n 3 '$out'/t/\$n.log; done; exit \$rc"
+      step qr-rf-ab 300 bash -c "for q in 2 1; do echo \"== EIGSOLVE_GPU_QR1=\$q\"; EIGSOLVE_GPU_QR1=\$q '$es' bench eig -p d,s,z --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^[dsz] +16384 no +eigsolve|^eigsolve'; EIGSOLVE_GPU_QR1=\$q '$es' bench eig -p d --sizes 8192 --runs 2 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^d +8192 no +eigsolve'; EIGSOLVE_GPU_QR1=\$q '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^d +16384 yes +eigsolve|^eigsolve d'; done; EIGSOLVE_GPU_QR1=2 EIGSOLVE_GPU_TRACE=1 '$es' bench eig -p d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -12" ;;
     q2il-ab) mkdir -p "$out/t"  # session 21 (prepared, not yet run): EIGSOLVE_GPU_Q2_IL=1, each reflector's update interleaved with the next dot: the Q2 tests (IL cases included), then Q2 and d with vectors at 16384 with and without it
       step q2il-tests 150 bash -c "EIGSOLVE_REQUIRE_GPU=1 '$bin'/tests/test_gpu_two_stage_vectors --gtest_output=json:'$out'/t/test_gpu_two_stage_vectors.json > '$out'/t/test_gpu_two_stage_vectors.log 2>&1; rc=\$?; tail -n 3 '$out'/t/test_gpu_two_stage_vectors.log; exit \$rc"
       step q2il-ab 240 bash -c "for r in 1 0; do for il in 1 0; do echo \"== d, EIGSOLVE_GPU_Q2_IL=\$il PROFILE=\$r\"; EIGSOLVE_GPU_Q2_IL=\$il EIGSOLVE_GPU_PROFILE=\$r '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E 'two-stage back-transformation|^d +16384'; done; done; for il in 1 0; do echo \"== z two-stage, EIGSOLVE_GPU_Q2_IL=\$il\"; EIGSOLVE_GPU_Q2_IL=\$il EIGSOLVE_GPU_PROFILE=1 '$es' bench eig -p z --reduction two-stage --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E 'two-stage back-transformation|^z +16384'; done" ;;

@@ -18,6 +18,11 @@
 //   band) and dtau1 (zeroed once, so tau1[j] = +0 for j >= n - b as on the CPU) stay on the
 //   device for the back-transformation (reflectors(), reflectors_to_host()).
 //
+// The panel QR: EIGSOLVE_GPU_QR1=0 the two kernels per column above; unset or 1 (the default)
+// panel_qr_kernel (one kernel per panel); 2 (opt-in, not yet measured) panel_qr_rf_kernel
+// (householder/cuda/panel_qr_rf.cuh, the column in registers) where it fits, else
+// panel_qr_kernel. All three give the same bits.
+//
 // Version 1: every step is its own kernel, launched with programmatic dependent launch
 // (EIGSOLVE_GPU_PDL=0: plain launches; the same bits); no graphs, no overlap of the panel with
 // the previous update. bench/NOTES.md says where the time goes.
@@ -52,6 +57,7 @@ void ck(cudaError_t st, const char* what) {
 }  // namespace eigsolve
 
 #include "householder/cuda/panel_kernels.cuh"
+#include "householder/cuda/panel_qr_rf.cuh"
 
 namespace eigsolve {
 namespace two_stage_cuda {
@@ -362,6 +368,102 @@ using namespace two_stage_cuda;
 template <class T>
 constexpr index_t kLdMulOf2 = sizeof(T) >= 16 ? 1 : index_t(16 / sizeof(T));
 
+/// panel_qr_rf_kernel<T, NB>'s dynamic shared-memory attribute, set once per instance (by the
+/// constructor, not per launch); false when the device cannot run it (its opt-in shared memory
+/// per block is too small, or no block fits on an SM).
+template <class T, int NB>
+bool rf_prepare_one(int smem_optin) {
+  constexpr std::size_t bytes = panel_rf::smem_bytes<T, NB>();
+  if (bytes > std::size_t(smem_optin)) return false;
+  ck(cudaFuncSetAttribute(panel_rf::panel_qr_rf_kernel<T, NB>,
+                          cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+     "panel_qr_rf_kernel: cudaFuncSetAttribute");
+  int blocks = 0;
+  ck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, panel_rf::panel_qr_rf_kernel<T, NB>,
+                                                   panel_rf::kThreads, bytes),
+     "panel_qr_rf_kernel: occupancy");
+  return blocks > 0;
+}
+
+/// The largest NB (m <= 4096 NB) for which the current device runs panel_qr_rf_kernel<T, NB>,
+/// 0 for none; the instances' attributes set. NB = 1 .. panel_rf::kMaxNb<T> need increasing
+/// shared memory, so the first that does not fit ends the list.
+template <class T>
+int rf_prepare() {
+  int dev = 0, optin = 0;
+  ck(cudaGetDevice(&dev), "cudaGetDevice");
+  ck(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+     "cudaDeviceGetAttribute");
+  if (!rf_prepare_one<T, 1>(optin)) return 0;
+  if (!rf_prepare_one<T, 2>(optin)) return 1;
+  if constexpr (panel_rf::kMaxNb<T> >= 4) {
+    if (!rf_prepare_one<T, 3>(optin)) return 2;
+    if (!rf_prepare_one<T, 4>(optin)) return 3;
+  }
+  return panel_rf::kMaxNb<T>;
+}
+
+/// One launch of panel_qr_rf_kernel<T, NB> (b blocks), with panel_qr_kernel's arguments.
+template <class T, int NB>
+cudaError_t launch_rf(cudaStream_t st, bool pdl, index_t m, index_t k, index_t b, T* P, index_t lda,
+                      T* tau, real_t<T>* beta, real_t<T>* alpha_im, unsigned* flag,
+                      unsigned long long* ticket, unsigned long long base, unsigned epoch) {
+  return launch_pdl(panel_rf::panel_qr_rf_kernel<T, NB>, dim3(unsigned(b)),
+                    dim3(panel_rf::kThreads), panel_rf::smem_bytes<T, NB>(), st, pdl, m, k, P, lda,
+                    tau, beta, alpha_im, flag, ticket, base, epoch);
+}
+
+/// The panel QR of an m x b panel P (k = min(b, m) reflectors) as one kernel: with rf_nb > 0
+/// (EIGSOLVE_GPU_QR1=2 and rf_prepare's result) panel_qr_rf_kernel<T, NB>, NB = ceil(m / 4096),
+/// where NB <= rf_nb, i.e. m <= 16384 for s, d, c and m <= 8192 for z, dd on an H100/H200
+/// (NB = 1 .. 4 and 1 .. 2 are compiled); every other panel, and rf_nb = 0, panel_qr_kernel.
+/// The two give the same bits, so which one runs a panel never shows in the result.
+template <class T>
+void launch_panel_qr(int rf_nb, cudaStream_t st, bool pdl, index_t m, index_t k, index_t b, T* P,
+                     index_t lda, T* tau, real_t<T>* beta, real_t<T>* alpha_im, unsigned* flag,
+                     unsigned long long* ticket, unsigned long long base, unsigned epoch) {
+  const index_t nb = (m + panel_rf::kBatch - 1) / panel_rf::kBatch;
+  if (m >= 1 && nb <= rf_nb) {
+    cudaError_t err = cudaErrorInvalidValue;
+    switch (nb) {
+      case 1:
+        err = launch_rf<T, 1>(st, pdl, m, k, b, P, lda, tau, beta, alpha_im, flag, ticket, base,
+                              epoch);
+        break;
+      case 2:
+        err = launch_rf<T, 2>(st, pdl, m, k, b, P, lda, tau, beta, alpha_im, flag, ticket, base,
+                              epoch);
+        break;
+      case 3:
+        if constexpr (panel_rf::kMaxNb<T> >= 3)
+          err = launch_rf<T, 3>(st, pdl, m, k, b, P, lda, tau, beta, alpha_im, flag, ticket, base,
+                                epoch);
+        break;
+      case 4:
+        if constexpr (panel_rf::kMaxNb<T> >= 4)
+          err = launch_rf<T, 4>(st, pdl, m, k, b, P, lda, tau, beta, alpha_im, flag, ticket, base,
+                                epoch);
+        break;
+      default:
+        break;
+    }
+    ck(err, "panel_qr_rf_kernel");
+    return;
+  }
+  ck(launch_pdl(panel_qr_kernel<T>, dim3(unsigned(b)), dim3(kSumThreads), 0, st, pdl, m, k, P, lda,
+                tau, beta, alpha_im, flag, ticket, base, epoch),
+     "panel_qr_kernel");
+}
+
+/// EIGSOLVE_GPU_QR1: "0" -> 0, "2" -> 2, anything else (unset included) -> 1.
+int qr1_mode() {
+  const char* v = std::getenv("EIGSOLVE_GPU_QR1");
+  if (!v || !*v) return 1;
+  if (std::strcmp(v, "0") == 0) return 0;
+  if (std::strcmp(v, "2") == 0) return 2;
+  return 1;
+}
+
 template <class T>
 class TwoStageDevice final : public TwoStageCuda<T> {
  public:
@@ -389,7 +491,8 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     };
     pdl_ = flag("EIGSOLVE_GPU_PDL", true);
     lookahead_ = flag("EIGSOLVE_GPU_LOOKAHEAD", true);
-    qr1_ = flag("EIGSOLVE_GPU_QR1", true);
+    qr_mode_ = qr1_mode();
+    if (qr_mode_ == 2) rf_nb_ = rf_prepare<T>();
     profile_ = flag("EIGSOLVE_GPU_PROFILE", false);
     ck(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking), "cudaStreamCreate");
     {  // the next panel's QR (lookahead) goes first wherever the update leaves room
@@ -588,13 +691,12 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     const index_t b = b_, lda = ldd_;
     const index_t r0 = j0 + b, m = n_ - r0, k = std::min(b, m);
     T* P = dA_ + r0 + lda * j0;
-    if (qr1_) {
+    if (qr_mode_ != 0) {
       const unsigned long long base = qr_launches_ * static_cast<unsigned long long>(b);
       const unsigned epoch = static_cast<unsigned>(qr_launches_ + 1);
       ++qr_launches_;
-      ck(launch_pdl(panel_qr_kernel<T>, dim3(unsigned(b)), dim3(kSumThreads), 0, st, pdl, m, k, P,
-                    lda, dtau_ + j0, dbeta_, dbeta_ + b, dflag_, dticket_, base, epoch),
-         "panel_qr_kernel");
+      launch_panel_qr<T>(rf_nb_, st, pdl, m, k, b, P, lda, dtau_ + j0, dbeta_, dbeta_ + b, dflag_,
+                         dticket_, base, epoch);
       return;
     }
     for (index_t i = 0; i < k; ++i) {
@@ -747,7 +849,8 @@ class TwoStageDevice final : public TwoStageCuda<T> {
   T *dV2_ = nullptr, *dtau2_ = nullptr;
   bool pdl_ = true;        ///< EIGSOLVE_GPU_PDL=0: plain launches (the same bits)
   bool lookahead_ = true;  ///< EIGSOLVE_GPU_LOOKAHEAD=0: the next panel's QR after the update
-  bool qr1_ = true;        ///< EIGSOLVE_GPU_QR1=0: the panel QR as two kernels per column
+  int qr_mode_ = 1;        ///< EIGSOLVE_GPU_QR1: 0 two kernels per column, 1 panel_qr_kernel, 2 rf
+  int rf_nb_ = 0;          ///< qr_mode_ 2: panel_qr_rf_kernel for m <= 4096 rf_nb_ (rf_prepare)
   unsigned* dflag_ = nullptr;
   unsigned long long* dticket_ = nullptr;
   unsigned long long qr_launches_ = 0;
@@ -790,10 +893,64 @@ std::unique_ptr<TwoStageCuda<T>> make_two_stage_cuda(index_t n, index_t b, const
   return std::make_unique<TwoStageDevice<T>>(n, b, A, lda, device_input, times, keep_reflectors);
 }
 
-#define EIGSOLVE_INSTANTIATE_TWO_STAGE_CUDA(T)                              \
-  template std::uint64_t two_stage_device_bytes<T>(index_t, index_t, bool); \
-  template std::unique_ptr<TwoStageCuda<T>> make_two_stage_cuda<T>(         \
-      index_t, index_t, const T*, index_t, bool, TwoStageDeviceTimes*, bool);
+template <class T>
+void panel_qr_cuda_for_test(index_t m, index_t b, T* P, index_t lda, T* tau, int mode) {
+  using R = real_t<T>;
+  if (mode != 1 && mode != 2) throw UsageError("panel_qr_cuda_for_test: mode 1 or 2");
+  if (m < 1 || b < 1 || lda < m) throw UsageError("panel_qr_cuda_for_test: m, b >= 1, lda >= m");
+  if (cuda_device_count() == 0) throw DeviceError("panel_qr_cuda_for_test: no CUDA device");
+  const index_t k = std::min(b, m);
+  const int rf_nb = mode == 2 ? rf_prepare<T>() : 0;
+  struct Bufs {  // freed on every path, exceptions included
+    T *P = nullptr, *tau = nullptr;
+    R* beta = nullptr;  // beta, then imag(alpha): b each
+    unsigned* flag = nullptr;
+    unsigned long long* ticket = nullptr;
+    cudaStream_t st = nullptr;
+    ~Bufs() {
+      if (st) cudaStreamSynchronize(st);
+      for (void* p : {static_cast<void*>(P), static_cast<void*>(tau), static_cast<void*>(beta),
+                      static_cast<void*>(flag), static_cast<void*>(ticket)})
+        if (p) cudaFree(p);
+      if (st) cudaStreamDestroy(st);
+    }
+  } d;
+  const std::size_t nb = std::size_t(b);
+  ck(cudaStreamCreateWithFlags(&d.st, cudaStreamNonBlocking), "cudaStreamCreate");
+  ck(cudaMalloc(&d.P, std::size_t(lda) * nb * sizeof(T)), "cudaMalloc");
+  ck(cudaMalloc(&d.tau, nb * sizeof(T)), "cudaMalloc");
+  ck(cudaMalloc(&d.beta, 2 * nb * sizeof(R)), "cudaMalloc");
+  ck(cudaMalloc(&d.flag, nb * sizeof(unsigned)), "cudaMalloc");
+  ck(cudaMalloc(&d.ticket, sizeof(unsigned long long)), "cudaMalloc");
+  ck(cudaMemcpyAsync(d.P, P, std::size_t(lda) * nb * sizeof(T), cudaMemcpyHostToDevice, d.st),
+     "upload P");
+  ck(cudaMemsetAsync(d.tau, 0, nb * sizeof(T), d.st), "tau");
+  ck(cudaMemsetAsync(d.flag, 0, nb * sizeof(unsigned), d.st), "flags");
+  ck(cudaMemsetAsync(d.ticket, 0, sizeof(unsigned long long), d.st), "ticket");
+  launch_panel_qr<T>(rf_nb, d.st, false, m, k, b, d.P, lda, d.tau, d.beta, d.beta + b, d.flag,
+                     d.ticket, 0ull, 1u);
+  std::vector<R> beta(2 * nb);
+  ck(cudaMemcpyAsync(P, d.P, std::size_t(lda) * nb * sizeof(T), cudaMemcpyDeviceToHost, d.st),
+     "download P");
+  ck(cudaMemcpyAsync(tau, d.tau, std::size_t(k) * sizeof(T), cudaMemcpyDeviceToHost, d.st),
+     "download tau");
+  ck(cudaMemcpyAsync(beta.data(), d.beta, 2 * nb * sizeof(R), cudaMemcpyDeviceToHost, d.st),
+     "download beta");
+  ck(cudaStreamSynchronize(d.st), "panel QR (test)");
+  // form_v_kernel's P(q, q) := beta_q, or (beta_q, imag(alpha_q)) for complex T with tau_q = 0
+  for (index_t q = 0; q < k; ++q) {
+    T dq = T(beta[std::size_t(q)]);
+    if constexpr (is_complex_v<T>)
+      if (tau[q].re == R(0) && tau[q].im == R(0)) dq = T(beta[std::size_t(q)], beta[nb + q]);
+    P[q + lda * q] = dq;
+  }
+}
+
+#define EIGSOLVE_INSTANTIATE_TWO_STAGE_CUDA(T)                                \
+  template std::uint64_t two_stage_device_bytes<T>(index_t, index_t, bool);   \
+  template std::unique_ptr<TwoStageCuda<T>> make_two_stage_cuda<T>(           \
+      index_t, index_t, const T*, index_t, bool, TwoStageDeviceTimes*, bool); \
+  template void panel_qr_cuda_for_test<T>(index_t, index_t, T*, index_t, T*, int);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_TWO_STAGE_CUDA)
 #undef EIGSOLVE_INSTANTIATE_TWO_STAGE_CUDA
 

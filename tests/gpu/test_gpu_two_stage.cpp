@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <random>
 #include <vector>
@@ -262,24 +263,44 @@ TYPED_TEST(GpuTwoStage, StructuredZerosEigenvectorsBitwiseEqualToCpu) {
 
 // The schedules that must not change a bit: the next panel's QR beside the update (default),
 // in order (EIGSOLVE_GPU_LOOKAHEAD=0), serialised with events (EIGSOLVE_GPU_PROFILE=1), plain
-// launches (EIGSOLVE_GPU_PDL=0), the panel QR as two kernels per column (EIGSOLVE_GPU_QR1=0).
+// launches (EIGSOLVE_GPU_PDL=0), the panel QR as two kernels per column (EIGSOLVE_GPU_QR1=0) or
+// with the column in registers (EIGSOLVE_GPU_QR1=2; also in order, without lookahead).
 TEST(GpuTwoStageSchedules, SameBitsForEverySchedule) {
   EIGSOLVE_REQUIRE_DEVICE();
+  struct Setting {
+    const char* name;
+    const char* value;
+    const char* name2;  // a second variable, or nullptr
+    const char* value2;
+  };
+  const Setting settings[] = {{"EIGSOLVE_GPU_LOOKAHEAD", "0", nullptr, nullptr},
+                              {"EIGSOLVE_GPU_PROFILE", "1", nullptr, nullptr},
+                              {"EIGSOLVE_GPU_PDL", "0", nullptr, nullptr},
+                              {"EIGSOLVE_GPU_QR1", "0", nullptr, nullptr},
+                              {"EIGSOLVE_GPU_QR1", "2", nullptr, nullptr},
+                              {"EIGSOLVE_GPU_QR1", "2", "EIGSOLVE_GPU_LOOKAHEAD", "0"}};
   for (index_t b : {8, 32, 64}) {
     const index_t n = 777;
     const auto A0 = random_hermitian<double>(n, unsigned(b));
     auto Ac = A0;
     std::vector<double> dc(n), ec(n, 0.0);
     tridiagonalize_two_stage(Context{}, n, b, Ac.ptr(), n, dc.data(), ec.data());
-    for (const char* env : {"EIGSOLVE_GPU_LOOKAHEAD", "EIGSOLVE_GPU_PROFILE", "EIGSOLVE_GPU_PDL",
-                            "EIGSOLVE_GPU_QR1"}) {
-      setenv(env, std::string(env) == "EIGSOLVE_GPU_PROFILE" ? "1" : "0", 1);
+    for (const Setting& s : settings) {
+      const std::string what = std::string(s.name) + "=" + s.value +
+                               (s.name2 ? std::string(", ") + s.name2 + "=" + s.value2 : "") +
+                               ", b = " + std::to_string(b);
       std::vector<double> dg(n), eg(n, 0.0);
-      auto dev = make_two_stage_cuda<double>(n, b, A0.ptr(), n, false);
-      dev->run(b, dg.data(), eg.data());
-      unsetenv(env);
-      EXPECT_TRUE(same_bits(dg.data(), dc.data(), std::size_t(n))) << env << ", b = " << b;
-      EXPECT_TRUE(same_bits(eg.data(), ec.data(), std::size_t(n - 1))) << env << ", b = " << b;
+      {
+        EnvScope env({{s.name, s.value}});
+        std::optional<EnvScope> env2;
+        if (s.name2)
+          env2.emplace(
+              std::initializer_list<std::pair<const char*, const char*>>{{s.name2, s.value2}});
+        auto dev = make_two_stage_cuda<double>(n, b, A0.ptr(), n, false);
+        dev->run(b, dg.data(), eg.data());
+      }
+      EXPECT_TRUE(same_bits(dg.data(), dc.data(), std::size_t(n))) << what;
+      EXPECT_TRUE(same_bits(eg.data(), ec.data(), std::size_t(n - 1))) << what;
     }
   }
 }
