@@ -78,6 +78,34 @@ TYPED_TEST(GpuTwoStage, Stage1BitwiseEqualToCpu) {
     }
 }
 
+// Stage 1 at sizes where the panels reach every row-batch count of EIGSOLVE_GPU_QR1=2's
+// panel_qr_rf_kernel (NB = ceil(m / 4096): 1 .. 4 for s, d, c, 1 .. 2 for z, dd) and the first
+// panels its fallback (panel_qr_kernel): the whole stage-1 matrix bitwise the default's (QR1=1,
+// which the test above ties to the CPU at small n). GPU against GPU: no CPU reduction at this n.
+TYPED_TEST(GpuTwoStage, RegisterPanelQrSameBitsAtLargeN) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  const index_t n = sizeof(T) <= 8 ? 16500 : 8300, b = 32;
+  const auto A0 = random_hermitian<T>(n, 4242);
+  HostMatrix<T> A1(n), A2(n);
+  {
+    EnvScope env({{"EIGSOLVE_GPU_QR1", "1"}});
+    make_two_stage_cuda<T>(n, b, A0.ptr(), n, false)->stage1(b, A1.ptr(), n);
+  }
+  {
+    EnvScope env({{"EIGSOLVE_GPU_QR1", "2"}});
+    make_two_stage_cuda<T>(n, b, A0.ptr(), n, false)->stage1(b, A2.ptr(), n);
+  }
+  index_t bad = 0, first_i = -1, first_j = -1;
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i)
+      if (!same_bits(&A2(i, j), &A1(i, j), 1)) {
+        if (bad++ == 0) first_i = i, first_j = j;
+      }
+  EXPECT_EQ(bad, 0) << "n = " << n << ": first difference at (" << first_i << ", " << first_j
+                    << ")";
+}
+
 // Both stages: d and e bitwise the CPU's tridiagonalize_two_stage.
 TYPED_TEST(GpuTwoStage, TridiagonalBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
