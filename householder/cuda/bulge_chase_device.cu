@@ -34,6 +34,7 @@
 #include <string>
 
 #include "core/cuda/l2_access.cuh"
+#include "core/cuda/sync_flags.cuh"
 #include "core/errors.hpp"
 #include "householder/bulge_chase_cuda.hpp"
 #include "householder/cuda/bulge_chase_warp.hpp"
@@ -50,18 +51,6 @@ void ck(cudaError_t st, const char* what) {
 }
 
 // Band elements go through L2 only (ldcg/stcg, core/cuda/l2_access.cuh): never a stale L1 line.
-
-__device__ __forceinline__ int ld_relaxed(const int* p) {
-  int v;
-  asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ void st_relaxed(int* p, int v) {
-  asm volatile("st.relaxed.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-__device__ __forceinline__ void fence_acq_rel() {
-  asm volatile("fence.acq_rel.gpu;" ::: "memory");
-}
 
 /// bulge_warp::sweep's executor on the device: one warp, __syncwarp between phases.
 template <class T>

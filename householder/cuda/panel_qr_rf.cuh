@@ -54,6 +54,8 @@
 #include <type_traits>
 
 #include "core/canonical.hpp"
+#include "core/cuda/l2_access.cuh"
+#include "core/cuda/sync_flags.cuh"
 #include "core/precision.hpp"
 #include "householder/cuda/panel_kernels.cuh"
 
@@ -76,30 +78,26 @@ __device__ __forceinline__ int pidx(int e) {
   return e + (e >> 3);
 }
 
-/// __shfl_down_sync of any trivially copyable scalar (float, double, Complex, dd), word by word.
-template <class T>
-__device__ __forceinline__ T shfl_down_any(const T& v, int d) {
+/// A warp shuffle of any trivially copyable scalar (float, double, Complex, dd), word by word:
+/// shfl(word) is __shfl_down_sync or __shfl_xor_sync with its lane argument bound.
+template <class T, class Shfl>
+__device__ __forceinline__ T shfl_words(const T& v, Shfl shfl) {
   static_assert(sizeof(T) % 4 == 0, "4-byte words");
   T r;
   const unsigned* s = reinterpret_cast<const unsigned*>(&v);
   unsigned* o = reinterpret_cast<unsigned*>(&r);
 #pragma unroll
   for (int w = 0; w < int(sizeof(T) / 4); ++w)
-    o[w] = __shfl_down_sync(0xffffffffu, s[w], d);
+    o[w] = shfl(s[w]);
   return r;
 }
-
-/// __shfl_xor_sync of any trivially copyable scalar, word by word.
+template <class T>
+__device__ __forceinline__ T shfl_down_any(const T& v, int d) {
+  return shfl_words(v, [d](unsigned x) { return __shfl_down_sync(0xffffffffu, x, d); });
+}
 template <class T>
 __device__ __forceinline__ T shfl_xor_any(const T& v, int d) {
-  static_assert(sizeof(T) % 4 == 0, "4-byte words");
-  T r;
-  const unsigned* s = reinterpret_cast<const unsigned*>(&v);
-  unsigned* o = reinterpret_cast<unsigned*>(&r);
-#pragma unroll
-  for (int w = 0; w < int(sizeof(T) / 4); ++w)
-    o[w] = __shfl_xor_sync(0xffffffffu, s[w], d);
-  return r;
+  return shfl_words(v, [d](unsigned x) { return __shfl_xor_sync(0xffffffffu, x, d); });
 }
 
 /// tile_tree of the chunk sums c_q held by lanes 8g + q, with tile_tree's operand order (the
@@ -140,37 +138,6 @@ __device__ __forceinline__ S chain_all(const S* p, int nt) {
   for (int u = 0; u < 3; ++u)
     if (j + u < nt) acc = acc + b[u];
   return acc;
-}
-
-__device__ __forceinline__ unsigned ld_relaxed_u32(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ void st_relaxed_u32(unsigned* p, unsigned v) {
-  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-__device__ __forceinline__ void fence_acq_rel_gpu() {
-  asm volatile("fence.acq_rel.gpu;" ::: "memory");
-}
-
-/// A load through L2 only (ld.global.cg), component by component: the column and tau_i never
-/// enter L1, so a stale L1 line cannot be read whatever the fence does to L1 (two_stage_device.cu's
-/// ld_cg, which that file defines after including this one).
-template <class T>
-__device__ __forceinline__ T ld_l2(const T* p) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    return __ldcg(p);
-  } else if constexpr (is_complex_v<T>) {
-    const real_t<T>* q = reinterpret_cast<const real_t<T>*>(p);
-    return T(__ldcg(q), __ldcg(q + 1));
-  } else {
-    const double* q = reinterpret_cast<const double*>(p);
-    dd_real r;
-    r.hi = __ldcg(q);
-    r.lo = __ldcg(q + 1);
-    return r;
-  }
 }
 
 /// One element of B bytes global -> shared, asynchronously (cp.async: 4 and 8 bytes through L1,
@@ -258,21 +225,21 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int u = 0; u < kChunk; ++u) {
       const index_t e = index_t(b) * kBatch + 8 * t + u;
-      a[b][u] = e < m ? ld_l2(col + e) : T(0);
+      a[b][u] = e < m ? ldcg(col + e) : T(0);
     }
   const index_t napply = c < k ? c : k;
   for (index_t i = 0; i < napply; ++i) {
     if (t == 0) {
-      while (ld_relaxed_u32(flag + i) != epoch) {
+      while (ld_relaxed(flag + i) != epoch) {
       }
-      fence_acq_rel_gpu();
+      fence_acq_rel();
     }
     __syncthreads();  // (A) reflector i published; the previous step's reads of vs are done
     const int L = int(m - i);
     const T* v = P + i + lda * i;
     for (int e = t; e < L; e += kThreads)
       cp_async_elem<int(sizeof(T))>(vs + pidx(e), v + e);
-    const T ti = ld_l2(tau + i);
+    const T ti = ldcg(tau + i);
     cp_async_wait_all();
     __syncthreads();  // (B) v_i in shared memory
     T* buf = part + (i & 1) * kPart;
@@ -399,8 +366,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (!publish) return;
   __syncthreads();  // every thread's stores, then thread 0's release (cumulative)
   if (t == 0) {
-    fence_acq_rel_gpu();
-    st_relaxed_u32(flag + c, epoch);
+    fence_acq_rel();
+    st_relaxed(flag + c, epoch);
   }
 }
 

@@ -38,6 +38,7 @@
 
 #include "core/context.hpp"
 #include "core/cuda/pdl_launch.cuh"
+#include "core/cuda/l2_access.cuh"
 #include "core/errors.hpp"
 #include "householder/bulge_chase_cuda.hpp"
 #include "householder/two_stage_cuda.hpp"
@@ -74,24 +75,6 @@ __device__ __forceinline__ T half_of(const T& s) {
     return T(scale2(s.re, -1), scale2(s.im, -1));
   else
     return scale2(s, -1);
-}
-
-/// A load through L2 only (ld.global.cg), component by component: data another block of the
-/// same kernel published (panel_qr_kernel), never a stale L1 line.
-template <class T>
-__device__ __forceinline__ T ld_cg(const T* p) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    return __ldcg(p);
-  } else if constexpr (is_complex_v<T>) {
-    const real_t<T>* q = reinterpret_cast<const real_t<T>*>(p);
-    return T(__ldcg(q), __ldcg(q + 1));
-  } else {
-    const double* q = reinterpret_cast<const double*>(p);
-    dd_real r;
-    r.hi = __ldcg(q);
-    r.lo = __ldcg(q + 1);
-    return r;
-  }
 }
 
 template <class T>
@@ -157,12 +140,12 @@ __global__ void __launch_bounds__(kSumThreads)
     const T* v = P + i + lda * i;
     const index_t len = m - i;
     const T w = block_canonical_sum<T>(
-        len, [&](index_t q, T acc) { return madd_conj(ld_cg(v + q), a[i + q], acc); }, sh);
-    if (t == 0) s_u = -(conj(ld_cg(tau + i)) * w);
+        len, [&](index_t q, T acc) { return madd_conj(ldcg(v + q), a[i + q], acc); }, sh);
+    if (t == 0) s_u = -(conj(ldcg(tau + i)) * w);
     __syncthreads();
     const T u = s_u;
     for (index_t r = t; r < len; r += blockDim.x)
-      a[i + r] = madd(ld_cg(v + r), u, a[i + r]);
+      a[i + r] = madd(ldcg(v + r), u, a[i + r]);
     __syncthreads();
   }
   if (c >= k) return;

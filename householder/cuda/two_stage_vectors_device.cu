@@ -40,6 +40,7 @@
 #include <type_traits>
 
 #include "core/cuda/l2_access.cuh"
+#include "core/cuda/sync_flags.cuh"
 #include "core/errors.hpp"
 #include "householder/cuda/two_stage_vectors_warp.hpp"
 #include "householder/two_stage_cuda.hpp"
@@ -82,18 +83,6 @@ __device__ __forceinline__ Complex<R> ldro(const Complex<R>* p) {
 __device__ __forceinline__ dd_real ldro(const dd_real* p) {
   const double* q = reinterpret_cast<const double*>(p);
   return dd_real(__ldg(q), __ldg(q + 1));
-}
-
-__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long* p) {
-  unsigned long long v;
-  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long long v) {
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-__device__ __forceinline__ void fence_acq_rel() {
-  asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
 
 /// The warp's executor of two_stage_vectors_warp.hpp: phases separated by __syncwarp, Z through

@@ -5,6 +5,9 @@
 // (docs/canonical-two-stage.md step 1, as tests/householder/test_band_reduce.cpp transcribes it:
 // hh_detail::larfg, canonical_dot<conj>, -(rounded conj(tau) w), madd). Blocks run in ticket
 // order c = 0, 1, ... (what the flags enforce).
+#ifndef MUT
+#define MUT 0
+#endif
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -52,6 +55,11 @@ struct Emu {
   template <class S>
   static std::vector<S> tree8_down(std::vector<S> v) {
     std::vector<S> s;
+#if MUT == 1
+    std::vector<S> o(v);
+    for (int t = 0; t < NT; t += 8) { S a = v[t]; for (int q = 1; q < 8; ++q) a = a + v[t + q]; o[t] = a; }
+    return o;
+#endif
     for (int d : {1, 2, 4}) {
       shfl_down(v, s, d);
       for (int t = 0; t < NT; ++t) v[t] = v[t] + s[t];
@@ -60,6 +68,9 @@ struct Emu {
   }
   template <class S>
   static S chain_all(const std::vector<S>& p, int nt) {
+#if MUT == 2
+    if (nt >= 2) { S x = p[0] + (p[1] + S(0)); S acc = p[0]; for (int j = nt - 1; j >= 1; --j) acc = acc + p[j]; (void)x; return acc; }
+#endif
     S acc = p[0];
     for (int j = 1; j < nt; ++j) acc = acc + p[j];
     return acc;
@@ -78,7 +89,7 @@ struct Emu {
     for (int t = 31; t < NT; t += 32) {
       const int w = t >> 5;
       for (int B = 0; B < NB; ++B)
-        nx[size_t(t) * NB + B] = w < 15 ? xs[B * 16 + w + 1] : (B + 1 < NB ? xs[(B + 1) * 16] : T(0));
+        nx[size_t(t) * NB + B] = (MUT == 3) ? T(0) : w < 15 ? xs[B * 16 + w + 1] : (MUT == 4 ? xs[B * 16] : (B + 1 < NB ? xs[(B + 1) * 16] : T(0)));
     }
     for (int t = 0; t < NT; ++t)
       for (int B = 0; B < NB; ++B) {
@@ -155,7 +166,7 @@ struct Emu {
         if (eigsolve::abs(ai) > amax) amax = eigsolve::abs(ai);
         ex = hh_detail::exponent_of(amax);
       }
-      shift1();
+      if (MUT != 5) shift1();
       const int nx = L - 1;
       nout = nx;
       if (done) {
