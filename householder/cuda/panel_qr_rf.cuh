@@ -1,7 +1,8 @@
-// Stage 1's panel QR with each block's column resident in registers (EIGSOLVE_GPU_QR1=2, opt-in:
-// householder/cuda/two_stage_device.cu's panel_qr() says for which m and precisions). The same
-// operations in the same order as panel_qr_kernel (docs/canonical-two-stage.md, step 1), so the
-// same bits; only where values live, which thread adds them, and the barriers differ.
+// Stage 1's panel QR with each block's column resident in registers (EIGSOLVE_GPU_QR1=2, the
+// default since session 23: householder/cuda/two_stage_device.cu's launch_panel_qr() says for
+// which m and precisions). The same operations in the same order as panel_qr_kernel
+// (docs/canonical-two-stage.md, step 1), so the same bits; only where values live, which thread
+// adds them, and the barriers differ.
 //
 // Why: panel_qr_kernel passes over its column in global memory several times per reflector
 // (dot, axpy, max, sum of squares, scale), each pass a chain of dependent L2 round trips that

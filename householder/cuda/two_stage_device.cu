@@ -18,10 +18,10 @@
 //   band) and dtau1 (zeroed once, so tau1[j] = +0 for j >= n - b as on the CPU) stay on the
 //   device for the back-transformation (reflectors(), reflectors_to_host()).
 //
-// The panel QR: EIGSOLVE_GPU_QR1=0 the two kernels per column above; unset or 1 (the default)
-// panel_qr_kernel (one kernel per panel); 2 (opt-in, not yet measured) panel_qr_rf_kernel
+// The panel QR: unset or 2 (the default since session 23) panel_qr_rf_kernel
 // (householder/cuda/panel_qr_rf.cuh, the column in registers) where it fits, else
-// panel_qr_kernel. All three give the same bits.
+// panel_qr_kernel; EIGSOLVE_GPU_QR1=1 panel_qr_kernel (one kernel per panel) everywhere; 0 the two
+// kernels per column above. All three give the same bits.
 //
 // Version 1: every step is its own kernel, launched with programmatic dependent launch
 // (EIGSOLVE_GPU_PDL=0: plain launches; the same bits); no graphs, no overlap of the panel with
@@ -105,10 +105,10 @@ __global__ void __launch_bounds__(kSumThreads)
     a[r] = madd(v[r], u, a[r]);
 }
 
-/// The whole panel QR in one kernel (EIGSOLVE_GPU_QR1=1, the default): b blocks, block t (by an
-/// atomic ticket in dispatch order, so it only ever waits for blocks already running: no
-/// deadlock) owns panel column c = t. It applies reflectors i = 0 .. min(c, k)-1 to its column
-/// as each is published (flag[i] == epoch), exactly as panel_apply_kernel does, then (c < k)
+/// The whole panel QR in one kernel (EIGSOLVE_GPU_QR1=1, and the default's fallback): b blocks,
+/// block t (by an atomic ticket in dispatch order, so it only ever waits for blocks already
+/// running: no deadlock) owns panel column c = t. It applies reflectors i = 0 .. min(c, k)-1 to its
+/// column as each is published (flag[i] == epoch), exactly as panel_apply_kernel does, then (c < k)
 /// forms reflector c as larfg_kernel does and publishes it. The same chains, the same bits;
 /// only the kernel boundaries between the columns are gone. Flags count panels (epochs), never
 /// data, so NaN cannot stall it.
@@ -397,10 +397,11 @@ cudaError_t launch_rf(cudaStream_t st, bool pdl, index_t m, index_t k, index_t b
 }
 
 /// The panel QR of an m x b panel P (k = min(b, m) reflectors) as one kernel: with rf_nb > 0
-/// (EIGSOLVE_GPU_QR1=2 and rf_prepare's result) panel_qr_rf_kernel<T, NB>, NB = ceil(m / 4096),
-/// where NB <= rf_nb, i.e. m <= 16384 for s, d, c and m <= 8192 for z, dd on an H100/H200
-/// (NB = 1 .. 4 and 1 .. 2 are compiled); every other panel, and rf_nb = 0, panel_qr_kernel.
-/// The two give the same bits, so which one runs a panel never shows in the result.
+/// (EIGSOLVE_GPU_QR1=2, the default, and rf_prepare's result) panel_qr_rf_kernel<T, NB>, NB =
+/// ceil(m / 4096), where NB <= rf_nb, i.e. m <= 16384 for s, d, c and m <= 8192 for z, dd on an
+/// H100/H200 (NB = 1 .. 4 and 1 .. 2 are compiled); every other panel, and rf_nb = 0,
+/// panel_qr_kernel. The two give the same bits, so which one runs a panel never shows in the
+/// result.
 template <class T>
 void launch_panel_qr(int rf_nb, cudaStream_t st, bool pdl, index_t m, index_t k, index_t b, T* P,
                      index_t lda, T* tau, real_t<T>* beta, real_t<T>* alpha_im, unsigned* flag,
@@ -438,13 +439,13 @@ void launch_panel_qr(int rf_nb, cudaStream_t st, bool pdl, index_t m, index_t k,
      "panel_qr_kernel");
 }
 
-/// EIGSOLVE_GPU_QR1: "0" -> 0, "2" -> 2, anything else (unset included) -> 1.
+/// EIGSOLVE_GPU_QR1: "0" -> 0, "1" -> 1, anything else (unset included) -> 2.
 int qr1_mode() {
   const char* v = std::getenv("EIGSOLVE_GPU_QR1");
-  if (!v || !*v) return 1;
+  if (!v || !*v) return 2;
   if (std::strcmp(v, "0") == 0) return 0;
-  if (std::strcmp(v, "2") == 0) return 2;
-  return 1;
+  if (std::strcmp(v, "1") == 0) return 1;
+  return 2;
 }
 
 template <class T>
@@ -832,7 +833,7 @@ class TwoStageDevice final : public TwoStageCuda<T> {
   T *dV2_ = nullptr, *dtau2_ = nullptr;
   bool pdl_ = true;        ///< EIGSOLVE_GPU_PDL=0: plain launches (the same bits)
   bool lookahead_ = true;  ///< EIGSOLVE_GPU_LOOKAHEAD=0: the next panel's QR after the update
-  int qr_mode_ = 1;        ///< EIGSOLVE_GPU_QR1: 0 two kernels per column, 1 panel_qr_kernel, 2 rf
+  int qr_mode_ = 2;        ///< EIGSOLVE_GPU_QR1: 0 two kernels per column, 1 panel_qr_kernel, 2 rf
   int rf_nb_ = 0;          ///< qr_mode_ 2: panel_qr_rf_kernel for m <= 4096 rf_nb_ (rf_prepare)
   unsigned* dflag_ = nullptr;
   unsigned long long* dticket_ = nullptr;

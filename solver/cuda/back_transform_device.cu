@@ -315,10 +315,14 @@ index_t ceil_div(index_t a, index_t b) {
 }
 
 /// Step 1's split of nt tiles for ng column blocks (the bits do not depend on it): segments of
-/// tps tiles, as many as one wave of two blocks per SM holds; one segment (or <= 4 tiles): the
-/// sweep. EIGSOLVE_GPU_BT_SWEEP=0/1 forces partial (at least 2 segments where nt > 1) / sweep.
+/// tps tiles, as many as one wave of two blocks per SM holds (EIGSOLVE_GPU_BT_SEGS=N: N segments
+/// instead, an experiment's knob); one segment (or <= 4 tiles): the sweep.
+/// EIGSOLVE_GPU_BT_SWEEP=0/1 forces partial (at least 2 segments where nt > 1) / sweep.
 index_t step1_tiles_per_block(index_t ng, index_t nt, int nsm, bool& sweep) {
-  index_t segs = std::min(nt, std::max<index_t>(1, 2 * index_t(nsm) / ng));
+  index_t want = 2 * index_t(nsm) / ng;
+  if (const char* s = std::getenv("EIGSOLVE_GPU_BT_SEGS"); s && std::atoll(s) > 0)
+    want = index_t(std::atoll(s));
+  index_t segs = std::min(nt, std::max<index_t>(1, want));
   const char* e = std::getenv("EIGSOLVE_GPU_BT_SWEEP");
   const int force = (e && (e[0] == '0' || e[0] == '1')) ? e[0] - '0' : -1;
   sweep = force == 1 || (force == -1 && (segs == 1 || nt <= 4));

@@ -80,8 +80,9 @@ TYPED_TEST(GpuTwoStage, Stage1BitwiseEqualToCpu) {
 
 // Stage 1 at sizes where the panels reach every row-batch count of EIGSOLVE_GPU_QR1=2's
 // panel_qr_rf_kernel (NB = ceil(m / 4096): 1 .. 4 for s, d, c, 1 .. 2 for z, dd) and the first
-// panels its fallback (panel_qr_kernel): the whole stage-1 matrix bitwise the default's (QR1=1,
-// which the test above ties to the CPU at small n). GPU against GPU: no CPU reduction at this n.
+// panels its fallback (panel_qr_kernel): the whole stage-1 matrix bitwise panel_qr_kernel's
+// everywhere (QR1=1, which SameBitsForEverySchedule ties to the CPU at small n). GPU against GPU:
+// no CPU reduction at this n.
 TYPED_TEST(GpuTwoStage, RegisterPanelQrSameBitsAtLargeN) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -291,8 +292,9 @@ TYPED_TEST(GpuTwoStage, StructuredZerosEigenvectorsBitwiseEqualToCpu) {
 
 // The schedules that must not change a bit: the next panel's QR beside the update (default),
 // in order (EIGSOLVE_GPU_LOOKAHEAD=0), serialised with events (EIGSOLVE_GPU_PROFILE=1), plain
-// launches (EIGSOLVE_GPU_PDL=0), the panel QR as two kernels per column (EIGSOLVE_GPU_QR1=0) or
-// with the column in registers (EIGSOLVE_GPU_QR1=2; also in order, without lookahead).
+// launches (EIGSOLVE_GPU_PDL=0), the panel QR as two kernels per column (EIGSOLVE_GPU_QR1=0), as
+// panel_qr_kernel everywhere (EIGSOLVE_GPU_QR1=1; also in order, without lookahead) or with the
+// column in registers set explicitly (EIGSOLVE_GPU_QR1=2, the default).
 TEST(GpuTwoStageSchedules, SameBitsForEverySchedule) {
   EIGSOLVE_REQUIRE_DEVICE();
   struct Setting {
@@ -305,8 +307,9 @@ TEST(GpuTwoStageSchedules, SameBitsForEverySchedule) {
                               {"EIGSOLVE_GPU_PROFILE", "1", nullptr, nullptr},
                               {"EIGSOLVE_GPU_PDL", "0", nullptr, nullptr},
                               {"EIGSOLVE_GPU_QR1", "0", nullptr, nullptr},
-                              {"EIGSOLVE_GPU_QR1", "2", nullptr, nullptr},
-                              {"EIGSOLVE_GPU_QR1", "2", "EIGSOLVE_GPU_LOOKAHEAD", "0"}};
+                              {"EIGSOLVE_GPU_QR1", "1", nullptr, nullptr},
+                              {"EIGSOLVE_GPU_QR1", "1", "EIGSOLVE_GPU_LOOKAHEAD", "0"},
+                              {"EIGSOLVE_GPU_QR1", "2", nullptr, nullptr}};
   for (index_t b : {8, 32, 64}) {
     const index_t n = 777;
     const auto A0 = random_hermitian<double>(n, unsigned(b));
