@@ -102,9 +102,12 @@ index_t two_stage_min_order_vectors(Precision p) {
   // With vectors the two-stage pipeline also applies Q2 (d 16384: ~1 s of kernels). Since the
   // chase's full levels (session 19, r4 v-cross.log), d with vectors on the H200: two-stage
   // 3.373 / one-stage 3.455 s at 16384, 1.734 / 1.650 s at 12288, 0.753 / 0.709 s at 8192.
+  // Session 23, with the panel QR in registers (r3/r4 vec-auto): two-stage / one-stage 1.024 /
+  // 1.052 s at 10240, 1.493 / 1.607 s at 12288, 2.128 / 2.341 s at 14336 (8192: two-stage
+  // 0.678 s, one-stage not measured again), so d takes two-stage from 10240.
   // The other precisions were last measured before that (session 16: every one faster
   // one-stage), so they stay one-stage.
-  return p == Precision::d ? 16384 : std::numeric_limits<index_t>::max();
+  return p == Precision::d ? 10240 : std::numeric_limits<index_t>::max();
 }
 
 Reduction resolve_reduction(Reduction r, index_t n, Precision p, bool vectors) {

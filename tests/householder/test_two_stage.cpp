@@ -197,7 +197,7 @@ TEST(TwoStage, UsageErrors) {
 }
 
 // --reduction auto, the default: a function of n, the precision and --vectors only (so every
-// backend picks the same); with vectors two-stage from 16384 in d only.
+// backend picks the same); with vectors two-stage from 10240 in d only.
 TEST(TwoStage, AutoPicksByOrderPrecisionAndVectors) {
   for (Precision p : {Precision::s, Precision::d, Precision::c, Precision::z, Precision::dd}) {
     const index_t n0 = two_stage_min_order(p);
@@ -212,8 +212,9 @@ TEST(TwoStage, AutoPicksByOrderPrecisionAndVectors) {
               4 * n0 >= nv ? Reduction::two_stage : Reduction::one_stage);
     EXPECT_EQ(resolve_reduction(Reduction::automatic, nv - 1, p, true), Reduction::one_stage);
     if (p == Precision::d) {
-      EXPECT_EQ(nv, 16384);
-      EXPECT_EQ(resolve_reduction(Reduction::automatic, 16384, p, true), Reduction::two_stage);
+      EXPECT_EQ(nv, 10240);
+      EXPECT_EQ(resolve_reduction(Reduction::automatic, 10240, p, true), Reduction::two_stage);
+      EXPECT_EQ(resolve_reduction(Reduction::automatic, 10239, p, true), Reduction::one_stage);
     } else {
       EXPECT_EQ(resolve_reduction(Reduction::automatic, index_t(1) << 40, p, true),
                 Reduction::one_stage);
