@@ -25,8 +25,8 @@
 // EIGSOLVE_GPU_Q2_GENERIC=1 (the generic path for b = 32 too),
 // EIGSOLVE_GPU_Q2_GROUP=G (the generic path's sweeps per group), EIGSOLVE_GPU_Q2_PACK=0 (no
 // packed V tiles: q2_packed_bytes is 0, the fast path reads V2 and tau2 as they are),
-// EIGSOLVE_GPU_Q2_IL=1 (fast path, one column per lane: each reflector's update interleaved
-// with the next one's dot, q2_warp::fast_compute_il; opt-in until measured).
+// EIGSOLVE_GPU_Q2_IL=1 / 0 (fast path, one column per lane: each reflector's update interleaved
+// with the next one's dot, q2_warp::fast_compute_il; the default for complex double only).
 //
 //   q2_pack_kernel  (d, z, dd; pack_q2_device, once per back-transformation) copies each
 //               level's V tile into one contiguous tile (q2_warp::packed_value) so that the
