@@ -26,7 +26,10 @@
 // EIGSOLVE_GPU_Q2_GROUP=G (the generic path's sweeps per group), EIGSOLVE_GPU_Q2_PACK=0 (no
 // packed V tiles: q2_packed_bytes is 0, the fast path reads V2 and tau2 as they are),
 // EIGSOLVE_GPU_Q2_IL=1 / 0 (fast path, one column per lane: each reflector's update interleaved
-// with the next one's dot, q2_warp::fast_compute_il; the default for complex double only).
+// with the next one's dot, q2_warp::fast_compute_il; the default for complex double only),
+// EIGSOLVE_GPU_Q2_ASYNC=1 (double with the packed tiles: the rows and the V tile by cp.async,
+// no registers holding loads in flight, 168 registers and 12 warps per SM instead of 255 and 8;
+// session 24: Q2 alone -3.7 %, the pipeline with vectors unchanged; opt-in).
 //
 //   q2_pack_kernel  (d, z, dd; pack_q2_device, once per back-transformation) copies each
 //               level's V tile into one contiguous tile (q2_warp::packed_value) so that the
@@ -121,6 +124,57 @@ struct Q2Exec {
     return *p;
 #endif
   }
+  /// Async copies dst[c] := src[c ld] (c < cols), zero for cols <= c < 32 (their src is not
+  /// read: the copy's source size is 0 and its address src itself), to shared memory: 4- and
+  /// 8-byte elements through L1 (.ca: the lines a level reads come after its acquire, whose
+  /// fence invalidates L1, so they are L2's current ones), 16-byte ones through L2 only. One
+  /// shared base, immediate offsets, the global address stepped by ld (session 24: the generic
+  /// form spent ~17 integer instructions per copy).
+  __host__ __device__ __forceinline__ void cprow(T* dst, const T* src, index_t ld, int cols) const {
+#if defined(__CUDA_ARCH__)
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "cp.async sizes");
+    constexpr int B = int(sizeof(T));
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    const unsigned long long s0 = static_cast<unsigned long long>(__cvta_generic_to_global(src));
+    const unsigned long long step = static_cast<unsigned long long>(ld) * B;
+    unsigned long long s = s0;
+#pragma unroll
+    for (int c = 0; c < 32; ++c) {
+      const bool ok = c < cols;
+      const unsigned long long sc = ok ? s : s0;
+      if constexpr (B == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d + unsigned(c * B)),
+                     "l"(sc), "r"(ok ? B : 0)
+                     : "memory");
+      else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(d + unsigned(c * B)),
+                     "l"(sc), "n"(B), "r"(ok ? B : 0)
+                     : "memory");
+      s += step;
+    }
+#else
+    for (int c = 0; c < 32; ++c)
+      dst[c] = c < cols ? src[c * ld] : T(0);
+#endif
+  }
+  /// Async copy of 16 bytes (both 16-byte aligned) of the read-only packed V tiles, L2 only.
+  __host__ __device__ __forceinline__ void cp16(T* dst, const T* src) const {
+#if defined(__CUDA_ARCH__)
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d),
+                 "l"(__cvta_generic_to_global(src))
+                 : "memory");
+#else
+    (void)dst;
+    (void)src;
+#endif
+  }
+  /// This thread's async copies done (cp.async.wait_all).
+  __host__ __device__ __forceinline__ void cpwait() const {
+#if defined(__CUDA_ARCH__)
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+  }
   __host__ __device__ __forceinline__ void wait(index_t idx, std::uint64_t target) const {
 #if defined(__CUDA_ARCH__)
     if (lane == 0) {
@@ -156,11 +210,20 @@ struct ThreadY {
   __device__ __forceinline__ q2_warp::LaneY<T, C>& operator()(int) const { return *y; }
 };
 
+/// The scalars with the async-load kernel (fast path, packed V tiles, one column per lane), and
+/// the warps per SM it is compiled for.
+template <class T>
+constexpr bool kAsyncQ2 = std::is_same<T, double>::value;
+constexpr int kAsyncWarps = 12;
+
 /// Fast: b = 32, G = 32, C columns per lane (welems = q2_warp::fast_elems<T>(C)); else the
-/// generic path (C = 1). (A register cap through __launch_bounds__ -- 168 for double, 12 warps
-/// per SM -- was slower than ptxas' 198 registers in session 17: 1.24 against 0.98 s.)
-template <class T, bool Fast, int C, bool Packed = false, bool IL = false>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+/// generic path (C = 1). AsyncW > 0: the rows and the packed V tile by async copies
+/// (fast_task's Async), compiled for AsyncW warps per SM (__launch_bounds__' minimum blocks of
+/// one warp; 9-12 give ptxas a third of an SM partition's registers: 168). (A register cap through
+/// __launch_bounds__ -- 168 for double, 12 warps per SM -- was slower than ptxas' 198 registers in
+/// session 17: 1.24 against 0.98 s.)
+template <class T, bool Fast, int C, bool Packed = false, bool IL = false, int AsyncW = 0>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, AsyncW > 0 ? AsyncW : 1)
     q2_kernel(Geo g, Args<T> a, int welems, unsigned long long* sync) {
   extern __shared__ __align__(16) unsigned char smem_q2[];
   const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
@@ -177,7 +240,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     const index_t j = index_t(t / static_cast<unsigned long long>(g.S));
     const index_t slab = index_t(t % static_cast<unsigned long long>(g.S));
     if constexpr (Fast)
-      q2_warp::fast_task<T, C, Packed, IL>(X, ThreadY<T, C>{&Y}, sm, g, a, j, slab);
+      q2_warp::fast_task<T, C, Packed, IL, (AsyncW > 0)>(X, ThreadY<T, C>{&Y}, sm, g, a, j, slab);
     else
       q2_warp::generic_task<T>(X, sm, g, a, j, slab);
   }
@@ -340,6 +403,17 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
       kern = q2_kernel<T, true, 1, false, true>;
       if constexpr (!q2_warp::VLoad<T, 1>::kLegacy)
         if (packed) kern = q2_kernel<T, true, 1, true, true>;
+    }
+    // The rows and the packed V tile by async copies (no registers in flight: more warps per
+    // SM), double with the packed tiles 16-byte aligned (same bits either way).
+    if constexpr (kAsyncQ2<T>) {
+      // EIGSOLVE_GPU_Q2_ASYNC=1: the async-load kernel (d, packed tiles 16-byte aligned, one
+      // column per lane, not interleaved), capped at 168 registers for 12 warps per SM. Session
+      // 24 on the H200 (bench/NOTES.md): Q2 alone -3.7 % at n = 16384, the pipeline with vectors
+      // unchanged (2.95 s either way), so not the default. Same bits.
+      if (env_flag("EIGSOLVE_GPU_Q2_ASYNC") && packed && !il &&
+          reinterpret_cast<std::uintptr_t>(dVp) % 16 == 0)
+        kern = q2_kernel<T, true, 1, true, false, kAsyncWarps>;
     }
   }
   ck(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),

@@ -277,7 +277,7 @@ ES_HD_INLINE void rotate_body(LaneY<T, C>& Y) {
 /// (loading all of them again made the shared-memory wavefronts a co-limit with 8 warps per
 /// SM); each load serves the C columns' chains (independent, interleaved: the same chains as
 /// one column at a time).
-template <class T, bool Full, int C = 1>
+template <class T, bool Full, int C = 1, int KeepV = FastCfg<T, C>::kKeepV>
 ES_HD_INLINE void fast_compute(LaneY<T, C>& Y, T* carry, const T* Vs, const T* taus, int lim) {
   constexpr int U = FastCfg<T, C>::kU, NB = kNB, P = 16 / int(sizeof(T));
   for (int t0 = kGF - 1; t0 >= U - 1; t0 -= U) {
@@ -314,12 +314,12 @@ ES_HD_INLINE void fast_compute(LaneY<T, C>& Y, T* carry, const T* Vs, const T* t
         for (int q0 = 0; q0 < NB; q0 += P) {
           if (!Full && q0 >= len) break;
           T vp[P];
-          if (q0 >= FastCfg<T, C>::kKeepV) lds16(v + q0, vp);
+          if (q0 >= KeepV) lds16(v + q0, vp);
           ES_Q2_UNROLL
           for (int e = 0; e < P; ++e) {
             const int q = q0 + e;
             if (Full || q < len) {
-              const T vq = q0 >= FastCfg<T, C>::kKeepV ? vp[e] : vr[q];
+              const T vq = q0 >= KeepV ? vp[e] : vr[q];
               ES_Q2_UNROLL
               for (int c = 0; c < C; ++c) {
                 T& z = Y.y[c][(q - d + NB) % NB];
@@ -555,6 +555,39 @@ ES_HD_INLINE void fast_vtile(const Exec& X, int lane, const Args<T>& a, T* Vs, T
   if (lane < kGF && lane < lim) taus[lane] = X.ldv(a.tau2 + k + (i0 + lane) * a.ldt2);
 }
 
+/// The async loads (`Async` in fast_task; the device's cp.async, no registers in flight): the
+/// rows of stage_in's tile, lane q copying row q of the 32 columns from j0 (X.cprow: dst[c] :=
+/// src[c ld] for c < cols, zero for the others, whose src is not read), then the lane waits for
+/// its copies (the caller's X.each then makes them the warp's).
+template <class T, class Exec>
+ES_HD_INLINE void stage_async(const Exec& X, int lane, const Geo& g, const Args<T>& a, T* stg,
+                              index_t w0, int r0, int rows, index_t j0) {
+  const index_t r = w0 + r0 + lane;
+  const bool rok = lane < rows && r < g.n;
+  const index_t left = g.nc - j0;  // columns from j0 that exist
+  const int cols = !rok ? 0 : left < kLanes ? int(left) : kLanes;
+  X.cprow(stg + lane * kStg, a.Z + (rok ? r + j0 * a.ldz : 0), a.ldz, cols);
+  X.cpwait();
+}
+
+/// The V tile of level k of group j from the packed tiles (a.Vp) into Vs[t kVS + q] and taus[t]
+/// by 16-byte async copies (kVS rows and the tile are 16-byte aligned): chunk e = i 32 + lane of
+/// the tile's 32 CR chunks (CR = 32 / P per reflector, P elements per chunk), then the taus' CR
+/// chunks by lanes < CR; the lane waits for its copies.
+template <class T, class Exec>
+ES_HD_INLINE void vtile_async(const Exec& X, int lane, const Args<T>& a, index_t j, index_t k,
+                              T* Vs, T* taus) {
+  constexpr int P = 16 / int(sizeof(T)), CR = kNB / P;
+  const T* tile = a.Vp + packed_tile(j, k) * kTileElems;
+  ES_Q2_UNROLL
+  for (int i = 0; i < CR; ++i) {
+    const int e = i * kLanes + lane, t = e / CR, part = e % CR;
+    X.cp16(Vs + t * kVS<T> + part * P, tile + t * kNB + part * P);
+  }
+  if (lane < CR) X.cp16(taus + lane * P, tile + kGF * kNB + lane * P);
+  X.cpwait();
+}
+
 /// Where the fast path loads the V tile: with the rows (kWithRows: all 32 loads beside the
 /// rows', y not yet live), else after the rows in batches of kVBatch loads (registers beside y).
 /// Session 17 (H200, Q2 at n = 16384 / 8192): with the rows for double (1.20 -> 0.98 s, at 198
@@ -575,11 +608,18 @@ struct VLoad {
 /// registers; the emulation: one per lane). sm: the warp's fast_elems<T>(C) elements.
 /// Packed: the V tiles from a.Vp (fetch_vp / put_vp, at the places of fetch_v / put_v).
 /// IL: Full levels through fast_compute_il.
-template <class T, int C = 1, bool Packed = false, bool IL = false, class Exec, class RF>
+/// Async: the rows and the packed V tile by async copies (stage_async, vtile_async: the rows
+/// first, then the V tile in the same shared memory), no registers holding loads in flight;
+/// the partial levels (one per task) load v again for the update (KeepV = 0) so that the
+/// kernel fits 168 registers (12 warps per SM) without spills.
+template <class T, int C = 1, bool Packed = false, bool IL = false, bool Async = false, class Exec,
+          class RF>
 ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a, index_t j,
                      index_t slab) {
-  static_assert(!Packed || (C == 1 && !VLoad<T, C>::kLegacy),
-                "packed V tiles: one column per lane, not the legacy loads");
+  static_assert(!Packed || ((C == 1 || Async) && !VLoad<T, C>::kLegacy),
+                "packed V tiles: one column per lane (two with the async loads), not the legacy "
+                "loads");
+  static_assert(!Async || Packed, "async loads: the packed V tiles");
   constexpr int NB = kNB, G = kGF, W = G + NB - 1;
   T* stg = sm;  // staging tile; the V tile and taus alias it
   T* Vs = sm;
@@ -601,7 +641,9 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
         for (int p = 0; p < 2; ++p) {
           const int r0 = p * NB, rows = W - r0 < NB ? W - r0 : NB;
           X.each([&](int lane) {
-            if constexpr (VLoad<T, C>::kLegacy) {
+            if constexpr (Async) {
+              stage_async(X, lane, g, a, stg, w0, r0, rows, jc);
+            } else if constexpr (VLoad<T, C>::kLegacy) {
               stage_in(X, lane, g, a, stg, w0, r0, rows, jc);
             } else {
               LaneY<T, C>& Y = rf(lane);
@@ -629,7 +671,9 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
         }
       } else {
         X.each([&](int lane) {
-          if constexpr (VLoad<T, C>::kLegacy) {
+          if constexpr (Async) {
+            stage_async(X, lane, g, a, stg, w0, G - 1, NB, jc);
+          } else if constexpr (VLoad<T, C>::kLegacy) {
             stage_in(X, lane, g, a, stg, w0, G - 1, NB, jc);
           } else {
             LaneY<T, C>& Y = rf(lane);
@@ -651,7 +695,9 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
         });
       }
     }
-    if constexpr (VLoad<T, C>::kLegacy) {
+    if constexpr (Async) {
+      X.each([&](int lane) { vtile_async(X, lane, a, j, k, Vs, taus); });
+    } else if constexpr (VLoad<T, C>::kLegacy) {
       X.each([&](int lane) { fast_vtile(X, lane, a, Vs, taus, i0, k, w0, lim); });
     } else if constexpr (VLoad<T, C>::kWithRows) {
       X.each([&](int lane) {
@@ -680,8 +726,11 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
       if (lim == W) {
         if constexpr (IL)
           fast_compute_il<T, C>(Y, carry + lane, Vs, taus);
-        else
-          fast_compute<T, true, C>(Y, carry + lane, Vs, taus, lim);
+        else  // two columns per lane keep v only with the async loads (else ptxas spills)
+          fast_compute<T, true, C, (C == 1 || Async) ? FastCfg<T, C>::kKeepV : 0>(Y, carry + lane,
+                                                                                  Vs, taus, lim);
+      } else if constexpr (Async) {  // v loaded again for the update (see Async above)
+        fast_compute<T, false, C, 0>(Y, carry + lane, Vs, taus, lim);
       } else
         fast_compute<T, false, C>(Y, carry + lane, Vs, taus, lim);
     });

@@ -143,6 +143,13 @@ struct HostQ2Exec {
   T ldz(const T* p) const { return *p; }
   void stz(T* p, const T& v) const { *p = v; }
   T ldv(const T* p) const { return *p; }
+  // the async copies at once (the kernel reads them only after cpwait and a phase boundary)
+  void cprow(T* dst, const T* src, index_t ld, int cols) const {
+    for (int c = 0; c < q2_warp::kLanes; ++c)
+      dst[c] = c < cols ? src[c * ld] : T(0);
+  }
+  void cp16(T* dst, const T* src) const { std::memcpy(static_cast<void*>(dst), src, 16); }
+  void cpwait() const {}
   void wait(index_t idx, std::uint64_t target) const {
     while (flags[idx].load(std::memory_order_acquire) < target)
       std::this_thread::yield();
@@ -171,7 +178,7 @@ struct HostQ2Warp {
 /// in ticket order).
 template <class T, int C = 1>
 void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc, T* Z, index_t ldz,
-                 int threads, bool packed = false, bool il = false) {
+                 int threads, bool packed = false, bool il = false, bool async = false) {
   if (c.n <= 1 || nc == 0) return;
   q2_warp::Geo g;
   g.n = c.n;
@@ -191,9 +198,9 @@ void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc
   a.ldz = ldz;
   // the packed V tiles (fast path), written by the device kernel's own packed_value
   std::vector<T> vp;
-  constexpr bool can_pack = C == 1 && !q2_warp::VLoad<T, 1>::kLegacy;
+  constexpr bool can_pack = !q2_warp::VLoad<T, 1>::kLegacy;  // one column per lane, or async
   if (packed) {
-    EXPECT_TRUE(fast && can_pack);
+    EXPECT_TRUE(fast && can_pack && (C == 1 || async));
     vp.assign(sz(q2_warp::packed_tiles(g.NG) * q2_warp::kTileElems), nan_scalar<T>());
     for (index_t j = 0; j < g.NG; ++j) {
       EXPECT_EQ(q2_warp::group_levels(g, j), j + 1);  // the layout's premise
@@ -217,10 +224,14 @@ void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc
     auto rf = [&](int lane) -> q2_warp::LaneY<T, C>& { return w.lanes[sz(lane)]; };
     if (fast && packed) {
       if constexpr (can_pack) {
-        if (il)
-          q2_warp::fast_task<T, C, true, true>(X, rf, w.sm.data(), g, a, j, slab);
-        else
-          q2_warp::fast_task<T, C, true>(X, rf, w.sm.data(), g, a, j, slab);
+        if (async)
+          q2_warp::fast_task<T, C, true, false, true>(X, rf, w.sm.data(), g, a, j, slab);
+        else if constexpr (C == 1) {
+          if (il)
+            q2_warp::fast_task<T, C, true, true>(X, rf, w.sm.data(), g, a, j, slab);
+          else
+            q2_warp::fast_task<T, C, true>(X, rf, w.sm.data(), g, a, j, slab);
+        }
       }
     } else if (fast && il)
       q2_warp::fast_task<T, C, false, true>(X, rf, w.sm.data(), g, a, j, slab);
@@ -289,6 +300,7 @@ TYPED_TEST(GpuTwoStageVectors, HostWarpEmulationBitwiseEqualToCpu) {
           int cols;             ///< fast path: columns per lane
           bool packed = false;  ///< fast path: the packed V tiles
           bool il = false;      ///< fast path: the update interleaved with the next dot
+          bool async = false;   ///< fast path, packed: the async loads
         };
         std::vector<Run> runs = {{false, 32, 2, 0, 1}, {false, 5, 2, 3, 1}, {false, 1, 3, 3, 1}};
         if (cs.b == q2_warp::kNB) {
@@ -304,21 +316,31 @@ TYPED_TEST(GpuTwoStageVectors, HostWarpEmulationBitwiseEqualToCpu) {
             runs.push_back({true, 32, 2, 3, 1, true});
           }
           runs.push_back({true, 32, 2, 3, 1, false, true});  // update and next dot interleaved
-          if (!q2_warp::VLoad<T, 1>::kLegacy) runs.push_back({true, 32, 1, 0, 1, true, true});
+          if (!q2_warp::VLoad<T, 1>::kLegacy) {
+            runs.push_back({true, 32, 1, 0, 1, true, true});
+            runs.push_back({true, 32, 1, 0, 1, true, false, true});  // async loads
+            runs.push_back({true, 32, 2, 3, 1, true, false, true});
+            if (q2_warp::fast_max_cols<T>() >= 2) {  // two columns per lane, async loads
+              runs.push_back({true, 32, 1, 0, 2, true, false, true});
+              runs.push_back({true, 32, 3, 3, 2, true, false, true});
+            }
+          }
           if (q2_warp::fast_max_cols<T>() >= 2)  // C = 2 interleaved too (host only)
             runs.push_back({true, 32, 1, 0, 2, false, true});
         }
         for (const Run& r : runs) {
           auto z = Z0;
           if (r.cols == 2)
-            emulated_q2<T, 2>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads, false, r.il);
+            emulated_q2<T, 2>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads, r.packed, r.il,
+                              r.async);
           else
-            emulated_q2<T, 1>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads, r.packed, r.il);
+            emulated_q2<T, 1>(c, r.fast, r.G, r.R, nc, z.data(), ldz, r.threads, r.packed, r.il,
+                              r.async);
           EXPECT_TRUE(same_bytes(z, zl))
               << (r.fast ? "fast" : "generic") << " G = " << r.G << ", R = " << r.R
               << ", threads = " << r.threads << ", columns per lane " << r.cols
-              << (r.packed ? ", packed V tiles" : "") << (r.il ? ", interleaved" : "") << ", "
-              << what;
+              << (r.packed ? ", packed V tiles" : "") << (r.il ? ", interleaved" : "")
+              << (r.async ? ", async loads" : "") << ", " << what;
         }
       }
   }
@@ -395,6 +417,11 @@ TYPED_TEST(GpuTwoStageVectors, Q2BitwiseEqualToCpu) {
           const bool offered = q2_packed_bytes<T>(n, b) > 0;
           EXPECT_EQ(offered, (!q2_warp::VLoad<T, 1>::kLegacy)) << what;
           EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz, true), zc)) << "packed, " << what;
+          {  // d: the async-load kernel (the others ignore the knob)
+            EnvScope as({{"EIGSOLVE_GPU_Q2_ASYNC", "1"}});
+            EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz, true), zc))
+                << "packed, async loads, " << what;
+          }
           EnvScope env({{"EIGSOLVE_GPU_Q2_IL", "1"}});  // the update interleaved with the next dot
           EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc)) << "IL, " << what;
           EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz, true), zc)) << "IL, packed, " << what;
@@ -409,7 +436,8 @@ TYPED_TEST(GpuTwoStageVectors, Q2BitwiseEqualToCpu) {
 
 /// Every path and knob of the kernel gives the same bits: the generic path for b = 32
 /// (EIGSOLVE_GPU_Q2_GENERIC=1) with its automatic G and G = 1, 5; one and three warps in flight
-/// (EIGSOLVE_GPU_Q2_WARPS); one and two columns per lane (EIGSOLVE_GPU_Q2_COLS); repeated calls.
+/// (EIGSOLVE_GPU_Q2_WARPS); one and two columns per lane (EIGSOLVE_GPU_Q2_COLS); the update
+/// interleaved (EIGSOLVE_GPU_Q2_IL); d's async loads (EIGSOLVE_GPU_Q2_ASYNC); repeated calls.
 TYPED_TEST(GpuTwoStageVectors, EveryPathSameBits) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -427,24 +455,29 @@ TYPED_TEST(GpuTwoStageVectors, EveryPathSameBits) {
     for (int rep = 0; rep < 3; ++rep)
       EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc)) << "repeat " << rep << ", n = " << n;
     struct Knob {
-      const char *generic, *group, *warps, *cols, *il = nullptr;
+      const char *generic, *group, *warps, *cols, *il = nullptr, *async = nullptr;
     };
-    for (Knob k : {Knob{"1", nullptr, nullptr, nullptr}, Knob{"1", "1", nullptr, nullptr},
-                   Knob{"1", "5", "3", nullptr}, Knob{nullptr, nullptr, "1", nullptr},
-                   Knob{nullptr, nullptr, "3", nullptr}, Knob{nullptr, nullptr, nullptr, "2"},
-                   Knob{nullptr, nullptr, "1", "2"}, Knob{nullptr, nullptr, "3", "2"},
-                   Knob{nullptr, nullptr, nullptr, nullptr, "1"},
-                   Knob{nullptr, nullptr, "3", nullptr, "1"}}) {
+    for (Knob k :
+         {Knob{"1", nullptr, nullptr, nullptr}, Knob{"1", "1", nullptr, nullptr},
+          Knob{"1", "5", "3", nullptr}, Knob{nullptr, nullptr, "1", nullptr},
+          Knob{nullptr, nullptr, "3", nullptr}, Knob{nullptr, nullptr, nullptr, "2"},
+          Knob{nullptr, nullptr, "1", "2"}, Knob{nullptr, nullptr, "3", "2"},
+          Knob{nullptr, nullptr, nullptr, nullptr, "1"}, Knob{nullptr, nullptr, "3", nullptr, "1"},
+          Knob{nullptr, nullptr, nullptr, nullptr, nullptr, "1"},
+          Knob{nullptr, nullptr, "3", nullptr, nullptr, "1"},
+          Knob{nullptr, nullptr, "1", nullptr, nullptr, "1"}}) {
       EnvScope env({{"EIGSOLVE_GPU_Q2_GENERIC", k.generic},
                     {"EIGSOLVE_GPU_Q2_GROUP", k.group},
                     {"EIGSOLVE_GPU_Q2_WARPS", k.warps},
                     {"EIGSOLVE_GPU_Q2_COLS", k.cols},
-                    {"EIGSOLVE_GPU_Q2_IL", k.il}});
+                    {"EIGSOLVE_GPU_Q2_IL", k.il},
+                    {"EIGSOLVE_GPU_Q2_ASYNC", k.async}});
       for (bool packed : {false, true})
         EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz, packed), zc))
             << "GENERIC=" << (k.generic ? k.generic : "-") << " GROUP=" << (k.group ? k.group : "-")
             << " WARPS=" << (k.warps ? k.warps : "-") << " COLS=" << (k.cols ? k.cols : "-")
-            << " IL=" << (k.il ? k.il : "-") << (packed ? " packed" : "") << ", n = " << n;
+            << " IL=" << (k.il ? k.il : "-") << " ASYNC=" << (k.async ? k.async : "-")
+            << (packed ? " packed" : "") << ", n = " << n;
     }
   }
   // a wider generic case: b = 48 with G = 3 and two warps
