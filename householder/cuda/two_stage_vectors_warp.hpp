@@ -616,9 +616,8 @@ template <class T, int C = 1, bool Packed = false, bool IL = false, bool Async =
           class RF>
 ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a, index_t j,
                      index_t slab) {
-  static_assert(!Packed || ((C == 1 || Async) && !VLoad<T, C>::kLegacy),
-                "packed V tiles: one column per lane (two with the async loads), not the legacy "
-                "loads");
+  static_assert(!Packed || (C == 1 && !VLoad<T, C>::kLegacy),
+                "packed V tiles: one column per lane, not the legacy loads");
   static_assert(!Async || Packed, "async loads: the packed V tiles");
   constexpr int NB = kNB, G = kGF, W = G + NB - 1;
   T* stg = sm;  // staging tile; the V tile and taus alias it
@@ -726,9 +725,8 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
       if (lim == W) {
         if constexpr (IL)
           fast_compute_il<T, C>(Y, carry + lane, Vs, taus);
-        else  // two columns per lane keep v only with the async loads (else ptxas spills)
-          fast_compute<T, true, C, (C == 1 || Async) ? FastCfg<T, C>::kKeepV : 0>(Y, carry + lane,
-                                                                                  Vs, taus, lim);
+        else
+          fast_compute<T, true, C>(Y, carry + lane, Vs, taus, lim);
       } else if constexpr (Async) {  // v loaded again for the update (see Async above)
         fast_compute<T, false, C, 0>(Y, carry + lane, Vs, taus, lim);
       } else

@@ -198,9 +198,9 @@ void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc
   a.ldz = ldz;
   // the packed V tiles (fast path), written by the device kernel's own packed_value
   std::vector<T> vp;
-  constexpr bool can_pack = !q2_warp::VLoad<T, 1>::kLegacy;  // one column per lane, or async
+  constexpr bool can_pack = C == 1 && !q2_warp::VLoad<T, 1>::kLegacy;
   if (packed) {
-    EXPECT_TRUE(fast && can_pack && (C == 1 || async));
+    EXPECT_TRUE(fast && can_pack);
     vp.assign(sz(q2_warp::packed_tiles(g.NG) * q2_warp::kTileElems), nan_scalar<T>());
     for (index_t j = 0; j < g.NG; ++j) {
       EXPECT_EQ(q2_warp::group_levels(g, j), j + 1);  // the layout's premise
@@ -226,12 +226,10 @@ void emulated_q2(const Chase2<T>& c, bool fast, index_t G, index_t R, index_t nc
       if constexpr (can_pack) {
         if (async)
           q2_warp::fast_task<T, C, true, false, true>(X, rf, w.sm.data(), g, a, j, slab);
-        else if constexpr (C == 1) {
-          if (il)
-            q2_warp::fast_task<T, C, true, true>(X, rf, w.sm.data(), g, a, j, slab);
-          else
-            q2_warp::fast_task<T, C, true>(X, rf, w.sm.data(), g, a, j, slab);
-        }
+        else if (il)
+          q2_warp::fast_task<T, C, true, true>(X, rf, w.sm.data(), g, a, j, slab);
+        else
+          q2_warp::fast_task<T, C, true>(X, rf, w.sm.data(), g, a, j, slab);
       }
     } else if (fast && il)
       q2_warp::fast_task<T, C, false, true>(X, rf, w.sm.data(), g, a, j, slab);
@@ -320,10 +318,6 @@ TYPED_TEST(GpuTwoStageVectors, HostWarpEmulationBitwiseEqualToCpu) {
             runs.push_back({true, 32, 1, 0, 1, true, true});
             runs.push_back({true, 32, 1, 0, 1, true, false, true});  // async loads
             runs.push_back({true, 32, 2, 3, 1, true, false, true});
-            if (q2_warp::fast_max_cols<T>() >= 2) {  // two columns per lane, async loads
-              runs.push_back({true, 32, 1, 0, 2, true, false, true});
-              runs.push_back({true, 32, 3, 3, 2, true, false, true});
-            }
           }
           if (q2_warp::fast_max_cols<T>() >= 2)  // C = 2 interleaved too (host only)
             runs.push_back({true, 32, 1, 0, 2, false, true});
