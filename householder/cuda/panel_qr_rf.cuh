@@ -55,6 +55,7 @@
 #include <type_traits>
 
 #include "core/canonical.hpp"
+#include "core/cuda/cp_async.cuh"
 #include "core/cuda/l2_access.cuh"
 #include "core/cuda/sync_flags.cuh"
 #include "core/precision.hpp"
@@ -141,22 +142,9 @@ __device__ __forceinline__ S chain_all(const S* p, int nt) {
   return acc;
 }
 
-/// One element of B bytes global -> shared, asynchronously (cp.async: 4 and 8 bytes through L1,
-/// .ca; 16 bytes L2 only, .cg). Issued after the acquire and the barrier (A), so the weak reads
-/// see the published reflector; and no L1 line of a reflector's column predates its
-/// publication (the columns are loaded through L2 only), so .ca cannot hit a stale line.
-template <int B>
-__device__ __forceinline__ void cp_async_elem(void* smem, const void* gmem) {
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  if constexpr (B == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(gmem) : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(d), "l"(gmem), "n"(B)
-                 : "memory");
-}
-__device__ __forceinline__ void cp_async_wait_all() {
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
-}
+// cp_async_elem (core/cuda/cp_async.cuh) is issued after the acquire and the barrier (A), so the
+// weak reads see the published reflector; and no L1 line of a reflector's column predates its
+// publication (the columns are loaded through L2 only), so .ca cannot hit a stale line.
 
 /// The origin o -> o + 1: new element e = old element e + 1 (diagram above). xs: NB x 16 slots
 /// for lane 0's first element of every warp. Contains a barrier; every thread must call it.

@@ -42,6 +42,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/cuda/cp_async.cuh"
 #include "core/cuda/l2_access.cuh"
 #include "core/cuda/sync_flags.cuh"
 #include "core/errors.hpp"
@@ -160,19 +161,16 @@ struct Q2Exec {
   /// Async copy of 16 bytes (both 16-byte aligned) of the read-only packed V tiles, L2 only.
   __host__ __device__ __forceinline__ void cp16(T* dst, const T* src) const {
 #if defined(__CUDA_ARCH__)
-    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d),
-                 "l"(__cvta_generic_to_global(src))
-                 : "memory");
+    cp_async_elem<16>(dst, src);
 #else
     (void)dst;
     (void)src;
 #endif
   }
-  /// This thread's async copies done (cp.async.wait_all).
+  /// This thread's async copies done.
   __host__ __device__ __forceinline__ void cpwait() const {
 #if defined(__CUDA_ARCH__)
-    asm volatile("cp.async.wait_all;" ::: "memory");
+    cp_async_wait_all();
 #endif
   }
   __host__ __device__ __forceinline__ void wait(index_t idx, std::uint64_t target) const {
