@@ -36,7 +36,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
-#include <type_traits>
 
 #include "core/canonical.hpp"
 #include "core/errors.hpp"
@@ -44,7 +43,6 @@
 #include "solver/back_transform.hpp"
 #include "solver/back_transform_cuda.hpp"
 #include "solver/cuda/back_transform_kernels.cuh"
-#include "solver/cuda/back_transform_strip.cuh"
 
 namespace eigsolve {
 namespace {
@@ -333,27 +331,6 @@ index_t step1_tiles_per_block(index_t ng, index_t nt, int nsm, bool& sweep) {
   return ceil_div(nt, segs);
 }
 
-/// The column-strip kernel (back_transform_strip.cuh) for the real types:
-/// EIGSOLVE_GPU_BT_STRIP=1 (or =2: two columns per thread, 128 threads) instead of steps 1-3;
-/// unset or 0: steps 1-3. EIGSOLVE_GPU_BT_STRIP_PASSES=N: passes per launch (default 32).
-/// Same bits either way.
-template <class T>
-int strip_mode() {
-  if constexpr (!std::is_same_v<T, double> && !std::is_same_v<T, float>) {
-    return 0;
-  } else {
-    const char* e = std::getenv("EIGSOLVE_GPU_BT_STRIP");
-    if (e == nullptr || e[0] == '\0' || e[0] == '0') return 0;
-    return e[0] == '2' ? 2 : 1;
-  }
-}
-
-int strip_passes() {
-  const char* e = std::getenv("EIGSOLVE_GPU_BT_STRIP_PASSES");
-  const long long v = e ? std::atoll(e) : 0;
-  return v > 0 ? int(std::min<long long>(v, 1 << 30)) : 32;
-}
-
 }  // namespace
 
 template <class T>
@@ -429,19 +406,9 @@ class DeviceBt {
     if (n_ <= 1 || nc <= 0) return;
     if (lddz < n_) throw DimensionError("apply_q_canonical_device: lddz < n");
     if (nc > m_) throw DimensionError("apply_q_canonical_device: more columns than planned");
-    const int strip = strip_mode<T>();
     for (index_t j0 = 0; j0 < nc; j0 += p_.mc) {
       const index_t w = std::min(p_.mc, nc - j0);
       T* Zp = dZ + j0 * lddz;
-      if (strip != 0) {
-        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
-          if (strip == 2)
-            strip_launches<2>(w, Zp, lddz);
-          else
-            strip_launches<1>(w, Zp, lddz);
-        }
-        continue;
-      }
       for (index_t b = p_.nblocks - 1; b >= 0; --b) {
         index_t i0, L;
         int k;
@@ -457,25 +424,6 @@ class DeviceBt {
  private:
   static constexpr std::size_t kSmem1 = (C::kStages1 * C::kStage1 + C::kAcc1) * sizeof(T);
   static constexpr std::size_t kSmem3 = (kB * C::kVS3 + 2 * kB * C::kJC3) * sizeof(T);
-
-  /// Every pass of the column-strip kernel on the nc columns at Zp, in launches of
-  /// strip_passes() passes (NY_ carries the last pass's NY to the next launch).
-  template <int JT>
-  void strip_launches(index_t nc, T* Zp, index_t lddz) {
-    constexpr std::size_t smem = bt_strip::smem_bytes<T>();
-    auto* kern = bt_strip::strip_kernel<T, JT>;
-    ck(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
-       "strip kernel shared memory");
-    const int nb = static_cast<int>(p_.nblocks), per = strip_passes();
-    const unsigned grid = unsigned(ceil_div(nc, bt_strip::kCW));
-    for (int bhi = nb - 1; bhi >= -1;) {
-      const int blo = std::max(bhi - per + 1, -1);
-      kern<<<grid, bt_strip::threads(JT), smem, st_>>>(dA_, ldda_, n_, nb, Tall_, Zp, lddz, nc, bhi,
-                                                       blo, NY_, p_.pw);
-      ck(cudaGetLastError(), "strip kernel launch");
-      bhi = blo - 1;
-    }
-  }
 
   void block(index_t b, index_t& i0, int& k, index_t& L) const {
     i0 = kB * b;

@@ -322,50 +322,6 @@ void large_modes(index_t n, index_t m, std::uint64_t seed) {
   }
 }
 
-/// The column-strip kernel (EIGSOLVE_GPU_BT_STRIP=1 / 2, real types) against the CPU: sizes
-/// around the block (32) and tile (64) widths (a short last block, a last tile of 1 row), column
-/// counts around its 32-column strips, padded leading dimensions, and 1 or 3 passes per launch
-/// (NY carried through global memory between launches) as well as the default.
-template <class T>
-void strip_modes(index_t n, index_t m, std::uint64_t seed) {
-  const index_t lda = n + (n % 3), ldz = n + 2 * (n % 2) + 1;
-  std::vector<T> A, tau;
-  make_reflectors<T>(n, lda, seed, A, tau);
-  const std::vector<T> Z = random_z<T>(m, ldz, seed + 1);
-  std::vector<T> z1 = Z;
-  Context ctx;
-  ctx.threads = 0;
-  apply_q_canonical(ctx, n, A.data(), lda, tau.data(), m, z1.data(), ldz);
-  for (const char* mode : {"1", "2"})
-    for (const char* passes : {static_cast<const char*>(nullptr), "1", "3"}) {
-      EnvScope env({{"EIGSOLVE_GPU_BT_STRIP", mode}, {"EIGSOLVE_GPU_BT_STRIP_PASSES", passes}});
-      std::vector<T> z2 = Z;
-      apply_q_canonical_cuda(n, A.data(), lda, tau.data(), m, z2.data(), ldz);
-      EXPECT_TRUE(same_bytes(z1, z2))
-          << ScalarTraits<T>::name << " strip=" << mode
-          << " passes=" << (passes ? passes : "default") << " n=" << n << " m=" << m;
-    }
-}
-
-TEST(GpuBackTransformStrip, BitwiseEqualToCpu) {
-  EIGSOLVE_REQUIRE_DEVICE();
-  std::uint64_t seed = 801;
-  for (index_t n : {2, 3, 32, 33, 34, 63, 64, 65, 66, 97, 129, 130, 200, 257})
-    for (index_t m : {index_t(1), index_t(31), index_t(32), index_t(33), n, n + 37}) {
-      strip_modes<double>(n, m, seed);
-      seed += 2;
-    }
-  strip_modes<float>(65, 40, 901);
-  strip_modes<float>(257, 100, 903);
-}
-
-TEST(GpuBackTransformStrip, Large) {
-  EIGSOLVE_REQUIRE_DEVICE();
-  strip_modes<double>(1501, 700, 911);
-  strip_modes<double>(2049, 1000, 913);
-  strip_modes<float>(1234, 500, 915);
-}
-
 TEST(GpuBackTransformLarge, EveryStep1Mode) {
   EIGSOLVE_REQUIRE_DEVICE();
   large_modes<double>(1501, 6000, 21);  // 24 tiles, 94 column blocks: partial when automatic
