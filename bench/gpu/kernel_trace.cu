@@ -42,6 +42,7 @@ Cupti& cupti() {
 struct Interval {
   std::uint64_t start, end;
   const char* name;  ///< CUPTI's string, shared by every record of the kernel
+  std::uint32_t stream;
 };
 
 std::mutex g_mu;
@@ -60,7 +61,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buf, size_t, size_t
   while (valid > 0 && cupti().next_record(buf, valid, &r) == CUPTI_SUCCESS) {
     if (r->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
     const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
-    g_recs.push_back({k->start, k->end, k->name});
+    g_recs.push_back({k->start, k->end, k->name, k->streamId});
   }
   std::free(buf);
 }
@@ -144,7 +145,7 @@ void trace_end_and_report(std::FILE* out, const char* title) {
       it = ids.emplace(x.name, int(names.size())).first;
       names.push_back(demangled(x.name));
     }
-    v.push_back({x.start, x.end, it->second});
+    v.push_back({x.start, x.end, it->second, x.stream});
   }
   print_trace_summary(out, title, summarize_trace(std::move(v), names), 30);
 }

@@ -32,6 +32,46 @@ TraceSummary summarize_trace(std::vector<KernelInterval> v, const std::vector<st
     }
   }
   busy += cur_e - cur_s;
+  // per stream (v is sorted by start)
+  struct Acc {
+    long n = 0;
+    std::uint64_t first = 0, last = 0, busy = 0, cs = 0, ce = 0;
+    std::map<int, std::uint64_t> by_name;
+  };
+  std::map<std::uint32_t, Acc> st;
+  for (const KernelInterval& x : v) {
+    Acc& a = st[x.stream];
+    if (a.n++ == 0) {
+      a.first = a.cs = x.start;
+      a.ce = x.end;
+    } else if (x.start > a.ce) {
+      a.busy += a.ce - a.cs;
+      a.cs = x.start;
+      a.ce = x.end;
+    } else {
+      a.ce = std::max(a.ce, x.end);
+    }
+    a.last = std::max(a.last, x.end);
+    a.by_name[x.name] += x.end - x.start;
+  }
+  for (auto& [id, a] : st) {
+    a.busy += a.ce - a.cs;
+    StreamRow r;
+    r.stream = id;
+    r.launches = a.n;
+    r.span_s = double(a.last - a.first) * 1e-9;
+    r.busy_s = double(a.busy) * 1e-9;
+    r.gaps_s = double(a.last - a.first - a.busy) * 1e-9;
+    int top = -1;
+    std::uint64_t best = 0;
+    for (const auto& [nm, t] : a.by_name)
+      if (top < 0 || t > best) top = nm, best = t;
+    r.top = top >= 0 && std::size_t(top) < names.size() ? names[std::size_t(top)] : "?";
+    s.streams.push_back(std::move(r));
+  }
+  std::sort(s.streams.begin(), s.streams.end(), [](const StreamRow& a, const StreamRow& b) {
+    return a.busy_s > b.busy_s || (a.busy_s == b.busy_s && a.stream < b.stream);
+  });
   s.span_s = double(last_end - v[0].start) * 1e-9;
   s.busy_s = double(busy) * 1e-9;
   s.idle_s = s.span_s - s.busy_s;
@@ -63,6 +103,15 @@ void print_trace_summary(std::FILE* out, const char* title, const TraceSummary& 
                  r.total_s * 1e6 / double(r.launches),
                  s.span_s > 0 ? 100.0 * r.total_s / s.span_s : 0.0, r.idle_before_s,
                  r.name.c_str());
+  }
+  std::fprintf(
+      out, "  per stream (span - busy = gaps: host waits, launch latency, no room on the SMs)\n");
+  std::fprintf(out, "  %9s %9s %10s %10s %10s  largest kernel\n", "stream", "launches", "span s",
+               "busy s", "gaps s");
+  for (std::size_t i = 0; i < s.streams.size() && i < 8; ++i) {
+    const StreamRow& r = s.streams[i];
+    std::fprintf(out, "  %9u %9ld %10.4f %10.4f %10.4f  %s\n", r.stream, r.launches, r.span_s,
+                 r.busy_s, r.gaps_s, r.top.c_str());
   }
 }
 

@@ -13,6 +13,7 @@ namespace gpu_bench {
 struct KernelInterval {
   std::uint64_t start = 0, end = 0;  ///< ns
   int name = 0;                      ///< index into the names given to summarize_trace
+  std::uint32_t stream = 0;          ///< CUPTI's stream id
 };
 
 struct TraceRow {
@@ -22,12 +23,25 @@ struct TraceRow {
   double idle_before_s = 0;  ///< GPU idle time that ended with this kernel's launches
 };
 
+/// One stream's kernels: on a stream they run one after the other, so span - busy is the time the
+/// stream's next kernel was not running although the previous one had ended (host waits, launch
+/// latency, or no room on the SMs for it).
+struct StreamRow {
+  std::uint32_t stream = 0;
+  long launches = 0;
+  double span_s = 0;  ///< its first start to its last end
+  double busy_s = 0;  ///< the union of its kernels' intervals
+  double gaps_s = 0;  ///< span - busy
+  std::string top;    ///< the kernel with the largest total on it
+};
+
 struct TraceSummary {
   std::size_t kernels = 0;
-  double span_s = 0;           ///< first start to last end
-  double busy_s = 0;           ///< the union of the intervals: some kernel running
-  double idle_s = 0;           ///< span - busy; the sum of every row's idle_before_s
-  std::vector<TraceRow> rows;  ///< by total time, largest first (ties: by name)
+  double span_s = 0;               ///< first start to last end
+  double busy_s = 0;               ///< the union of the intervals: some kernel running
+  double idle_s = 0;               ///< span - busy; the sum of every row's idle_before_s
+  std::vector<TraceRow> rows;      ///< by total time, largest first (ties: by name)
+  std::vector<StreamRow> streams;  ///< by busy time, largest first (ties: by stream id)
 };
 
 /// Intervals in any order; each idle gap (no kernel running) is charged to the kernel whose start

@@ -75,16 +75,19 @@ struct Stream {
   ~Stream() { cudaStreamDestroy(s); }
 };
 
-/// A driver entry point through the runtime (no link-time dependency on libcuda).
+/// A driver entry point through the runtime (no link-time dependency on libcuda), in the ABI of
+/// driver version `ver` (the version that introduced it: green contexts came in 12.4, their
+/// streams in 12.5; asking for an older version than that finds nothing).
 template <class F>
-F driver_fn(const char* name) {
+F driver_fn(const char* name, int ver = 12040) {
   void* p = nullptr;
   cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-  const cudaError_t st = cudaGetDriverEntryPointByVersion(name, &p, 12040, cudaEnableDefault, &q);
+  const cudaError_t st = cudaGetDriverEntryPointByVersion(name, &p, ver, cudaEnableDefault, &q);
   if (st != cudaSuccess || p == nullptr || q != cudaDriverEntryPointSuccess) {
     cudaGetLastError();
-    throw DeviceError(std::string("EIGSOLVE_GPU_BT_SMS: the driver has no ") + name +
-                      " (green contexts need CUDA 12.4 or later)");
+    throw DeviceError(std::string("EIGSOLVE_GPU_BT_SMS: the driver has no ") + name + " of CUDA " +
+                      std::to_string(ver / 1000) + "." + std::to_string(ver % 1000 / 10) +
+                      " (green contexts need CUDA 12.5 or later)");
   }
   return reinterpret_cast<F>(p);
 }
@@ -131,8 +134,8 @@ struct GreenStream {
     need(driver_fn<Create>("cuGreenCtxCreate")(&g, desc, cd, CU_GREEN_CTX_DEFAULT_STREAM),
          "cuGreenCtxCreate");
     CUstream cs = nullptr;
-    const CUresult r =
-        driver_fn<MkStream>("cuGreenCtxStreamCreate")(&cs, g, CU_STREAM_NON_BLOCKING, priority);
+    const CUresult r = driver_fn<MkStream>("cuGreenCtxStreamCreate", 12050)(
+        &cs, g, CU_STREAM_NON_BLOCKING, priority);
     if (r != CUDA_SUCCESS) {
       destroy();
       need(r, "cuGreenCtxStreamCreate");

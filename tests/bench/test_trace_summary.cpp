@@ -37,6 +37,25 @@ TEST(TraceSummary, UnionGapsAndRows) {
   EXPECT_DOUBLE_EQ(idle, s.idle_s);
 }
 
+TEST(TraceSummary, PerStreamGaps) {
+  // stream 7: [0,100) [150,200) [200,260): span 260, busy 210, gaps 50 (k0 100 ns, k1 110 ns)
+  // stream 3: [20,400): one kernel, no gaps; the busiest stream comes first
+  const std::vector<std::string> names = {"k0", "k1", "k2"};
+  const TraceSummary s =
+      summarize_trace({{150, 200, 1, 7}, {0, 100, 0, 7}, {20, 400, 2, 3}, {200, 260, 1, 7}}, names);
+  ASSERT_EQ(s.streams.size(), 2u);
+  EXPECT_EQ(s.streams[0].stream, 3u);
+  EXPECT_EQ(s.streams[0].launches, 1);
+  EXPECT_DOUBLE_EQ(s.streams[0].gaps_s, 0.0);
+  EXPECT_EQ(s.streams[0].top, "k2");
+  EXPECT_EQ(s.streams[1].stream, 7u);
+  EXPECT_EQ(s.streams[1].launches, 3);
+  EXPECT_DOUBLE_EQ(s.streams[1].span_s, 260e-9);
+  EXPECT_DOUBLE_EQ(s.streams[1].busy_s, 210e-9);
+  EXPECT_DOUBLE_EQ(s.streams[1].gaps_s, 50e-9);
+  EXPECT_EQ(s.streams[1].top, "k1");
+}
+
 TEST(TraceSummary, EmptyAndSingle) {
   EXPECT_EQ(summarize_trace({}, {}).kernels, 0u);
   const TraceSummary s = summarize_trace({{10, 30, 0}}, {"k"});
