@@ -32,6 +32,7 @@ struct Cupti {
   CUptiResult (*disable)(CUpti_ActivityKind) = nullptr;
   CUptiResult (*flush_all)(uint32_t) = nullptr;
   CUptiResult (*next_record)(uint8_t*, size_t, CUpti_Activity**) = nullptr;
+  CUptiResult (*latency)(uint8_t) = nullptr;  ///< optional: launch (queued/submitted) times
 };
 
 Cupti& cupti() {
@@ -43,6 +44,7 @@ struct Interval {
   std::uint64_t start, end;
   const char* name;  ///< CUPTI's string, shared by every record of the kernel
   std::uint32_t stream;
+  std::uint64_t submitted;
 };
 
 std::mutex g_mu;
@@ -61,7 +63,8 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buf, size_t, size_t
   while (valid > 0 && cupti().next_record(buf, valid, &r) == CUPTI_SUCCESS) {
     if (r->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
     const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
-    g_recs.push_back({k->start, k->end, k->name, k->streamId});
+    g_recs.push_back(
+        {k->start, k->end, k->name, k->streamId, k->submitted ? k->submitted : k->queued});
   }
   std::free(buf);
 }
@@ -113,7 +116,10 @@ void trace_begin() {
     sym(lib, "cuptiActivityDisable", c.disable);
     sym(lib, "cuptiActivityFlushAll", c.flush_all);
     sym(lib, "cuptiActivityGetNextRecord", c.next_record);
+    c.latency = reinterpret_cast<CUptiResult (*)(uint8_t)>(
+        dlsym(lib, "cuptiActivityEnableLatencyTimestamps"));
     c.lib = lib;
+    if (c.latency) c.latency(1);  // without it the per-stream split shows "-"
     ok(c.register_callbacks(buffer_requested, buffer_completed), "register callbacks");
   }
   {
@@ -145,7 +151,7 @@ void trace_end_and_report(std::FILE* out, const char* title) {
       it = ids.emplace(x.name, int(names.size())).first;
       names.push_back(demangled(x.name));
     }
-    v.push_back({x.start, x.end, it->second, x.stream});
+    v.push_back({x.start, x.end, it->second, x.stream, x.submitted});
   }
   print_trace_summary(out, title, summarize_trace(std::move(v), names), 30);
 }

@@ -35,12 +35,19 @@ TraceSummary summarize_trace(std::vector<KernelInterval> v, const std::vector<st
   // per stream (v is sorted by start)
   struct Acc {
     long n = 0;
-    std::uint64_t first = 0, last = 0, busy = 0, cs = 0, ce = 0;
+    std::uint64_t first = 0, last = 0, busy = 0, cs = 0, ce = 0, late = 0, wait = 0;
+    bool known = true;
     std::map<int, std::uint64_t> by_name;
   };
   std::map<std::uint32_t, Acc> st;
   for (const KernelInterval& x : v) {
     Acc& a = st[x.stream];
+    a.known = a.known && x.submitted != 0;
+    if (a.n > 0 && x.start > a.ce) {  // a gap after the previous kernels' end a.ce
+      const std::uint64_t sub = std::min(std::max(x.submitted, a.ce), x.start);
+      a.late += sub - a.ce;
+      a.wait += x.start - sub;
+    }
     if (a.n++ == 0) {
       a.first = a.cs = x.start;
       a.ce = x.end;
@@ -62,6 +69,11 @@ TraceSummary summarize_trace(std::vector<KernelInterval> v, const std::vector<st
     r.span_s = double(a.last - a.first) * 1e-9;
     r.busy_s = double(a.busy) * 1e-9;
     r.gaps_s = double(a.last - a.first - a.busy) * 1e-9;
+    r.split_known = a.known;
+    if (a.known) {
+      r.host_late_s = double(a.late) * 1e-9;
+      r.gpu_wait_s = double(a.wait) * 1e-9;
+    }
     int top = -1;
     std::uint64_t best = 0;
     for (const auto& [nm, t] : a.by_name)
@@ -106,12 +118,17 @@ void print_trace_summary(std::FILE* out, const char* title, const TraceSummary& 
   }
   std::fprintf(
       out, "  per stream (span - busy = gaps: host waits, launch latency, no room on the SMs)\n");
-  std::fprintf(out, "  %9s %9s %10s %10s %10s  largest kernel\n", "stream", "launches", "span s",
-               "busy s", "gaps s");
+  std::fprintf(out, "  %9s %9s %10s %10s %10s %11s %10s  largest kernel\n", "stream", "launches",
+               "span s", "busy s", "gaps s", "host late s", "GPU wait s");
   for (std::size_t i = 0; i < s.streams.size() && i < 8; ++i) {
     const StreamRow& r = s.streams[i];
-    std::fprintf(out, "  %9u %9ld %10.4f %10.4f %10.4f  %s\n", r.stream, r.launches, r.span_s,
-                 r.busy_s, r.gaps_s, r.top.c_str());
+    char late[32] = "-", wait[32] = "-";
+    if (r.split_known) {
+      std::snprintf(late, sizeof late, "%.4f", r.host_late_s);
+      std::snprintf(wait, sizeof wait, "%.4f", r.gpu_wait_s);
+    }
+    std::fprintf(out, "  %9u %9ld %10.4f %10.4f %10.4f %11s %10s  %s\n", r.stream, r.launches,
+                 r.span_s, r.busy_s, r.gaps_s, late, wait, r.top.c_str());
   }
 }
 

@@ -14,6 +14,7 @@ struct KernelInterval {
   std::uint64_t start = 0, end = 0;  ///< ns
   int name = 0;                      ///< index into the names given to summarize_trace
   std::uint32_t stream = 0;          ///< CUPTI's stream id
+  std::uint64_t submitted = 0;       ///< ns, when the launch reached the GPU; 0: not known
 };
 
 struct TraceRow {
@@ -32,6 +33,12 @@ struct StreamRow {
   double span_s = 0;  ///< its first start to its last end
   double busy_s = 0;  ///< the union of its kernels' intervals
   double gaps_s = 0;  ///< span - busy
+  /// With the launch times known for every kernel on it (CUPTI latency timestamps), the gaps
+  /// split into host_late_s (a kernel reached the GPU after the one before it had ended) and
+  /// gpu_wait_s (it had reached the GPU but started later than the end of the one before it:
+  /// no room on the SMs, or the front end busy).
+  bool split_known = false;
+  double host_late_s = 0, gpu_wait_s = 0;
   std::string top;    ///< the kernel with the largest total on it
 };
 

@@ -54,6 +54,21 @@ TEST(TraceSummary, PerStreamGaps) {
   EXPECT_DOUBLE_EQ(s.streams[1].busy_s, 210e-9);
   EXPECT_DOUBLE_EQ(s.streams[1].gaps_s, 50e-9);
   EXPECT_EQ(s.streams[1].top, "k1");
+  EXPECT_FALSE(s.streams[1].split_known);  // no launch times given
+}
+
+TEST(TraceSummary, GapsSplitIntoHostLateAndGpuWait) {
+  // one stream: [0,100); the next reached the GPU at 130 and started at 170 (30 late, 40 waiting);
+  // [170,200); the next reached it at 150 (early) and started at 260 (60 waiting); [260,300)
+  const TraceSummary s =
+      summarize_trace({{0, 100, 0, 5, 1}, {170, 200, 0, 5, 130}, {260, 300, 0, 5, 150}}, {"k"});
+  ASSERT_EQ(s.streams.size(), 1u);
+  const StreamRow& r = s.streams[0];
+  EXPECT_TRUE(r.split_known);
+  EXPECT_DOUBLE_EQ(r.gaps_s, 130e-9);
+  EXPECT_DOUBLE_EQ(r.host_late_s, 30e-9);
+  EXPECT_DOUBLE_EQ(r.gpu_wait_s, 100e-9);
+  EXPECT_DOUBLE_EQ(r.host_late_s + r.gpu_wait_s, r.gaps_s);
 }
 
 TEST(TraceSummary, EmptyAndSingle) {
