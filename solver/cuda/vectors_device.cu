@@ -18,11 +18,9 @@
 // ready(F) (InvitDeviceHooks) says columns [0, F) are final and never read again by phase B;
 // a group is sent once it has EIGSOLVE_GPU_BT_CHUNK columns (default max(1024, m / 8)). A
 // column's bits do not depend on its group (apply_q_device_columns), so Z is the same.
-#include <cuda.h>  // green-context types only: the entry points come through the runtime
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -73,97 +71,6 @@ struct Stream {
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   ~Stream() { cudaStreamDestroy(s); }
-};
-
-/// A driver entry point through the runtime (no link-time dependency on libcuda), in the ABI of
-/// driver version `ver` (the version that introduced it: green contexts came in 12.4, their
-/// streams in 12.5; asking for an older version than that finds nothing).
-template <class F>
-F driver_fn(const char* name, int ver = 12040) {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-  const cudaError_t st = cudaGetDriverEntryPointByVersion(name, &p, ver, cudaEnableDefault, &q);
-  if (st != cudaSuccess || p == nullptr || q != cudaDriverEntryPointSuccess) {
-    cudaGetLastError();
-    throw DeviceError(std::string("EIGSOLVE_GPU_BT_SMS: the driver has no ") + name + " of CUDA " +
-                      std::to_string(ver / 1000) + "." + std::to_string(ver % 1000 / 10) +
-                      " (green contexts need CUDA 12.5 or later)");
-  }
-  return reinterpret_cast<F>(p);
-}
-
-/// EIGSOLVE_GPU_BT_SMS=N (N > 0): a stream of a green context holding about N of the device's
-/// SMs (rounded up to the partition granularity, 8 on Hopper), on which the back-transformation
-/// of the columns phase B has finished runs while phase B is still going, so that the
-/// persistent Q2 kernel and Q1's blocks leave the other SMs to phase B's chain. Unset or 0:
-/// none (every group on the ordinary stream). The bits do not depend on it.
-struct GreenStream {
-  cudaStream_t s = nullptr;
-  unsigned sms = 0;
-  CUgreenCtx g = nullptr;
-  GreenStream(int dev, int priority) {
-    const char* e = std::getenv("EIGSOLVE_GPU_BT_SMS");
-    const long long want = e ? std::atoll(e) : 0;
-    if (want <= 0) return;
-    using GetDev = CUresult (*)(CUdevice*, int);
-    using GetRes = CUresult (*)(CUdevice, CUdevResource*, CUdevResourceType);
-    using Split = CUresult (*)(CUdevResource*, unsigned*, const CUdevResource*, CUdevResource*,
-                               unsigned, unsigned);
-    using Desc = CUresult (*)(CUdevResourceDesc*, CUdevResource*, unsigned);
-    using Create = CUresult (*)(CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned);
-    using MkStream = CUresult (*)(CUstream*, CUgreenCtx, unsigned, int);
-    auto need = [](CUresult r, const char* what) {
-      if (r != CUDA_SUCCESS)
-        throw DeviceError(std::string("EIGSOLVE_GPU_BT_SMS: ") + what + " failed (CUresult " +
-                          std::to_string(int(r)) + ")");
-    };
-    CUdevice cd = 0;
-    need(driver_fn<GetDev>("cuDeviceGet")(&cd, dev), "cuDeviceGet");
-    CUdevResource all{}, part{}, rest{};
-    need(driver_fn<GetRes>("cuDeviceGetDevResource")(cd, &all, CU_DEV_RESOURCE_TYPE_SM),
-         "cuDeviceGetDevResource");
-    if (static_cast<unsigned long long>(want) >= all.sm.smCount) return;  // the whole device
-    unsigned groups = 1;
-    need(driver_fn<Split>("cuDevSmResourceSplitByCount")(&part, &groups, &all, &rest, 0,
-                                                         static_cast<unsigned>(want)),
-         "cuDevSmResourceSplitByCount");
-    if (groups < 1) throw DeviceError("EIGSOLVE_GPU_BT_SMS: no partition of that size");
-    CUdevResourceDesc desc = nullptr;
-    need(driver_fn<Desc>("cuDevResourceGenerateDesc")(&desc, &part, 1),
-         "cuDevResourceGenerateDesc");
-    need(driver_fn<Create>("cuGreenCtxCreate")(&g, desc, cd, CU_GREEN_CTX_DEFAULT_STREAM),
-         "cuGreenCtxCreate");
-    CUstream cs = nullptr;
-    const CUresult r = driver_fn<MkStream>("cuGreenCtxStreamCreate", 12050)(
-        &cs, g, CU_STREAM_NON_BLOCKING, priority);
-    if (r != CUDA_SUCCESS) {
-      destroy();
-      need(r, "cuGreenCtxStreamCreate");
-    }
-    s = reinterpret_cast<cudaStream_t>(cs);
-    sms = part.sm.smCount;
-  }
-  GreenStream(const GreenStream&) = delete;
-  GreenStream& operator=(const GreenStream&) = delete;
-  ~GreenStream() { destroy(); }
-  void destroy() {
-    if (s) {
-      using SDestroy = CUresult (*)(CUstream);
-      try {
-        driver_fn<SDestroy>("cuStreamDestroy")(reinterpret_cast<CUstream>(s));
-      } catch (...) {
-      }
-    }
-    s = nullptr;
-    if (g) {
-      using Destroy = CUresult (*)(CUgreenCtx);
-      try {
-        driver_fn<Destroy>("cuGreenCtxDestroy")(g);
-      } catch (...) {
-      }
-      g = nullptr;
-    }
-  }
 };
 
 /// A host thread that runs init(), then apply(c0, c1) for the column groups posted to it, in
@@ -495,64 +402,23 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
       Z, sizeof(T) * std::size_t(n), landed);
   // 2. (on bs, from the worker thread) the T factors; then Z := Q Z by groups of columns
   // [c0, c1) as they are posted (complex: Z_T's columns widened first).
-  // With EIGSOLVE_GPU_BT_SMS the groups enqueued while phase B runs go to a green context's
-  // stream (part of the SMs), at most two in flight there so that the stream is chosen late;
-  // the later ones go to bs (the whole device). One group at a time either way (a switch of
-  // stream waits for the other's last group: they share the workspace).
-  const GreenStream gs(dev, lo_pri);
-  if (gs.s)
-    std::fprintf(stderr,
-                 "eigsolve: EIGSOLVE_GPU_BT_SMS: the back-transformation beside phase B on a "
-                 "green context of %u SMs\n",
-                 gs.sms);
-  std::atomic<bool> phase_b_done{!overlap};
-  cudaStream_t cur = bs.s;
-  std::deque<cudaEvent_t> green_inflight;
-  auto record = [](cudaStream_t s) {
-    cudaEvent_t ev = nullptr;
-    ck(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
-    const cudaError_t st = cudaEventRecord(ev, s);
-    if (st != cudaSuccess) cudaEventDestroy(ev);
-    ck(st, "cudaEventRecord");
-    return ev;
-  };
-  struct InflightGuard {
-    std::deque<cudaEvent_t>& q;
-    ~InflightGuard() {
-      for (cudaEvent_t e : q)
-        cudaEventDestroy(e);
-    }
-  } inflight_guard{green_inflight};
   GroupWorker worker(
       dev, [&] { bplan.prepare(m, dw.p, bw, bs.s); },
       [&](index_t c0, index_t c1) {
-        cudaStream_t use = bs.s;
-        if (gs.s && !phase_b_done.load()) {
-          while (green_inflight.size() >= 2) {
-            const cudaError_t st = cudaEventSynchronize(green_inflight.front());
-            cudaEventDestroy(green_inflight.front());
-            green_inflight.pop_front();
-            ck(st, "back-transformation group");
-          }
-          if (!phase_b_done.load()) use = gs.s;
-        }
-        if (use != cur) {
-          cudaEvent_t sw = record(cur);
-          const cudaError_t st = cudaStreamWaitEvent(use, sw, 0);
-          cudaEventDestroy(sw);
-          ck(st, "cudaStreamWaitEvent");
-          cur = use;
-        }
         if constexpr (cplx) {
-          widen_kernel<R><<<1024, 256, 0, use>>>(std::size_t(n) * std::size_t(c1 - c0),
-                                                 zr + std::size_t(n) * std::size_t(c0),
-                                                 reinterpret_cast<R*>(Z + std::size_t(n) * c0));
+          widen_kernel<R><<<1024, 256, 0, bs.s>>>(std::size_t(n) * std::size_t(c1 - c0),
+                                                  zr + std::size_t(n) * std::size_t(c0),
+                                                  reinterpret_cast<R*>(Z + std::size_t(n) * c0));
           ck(cudaGetLastError(), "widen Z");
         }
-        bplan.columns(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bw, use,
+        bplan.columns(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bw, bs.s,
                       profile_q ? q_seconds : nullptr);
-        if (use == gs.s) green_inflight.push_back(record(use));
-        down.post(c0, c1, record(use));
+        cudaEvent_t ev = nullptr;
+        ck(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
+        const cudaError_t st = cudaEventRecord(ev, bs.s);
+        if (st != cudaSuccess) cudaEventDestroy(ev);
+        ck(st, "cudaEventRecord");
+        down.post(c0, c1, ev);
       });
   // 1. Z_T on the device (phase B handing finished columns to the worker), else on the host
   // (same bits) and uploaded.
@@ -572,12 +438,10 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
        "upload Z of T");
     ck(cudaStreamSynchronize(bs.s), "upload Z of T");  // zt goes out of scope
   }
-  phase_b_done.store(true);
   tm.inverse_iteration = since(t0);
   tm.early_columns = worker.posted();
   t0 = std::chrono::steady_clock::now();
   worker.finish(m);
-  if (gs.s) ck(cudaStreamSynchronize(gs.s), "back-transformation kernels (green context)");
   ck(cudaStreamSynchronize(bs.s), "back-transformation kernels");
   if constexpr (cplx) dZr.reset();
   tm.back_transform = since(t0);

@@ -439,28 +439,22 @@ TEST(GpuPipeline, BackTransformOverlapsInverseIteration) {
   };
   // Each group is downloaded once back-transformed: groups of 1 column and more also through
   // the plain copy, groups of 700 through small pinned chunks (several per group).
-  // "green N": the groups enqueued during phase B on a green context of N SMs
-  // (EIGSOLVE_GPU_BT_SMS), the later ones on the whole device.
-  for (const char* chunk :
-       {"1", "1 plain", "700", "default", "off", "300 green 16", "1 green 64"}) {
+  for (const char* chunk : {"1", "1 plain", "700", "default", "off"}) {
     const std::string c(chunk);
     if (c == "off")
       setenv("EIGSOLVE_GPU_BT_OVERLAP", "0", 1);
     else if (c != "default")
       setenv("EIGSOLVE_GPU_BT_CHUNK", chunk, 1);  // atoll: "1 plain" is 1
     if (c == "1 plain") setenv("EIGSOLVE_GPU_STAGED", "0", 1);
-    if (const auto g = c.find("green "); g != std::string::npos)
-      setenv("EIGSOLVE_GPU_BT_SMS", c.c_str() + g + 6, 1);
     if (c == "700") setenv("EIGSOLVE_GPU_STAGED_CHUNK", "65536", 1);
     pipeline_equal(random_matrix(double(), 2500, 31), "overlap d 2500 chunk " + c, true);
-    if (c == "1" || c == "1 green 64") {
+    if (c == "1") {
       pipeline_equal(random_matrix(float(), 2100, 32), "overlap s 2100 chunk " + c, true);
       pipeline_equal(random_matrix(Complex<double>(), 1100, 33), "overlap z 1100 chunk " + c, true);
       pipeline_equal(random_matrix(Complex<float>(), 1100, 34), "overlap c 1100 chunk " + c, true);
       pipeline_equal(random_matrix(dd_real(), 700, 35), "overlap dd 700 chunk " + c, true);
     }
     unsetenv("EIGSOLVE_GPU_BT_CHUNK");
-    unsetenv("EIGSOLVE_GPU_BT_SMS");
     unsetenv("EIGSOLVE_GPU_BT_OVERLAP");
     unsetenv("EIGSOLVE_GPU_STAGED");
     unsetenv("EIGSOLVE_GPU_STAGED_CHUNK");
