@@ -87,12 +87,10 @@ void panel_qr_cuda_for_test(index_t m, index_t b, T* P, index_t lda, T* tau, int
 /// device (calls in order on one stream are fine). A column's bits do not depend on nc.
 /// dVp: nullptr, or the packed V tiles of these reflectors (pack_q2_device, q2_packed_bytes > 0):
 /// the same bits, coalesced loads (used on the fast path, b = 32, with one column per lane).
-/// leave_sms > 0: the persistent grid is sized for that many SMs fewer than the device has, so
-/// that work on another stream (phase B of the inverse iteration) finds room (same bits).
 template <class T>
 void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2, const T* dtau2,
                                index_t ldt2, index_t nc, T* dZ, index_t lddz, void* stream,
-                               const T* dVp = nullptr, int leave_sms = 0);
+                               const T* dVp = nullptr);
 
 /// Bytes of the packed V tiles apply_q2_canonical_device can read for order n and band width b
 /// (householder/cuda/two_stage_vectors_warp.hpp, packed_value): about n^2 / 2 elements where

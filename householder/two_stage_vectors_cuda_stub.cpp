@@ -6,7 +6,7 @@ namespace eigsolve {
 
 template <class T>
 void apply_q2_canonical_device(index_t, index_t, const T*, index_t, const T*, index_t, index_t, T*,
-                               index_t, void*, const T*, int) {
+                               index_t, void*, const T*) {
   throw NotCompiled("cuda");
 }
 
@@ -20,11 +20,11 @@ void pack_q2_device(index_t, index_t, const T*, index_t, const T*, index_t, T*, 
   throw NotCompiled("cuda");
 }
 
-#define EIGSOLVE_INSTANTIATE_STUB(T)                                                               \
-  template void apply_q2_canonical_device<T>(index_t, index_t, const T*, index_t, const T*,        \
-                                             index_t, index_t, T*, index_t, void*, const T*, int); \
-  template std::size_t q2_packed_bytes<T>(index_t, index_t);                                       \
-  template void pack_q2_device<T>(index_t, index_t, const T*, index_t, const T*, index_t, T*,      \
+#define EIGSOLVE_INSTANTIATE_STUB(T)                                                          \
+  template void apply_q2_canonical_device<T>(index_t, index_t, const T*, index_t, const T*,   \
+                                             index_t, index_t, T*, index_t, void*, const T*); \
+  template std::size_t q2_packed_bytes<T>(index_t, index_t);                                  \
+  template void pack_q2_device<T>(index_t, index_t, const T*, index_t, const T*, index_t, T*, \
                                   void*);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_STUB)
 #undef EIGSOLVE_INSTANTIATE_STUB

@@ -319,7 +319,7 @@ void pack_q2_device(index_t n, index_t b, const T* dV2, index_t ldv2, const T* d
 template <class T>
 void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2, const T* dtau2,
                                index_t ldt2, index_t nc, T* dZ, index_t lddz, void* stream,
-                               const T* dVp, int leave_sms) {
+                               const T* dVp) {
   const std::string me = "apply_q2_canonical_device: ";
   if (n < 0) throw DimensionError(me + "n = " + std::to_string(n) + " < 0");
   if (b < 1) throw UsageError(me + "band width " + std::to_string(b) + " < 1");
@@ -426,7 +426,7 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
   const index_t tasks = g.S * g.NG;
   // Warps in flight: as many as are resident at once (EIGSOLVE_GPU_Q2_WARPS overrides; any
   // number is deadlock-free and gives the same bits).
-  index_t warps = index_t(per_sm) * std::max(1, sms - std::max(0, leave_sms)) * wpb;
+  index_t warps = index_t(per_sm) * sms * wpb;
   if (const index_t w = env_int("EIGSOLVE_GPU_Q2_WARPS"); w > 0) warps = w;
   warps = std::max<index_t>(1, std::min(warps, tasks));
   const index_t blocks = (warps + wpb - 1) / wpb;
@@ -452,11 +452,11 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
   ck(cudaGetLastError(), "q2_kernel");
 }
 
-#define EIGSOLVE_INSTANTIATE_Q2_CUDA(T)                                                            \
-  template void apply_q2_canonical_device<T>(index_t, index_t, const T*, index_t, const T*,        \
-                                             index_t, index_t, T*, index_t, void*, const T*, int); \
-  template std::size_t q2_packed_bytes<T>(index_t, index_t);                                       \
-  template void pack_q2_device<T>(index_t, index_t, const T*, index_t, const T*, index_t, T*,      \
+#define EIGSOLVE_INSTANTIATE_Q2_CUDA(T)                                                       \
+  template void apply_q2_canonical_device<T>(index_t, index_t, const T*, index_t, const T*,   \
+                                             index_t, index_t, T*, index_t, void*, const T*); \
+  template std::size_t q2_packed_bytes<T>(index_t, index_t);                                  \
+  template void pack_q2_device<T>(index_t, index_t, const T*, index_t, const T*, index_t, T*, \
                                   void*);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_Q2_CUDA)
 #undef EIGSOLVE_INSTANTIATE_Q2_CUDA

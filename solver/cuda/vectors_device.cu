@@ -21,7 +21,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -254,14 +253,6 @@ bool overlap_enabled() {
   return !(e && e[0] == '0');
 }
 
-/// EIGSOLVE_GPU_Q2_LEAVE_SMS=N: the persistent Q2 kernels of the groups enqueued while phase B
-/// runs size their grid for N SMs fewer than the device has, so that phase B's kernels find room
-/// instead of waiting for Q2's blocks (session 26, bench/NOTES.md). Same bits. Default 0.
-int q2_leave_sms() {
-  const char* e = std::getenv("EIGSOLVE_GPU_Q2_LEAVE_SMS");
-  return e ? std::max(0, std::atoi(e)) : 0;
-}
-
 /// The fewest columns per group sent during phase B (EIGSOLVE_GPU_BT_CHUNK=N, N >= 1).
 index_t group_columns(index_t m) {
   if (const char* e = std::getenv("EIGSOLVE_GPU_BT_CHUNK"); e && std::atoll(e) > 0)
@@ -311,7 +302,7 @@ struct BackTransformPlan {
   /// With `prof` (EIGSOLVE_GPU_PROFILE=1, two-stage) the two products are timed by events and
   /// the call waits for them (serialised): prof[0] += Q2's seconds, prof[1] += Q1's.
   void columns(index_t m, index_t nc, T* Zc, void* w, std::size_t wb, cudaStream_t st,
-               double* prof = nullptr, int q2_leave_sms = 0) const {
+               double* prof = nullptr) const {
     cudaEvent_t ev[3] = {nullptr, nullptr, nullptr};
     if (prof && ts) {
       for (auto& e : ev)
@@ -320,7 +311,7 @@ struct BackTransformPlan {
     }
     if (ts)
       apply_q2_canonical_device<T>(n, ts->b, ts->dV2, ts->ldv2, ts->dtau2, ts->ldt2, nc, Zc, n, st,
-                                   packed(m, w), q2_leave_sms);
+                                   packed(m, w));
     if (ev[1]) ck(cudaEventRecord(ev[1], st), "cudaEventRecord");
     if (has_q1()) apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, q1_bytes(m), st);
     if (ev[2]) {
@@ -411,8 +402,6 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
       Z, sizeof(T) * std::size_t(n), landed);
   // 2. (on bs, from the worker thread) the T factors; then Z := Q Z by groups of columns
   // [c0, c1) as they are posted (complex: Z_T's columns widened first).
-  const int leave_sms = q2_leave_sms();
-  std::atomic<bool> phase_b_running{overlap};
   GroupWorker worker(
       dev, [&] { bplan.prepare(m, dw.p, bw, bs.s); },
       [&](index_t c0, index_t c1) {
@@ -423,7 +412,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
           ck(cudaGetLastError(), "widen Z");
         }
         bplan.columns(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bw, bs.s,
-                      profile_q ? q_seconds : nullptr, phase_b_running.load() ? leave_sms : 0);
+                      profile_q ? q_seconds : nullptr);
         cudaEvent_t ev = nullptr;
         ck(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
         const cudaError_t st = cudaEventRecord(ev, bs.s);
@@ -441,7 +430,6 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
       if (f - worker.posted() >= group) worker.post(f);
     };
   tm.invit_on_device = inverse_iteration_device<R>(ctx, n, d, e, m, w, k0, zr, nullptr, &hooks);
-  phase_b_running.store(false);
   if (!tm.invit_on_device) {
     std::vector<R> zt;
     assign_zeros_parallel(zt, count, ctx.num_threads());
