@@ -6,6 +6,36 @@
 namespace eigsolve {
 namespace gpu_bench {
 
+namespace {
+
+/// The union of intervals added in order of their starts.
+struct IntervalUnion {
+  bool any = false;
+  std::uint64_t first = 0, cs = 0, ce = 0, done = 0;  // ce: the latest end so far
+  /// Adds [b, e); returns the gap since the latest end before it (0: none).
+  std::uint64_t add(std::uint64_t b, std::uint64_t e) {
+    if (!any) {
+      any = true;
+      first = cs = b;
+      ce = e;
+      return 0;
+    }
+    if (b <= ce) {
+      ce = std::max(ce, e);
+      return 0;
+    }
+    done += ce - cs;
+    const std::uint64_t gap = b - ce;
+    cs = b;
+    ce = e;
+    return gap;
+  }
+  std::uint64_t busy() const { return done + (ce - cs); }
+  std::uint64_t span() const { return ce - first; }
+};
+
+}  // namespace
+
 TraceSummary summarize_trace(std::vector<KernelInterval> v, const std::vector<std::string>& names) {
   TraceSummary s;
   s.kernels = v.size();
@@ -13,62 +43,40 @@ TraceSummary summarize_trace(std::vector<KernelInterval> v, const std::vector<st
   std::sort(v.begin(), v.end(), [](const KernelInterval& a, const KernelInterval& b) {
     return a.start < b.start || (a.start == b.start && a.end < b.end);
   });
+  struct PerStream {
+    long n = 0;
+    IntervalUnion u;
+    std::uint64_t late = 0, wait = 0;
+    bool known = true;
+    std::map<int, std::uint64_t> by_name;
+  };
   std::map<int, TraceRow> by;
-  std::uint64_t reach = v[0].start, busy = 0, last_end = v[0].start;
-  std::uint64_t cur_s = v[0].start, cur_e = v[0].start;
+  std::map<std::uint32_t, PerStream> st;
+  IntervalUnion all;
   for (const KernelInterval& x : v) {
     TraceRow& r = by[x.name];
     ++r.launches;
     r.total_s += double(x.end - x.start) * 1e-9;
-    if (x.start > reach) r.idle_before_s += double(x.start - reach) * 1e-9;
-    reach = std::max(reach, x.end);
-    last_end = std::max(last_end, x.end);
-    if (x.start > cur_e) {
-      busy += cur_e - cur_s;
-      cur_s = x.start;
-      cur_e = x.end;
-    } else {
-      cur_e = std::max(cur_e, x.end);
-    }
-  }
-  busy += cur_e - cur_s;
-  // per stream (v is sorted by start)
-  struct Acc {
-    long n = 0;
-    std::uint64_t first = 0, last = 0, busy = 0, cs = 0, ce = 0, late = 0, wait = 0;
-    bool known = true;
-    std::map<int, std::uint64_t> by_name;
-  };
-  std::map<std::uint32_t, Acc> st;
-  for (const KernelInterval& x : v) {
-    Acc& a = st[x.stream];
+    r.idle_before_s += double(all.add(x.start, x.end)) * 1e-9;
+    PerStream& a = st[x.stream];
+    ++a.n;
     a.known = a.known && x.submitted != 0;
-    if (a.n > 0 && x.start > a.ce) {  // a gap after the previous kernels' end a.ce
-      const std::uint64_t sub = std::min(std::max(x.submitted, a.ce), x.start);
-      a.late += sub - a.ce;
+    a.by_name[x.name] += x.end - x.start;
+    if (const std::uint64_t gap = a.u.add(x.start, x.end)) {
+      // the gap [x.start - gap, x.start): late until the launch reached the GPU, waiting after
+      const std::uint64_t prev = x.start - gap;
+      const std::uint64_t sub = std::min(std::max(x.submitted, prev), x.start);
+      a.late += sub - prev;
       a.wait += x.start - sub;
     }
-    if (a.n++ == 0) {
-      a.first = a.cs = x.start;
-      a.ce = x.end;
-    } else if (x.start > a.ce) {
-      a.busy += a.ce - a.cs;
-      a.cs = x.start;
-      a.ce = x.end;
-    } else {
-      a.ce = std::max(a.ce, x.end);
-    }
-    a.last = std::max(a.last, x.end);
-    a.by_name[x.name] += x.end - x.start;
   }
-  for (auto& [id, a] : st) {
-    a.busy += a.ce - a.cs;
+  for (const auto& [id, a] : st) {
     StreamRow r;
     r.stream = id;
     r.launches = a.n;
-    r.span_s = double(a.last - a.first) * 1e-9;
-    r.busy_s = double(a.busy) * 1e-9;
-    r.gaps_s = double(a.last - a.first - a.busy) * 1e-9;
+    r.span_s = double(a.u.span()) * 1e-9;
+    r.busy_s = double(a.u.busy()) * 1e-9;
+    r.gaps_s = double(a.u.span() - a.u.busy()) * 1e-9;
     r.split_known = a.known;
     if (a.known) {
       r.host_late_s = double(a.late) * 1e-9;
@@ -84,8 +92,8 @@ TraceSummary summarize_trace(std::vector<KernelInterval> v, const std::vector<st
   std::sort(s.streams.begin(), s.streams.end(), [](const StreamRow& a, const StreamRow& b) {
     return a.busy_s > b.busy_s || (a.busy_s == b.busy_s && a.stream < b.stream);
   });
-  s.span_s = double(last_end - v[0].start) * 1e-9;
-  s.busy_s = double(busy) * 1e-9;
+  s.span_s = double(all.span()) * 1e-9;
+  s.busy_s = double(all.busy()) * 1e-9;
   s.idle_s = s.span_s - s.busy_s;
   for (auto& [id, r] : by) {
     r.name = id >= 0 && std::size_t(id) < names.size() ? names[std::size_t(id)] : "?";
