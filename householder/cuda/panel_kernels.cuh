@@ -8,7 +8,8 @@
 //                        exactly the chain of householder/tridiagonalize.cpp (rank2k_update);
 //                        complex diagonal made real afterwards; nothing above the diagonal touched.
 //   rank2k_wide_kernel   the same chains with 8x4 elements per thread of 128 and 16-byte shared
-//                        loads (s, d, c; the default there, EIGSOLVE_GPU_RANK2K=0: rank2k_kernel)
+//                        loads (s, d, c; the default there, EIGSOLVE_GPU_RANK2K=0: rank2k_kernel);
+//                        s and d stage full tiles by cp.async (EIGSOLVE_GPU_RANK2K_ASYNC=0: not)
 //   step-by-step panel   col_update, larfg (one block), panel_dots, panel_w, panel_alpha (one
 //                        block), panel_finish: the host panel kernel by kernel
 //                        (EIGSOLVE_GPU_FUSED=0; the default is householder/cuda/panel_fused.cuh)
@@ -18,6 +19,9 @@
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
 
 #include "core/canonical.hpp"
 #include "core/precision.hpp"
@@ -143,10 +147,49 @@ struct alignas(N * sizeof(T)) R2Vec {
   T v[N];
 };
 
+/// 16-byte cp.async to a shared-memory byte address.
+__device__ __forceinline__ void r2k_cp16(unsigned s, const void* g) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(g));
+}
+
+/// rank2k_wide_kernel's k chunk [k0, k0 + KC) of a full tile by cp.async (real T; the tile inside
+/// the matrix, KC columns left, V and W 16-byte aligned with 16-byte column strides): rows r0 ..
+/// r0+63 of V and W into vr, wr, and rows c0 .. c0+63 of W and V into nwc, nvc *not negated*
+/// (the caller negates them as it reads: -x is exact, so madd(v, -x, c) is the madd of the
+/// staged -x). Thread t copies 16-byte unit u = t % UPR of the rows t / UPR + j NR: no register
+/// round trip, no per-element bounds, every copy of the chunk in flight at once.
+template <class T, int KC, int NT>
+__device__ __forceinline__ void rank2k_stage_async(const T* V, index_t ldv, const T* W, index_t ldw,
+                                                   index_t r0, index_t c0, index_t k0, int t,
+                                                   T (*vr)[64], T (*wr)[64], T (*nwc)[64],
+                                                   T (*nvc)[64]) {
+  constexpr int U = 16 / int(sizeof(T)), UPR = 64 / U, NR = NT / UPR;
+  static_assert(NT % UPR == 0 && KC % NR == 0, "whole rows per pass");
+  const int u = t % UPR, rr = t / UPR;
+  const unsigned row_b = unsigned(rr * 64 + u * U) * unsigned(sizeof(T));
+  constexpr unsigned step_b = unsigned(NR * 64 * sizeof(T));
+  const unsigned dv = static_cast<unsigned>(__cvta_generic_to_shared(&vr[0][0])) + row_b;
+  const unsigned dw = static_cast<unsigned>(__cvta_generic_to_shared(&wr[0][0])) + row_b;
+  const unsigned dnw = static_cast<unsigned>(__cvta_generic_to_shared(&nwc[0][0])) + row_b;
+  const unsigned dnv = static_cast<unsigned>(__cvta_generic_to_shared(&nvc[0][0])) + row_b;
+  const T* sv = V + r0 + u * U + ldv * (k0 + rr);
+  const T* sw = W + r0 + u * U + ldw * (k0 + rr);
+  const T* snw = W + c0 + u * U + ldw * (k0 + rr);
+  const T* snv = V + c0 + u * U + ldv * (k0 + rr);
+#pragma unroll
+  for (int j = 0; j < KC / NR; ++j) {
+    r2k_cp16(dv + j * step_b, sv + j * NR * ldv);
+    r2k_cp16(dw + j * step_b, sw + j * NR * ldw);
+    r2k_cp16(dnw + j * step_b, snw + j * NR * ldw);
+    r2k_cp16(dnv + j * step_b, snv + j * NR * ldv);
+  }
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+
 template <class T>
 __global__ void __launch_bounds__(128)
     rank2k_wide_kernel(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw,
-                       T* A, index_t lda, index_t nt, bool rev = false) {
+                       T* A, index_t lda, index_t nt, bool rev = false, bool async_ok = true) {
   constexpr int KC = kKc<T>, VW = kR2Vw<T>, VC = VW < 4 ? VW : 4, RQ = 8, CP = 4;
   static_assert(VW == 2 || VW == 4, "rank2k_wide_kernel: s, d and c only");
   __shared__ __align__(16) T vr[KC][64], wr[KC][64], nwc[KC][64], nvc[KC][64];
@@ -156,6 +199,16 @@ __global__ void __launch_bounds__(128)
                          nt, I, J);
   const int t = threadIdx.x, tx = t & 7, ty = t >> 3;
   const index_t r0 = I * 64, c0 = J * 64;
+  // The asynchronous staging (real T): a full tile, whole chunks, 16-byte aligned V and W;
+  // async_ok = false (EIGSOLVE_GPU_RANK2K_ASYNC=0) keeps rank2k_stage everywhere (the same bits)
+  bool async = false;
+  if constexpr (!is_complex_v<T>) {
+    async = async_ok && r0 + 64 <= m && kb % KC == 0 &&
+            ((reinterpret_cast<std::uintptr_t>(V) | reinterpret_cast<std::uintptr_t>(W)) & 15) ==
+                0 &&
+            ((ldv | ldw) * index_t(sizeof(T))) % 16 == 0;
+    if (async) rank2k_stage_async<T, KC, 128>(V, ldv, W, ldw, r0, c0, 0, t, vr, wr, nwc, nvc);
+  }
   // element (a, b) of the thread: row VW tx + 8 VW (a / VW) + a % VW, column likewise
   auto row = [tx](int a) { return VW * tx + 8 * VW * (a / VW) + a % VW; };
   auto col = [ty](int b) { return VC * ty + 16 * VC * (b / VC) + b % VC; };
@@ -167,10 +220,9 @@ __global__ void __launch_bounds__(128)
       const index_t i = r0 + row(a), j = c0 + col(b);
       c[a][b] = (i < m && j <= i) ? A[i + lda * j] : T(0);
     }
-  for (index_t k0 = 0; k0 < kb; k0 += KC) {
-    const int kc = int(kb - k0 < KC ? kb - k0 : KC);
-    rank2k_stage<T, KC, 128>(m, V, ldv, W, ldw, r0, c0, k0, kc, t, vr, wr, nwc, nvc);
-    __syncthreads();
+  // One k chunk from shared memory; Neg: nwc / nvc hold W and V as loaded (negated here).
+  auto chunk = [&](auto neg, int kc) {
+    constexpr bool Neg = decltype(neg)::value;
     for (int k = 0; k < kc; ++k) {
       T v[RQ], w[RQ], nw[CP], nv[CP];
 #pragma unroll
@@ -189,8 +241,13 @@ __global__ void __launch_bounds__(128)
         const auto b = *reinterpret_cast<const R2Vec<T, VC>*>(&nvc[k][VC * ty + 16 * VC * p]);
 #pragma unroll
         for (int f = 0; f < VC; ++f) {
-          nw[p * VC + f] = a.v[f];
-          nv[p * VC + f] = b.v[f];
+          if constexpr (Neg) {
+            nw[p * VC + f] = -a.v[f];
+            nv[p * VC + f] = -b.v[f];
+          } else {
+            nw[p * VC + f] = a.v[f];
+            nv[p * VC + f] = b.v[f];
+          }
         }
       }
 #pragma unroll
@@ -201,6 +258,22 @@ __global__ void __launch_bounds__(128)
           c[a][b] = madd(w[a], nv[b], c[a][b]);
         }
     }
+  };
+  for (index_t k0 = 0; k0 < kb; k0 += KC) {
+    const int kc = int(kb - k0 < KC ? kb - k0 : KC);
+    if constexpr (!is_complex_v<T>) {
+      if (async) {
+        if (k0 > 0) rank2k_stage_async<T, KC, 128>(V, ldv, W, ldw, r0, c0, k0, t, vr, wr, nwc, nvc);
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+        __syncthreads();
+        chunk(std::true_type{}, KC);
+        __syncthreads();
+        continue;
+      }
+    }
+    rank2k_stage<T, KC, 128>(m, V, ldv, W, ldw, r0, c0, k0, kc, t, vr, wr, nwc, nvc);
+    __syncthreads();
+    chunk(std::false_type{}, kc);
     __syncthreads();
   }
 #pragma unroll

@@ -103,6 +103,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     alt_ = env_flag("EIGSOLVE_GPU_SYMV_ALT", true);
     coop_ = env_flag("EIGSOLVE_GPU_COOP", false) && fused_;  // measured slower: bench/NOTES.md
     wide_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K", true);
+    async_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);
     rows_w_ = env_flag("EIGSOLVE_GPU_ROWS_W", true);
     k12_ = env_flag("EIGSOLVE_GPU_K12", false);  // opt-in: ~0.5 % (bench/NOTES.md, session 14)
     if (coop_) {  // the cooperative column kernel's grid must fit on the GPU at once
@@ -592,7 +593,15 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
         kernel<<<grid, threads, 0, st_>>>(m, kb, V, ldv, W, ldw, A, ldd_, nt, rev);
     };
     if constexpr (kR2Vw<T> >= 2) {
-      if (wide_r2k_) return go(rank2k_wide_kernel<T>, 128u);
+      if (wide_r2k_) {
+        if (in_loop)
+          launch(rank2k_wide_kernel<T>, grid, 128u, m, kb, V, ldv, W, ldw, A, ldd_, nt, rev,
+                 async_r2k_);
+        else
+          rank2k_wide_kernel<T><<<grid, 128u, 0, st_>>>(m, kb, V, ldv, W, ldw, A, ldd_, nt, rev,
+                                                        async_r2k_);
+        return;
+      }
     }
     if constexpr (std::is_same_v<T, Complex<double>>) {
       if (wide_r2k_) return go(rank2k_kernel<T, 2>, 256u);
@@ -655,7 +664,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;
   cudaEvent_t pev_[9] = {};
   bool pdl_ = true, profile_ = false, fused_ = true, graphs_ = true, fork_ = true, coop_ = false;
-  bool wide_r2k_ = true;  ///< rank2k(): rank2k_wide_kernel for s, d and c
+  bool wide_r2k_ = true;   ///< rank2k(): rank2k_wide_kernel for s, d and c
+  bool async_r2k_ = true;  ///< EIGSOLVE_GPU_RANK2K_ASYNC=0: rank2k_wide_kernel stages by registers
   bool rows_w_ = true;    ///< fused_panel(): the SYMV's row sums and K5 in rowsums_w_kernel
   bool k12_ = false;      ///< fused_panel(): K1 with K2's partials (colupd_sq_kernel), not dd
   bool k12() const { return k12_ && !std::is_same_v<T, dd_real>; }
