@@ -203,10 +203,10 @@ __global__ void __launch_bounds__(128)
   // async_ok = false (EIGSOLVE_GPU_RANK2K_ASYNC=0) keeps rank2k_stage everywhere (the same bits)
   bool async = false;
   if constexpr (!is_complex_v<T>) {
-    async = async_ok && r0 + 64 <= m && kb % KC == 0 &&
-            ((reinterpret_cast<std::uintptr_t>(V) | reinterpret_cast<std::uintptr_t>(W)) & 15) ==
-                0 &&
-            ((ldv | ldw) * index_t(sizeof(T))) % 16 == 0;
+    async =
+        async_ok && r0 + 64 <= m && kb % KC == 0 &&
+        ((reinterpret_cast<std::uintptr_t>(V) | reinterpret_cast<std::uintptr_t>(W)) & 15) == 0 &&
+        ((ldv | ldw) * index_t(sizeof(T))) % 16 == 0;
     if (async) rank2k_stage_async<T, KC, 128>(V, ldv, W, ldw, r0, c0, 0, t, vr, wr, nwc, nvc);
   }
   // element (a, b) of the thread: row VW tx + 8 VW (a / VW) + a % VW, column likewise

@@ -216,8 +216,7 @@ __device__ __forceinline__ void stage(const SymmArgs<T>& g, index_t s, index_t r
 #pragma unroll 4
         for (int e = tid; e < total; e += S::NT) {
           const int jl = e / upc, u = e % upc;
-          cp_async<16>(sa + jl * S::RB + u * S::U, g.A + rb0 + u * S::U + g.lda * (jc0 + jl),
-                       true);
+          cp_async<16>(sa + jl * S::RB + u * S::U, g.A + rb0 + u * S::U + g.lda * (jc0 + jl), true);
         }
       }
     } else {
