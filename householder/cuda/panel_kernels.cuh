@@ -9,8 +9,7 @@
 //                        complex diagonal made real afterwards; nothing above the diagonal touched.
 //   rank2k_wide_kernel   the same chains with 8x4 elements per thread of 128 and 16-byte shared
 //                        loads (s, d, c; the default there, EIGSOLVE_GPU_RANK2K=0: rank2k_kernel);
-//                        s and d stage full tiles by cp.async (EIGSOLVE_GPU_RANK2K_ASYNC=0: not,
-//                        2: in two buffers)
+//                        s and d stage full tiles by cp.async (EIGSOLVE_GPU_RANK2K_ASYNC=0: not)
 //   step-by-step panel   col_update, larfg (one block), panel_dots, panel_w, panel_alpha (one
 //                        block), panel_finish: the host panel kernel by kernel
 //                        (EIGSOLVE_GPU_FUSED=0; the default is householder/cuda/panel_fused.cuh)
@@ -22,7 +21,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <type_traits>
 
 #include "core/canonical.hpp"
@@ -149,14 +147,6 @@ struct alignas(N * sizeof(T)) R2Vec {
   T v[N];
 };
 
-/// rank2k_wide_kernel's async_mode from EIGSOLVE_GPU_RANK2K_ASYNC: "0" -> 0, "2" -> 2, anything
-/// else (unset included) -> 1.
-inline int rank2k_async_mode() {
-  const char* v = std::getenv("EIGSOLVE_GPU_RANK2K_ASYNC");
-  if (v && v[0] && !v[1] && (v[0] == '0' || v[0] == '2')) return v[0] - '0';
-  return 1;
-}
-
 /// 16-byte cp.async to a shared-memory byte address.
 __device__ __forceinline__ void r2k_cp16(unsigned s, const void* g) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(g));
@@ -199,8 +189,8 @@ __device__ __forceinline__ void rank2k_stage_async(const T* V, index_t ldv, cons
 template <class T>
 __global__ void __launch_bounds__(128)
     rank2k_wide_kernel(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw,
-                       T* A, index_t lda, index_t nt, bool rev = false, int async_mode = 1) {
-  constexpr int KC = kKc<T>, KC2 = KC / 2, VW = kR2Vw<T>, VC = VW < 4 ? VW : 4, RQ = 8, CP = 4;
+                       T* A, index_t lda, index_t nt, bool rev = false, bool async_ok = true) {
+  constexpr int KC = kKc<T>, VW = kR2Vw<T>, VC = VW < 4 ? VW : 4, RQ = 8, CP = 4;
   static_assert(VW == 2 || VW == 4, "rank2k_wide_kernel: s, d and c only");
   __shared__ __align__(16) T vr[KC][64], wr[KC][64], nwc[KC][64], nvc[KC][64];
   pdl_begin();
@@ -209,22 +199,16 @@ __global__ void __launch_bounds__(128)
                          nt, I, J);
   const int t = threadIdx.x, tx = t & 7, ty = t >> 3;
   const index_t r0 = I * 64, c0 = J * 64;
-  // The asynchronous staging (real T): a full tile, whole chunks, 16-byte aligned V and W.
-  // async_mode (EIGSOLVE_GPU_RANK2K_ASYNC, the same bits in every mode): 0 rank2k_stage
-  // everywhere; 1 chunks of KC, each issued after the last one's compute (the first with the
-  // tile's own loads); 2 chunks of KC / 2 in two buffers, chunk c + 1 in flight while chunk c
-  // is computed.
-  int async = 0;
+  // The asynchronous staging (real T): a full tile, whole chunks of KC, 16-byte aligned V and
+  // W, each chunk issued after the last one's compute (the first with the tile's own loads).
+  // async_ok = false (EIGSOLVE_GPU_RANK2K_ASYNC=0) keeps rank2k_stage everywhere (the same bits).
+  bool async = false;
   if constexpr (!is_complex_v<T>) {
-    const int kq = async_mode == 2 ? KC2 : KC;
-    if (async_mode != 0 && r0 + 64 <= m && kb % kq == 0 &&
+    async =
+        async_ok && r0 + 64 <= m && kb % KC == 0 &&
         ((reinterpret_cast<std::uintptr_t>(V) | reinterpret_cast<std::uintptr_t>(W)) & 15) == 0 &&
-        ((ldv | ldw) * index_t(sizeof(T))) % 16 == 0)
-      async = async_mode;
-    if (async == 1)
-      rank2k_stage_async<T, KC, 128>(V, ldv, W, ldw, r0, c0, 0, t, vr, wr, nwc, nvc);
-    else if (async == 2)
-      rank2k_stage_async<T, KC2, 128>(V, ldv, W, ldw, r0, c0, 0, t, vr, wr, nwc, nvc);
+        ((ldv | ldw) * index_t(sizeof(T))) % 16 == 0;
+    if (async) rank2k_stage_async<T, KC, 128>(V, ldv, W, ldw, r0, c0, 0, t, vr, wr, nwc, nvc);
   }
   // element (a, b) of the thread: row VW tx + 8 VW (a / VW) + a % VW, column likewise
   auto row = [tx](int a) { return VW * tx + 8 * VW * (a / VW) + a % VW; };
@@ -237,11 +221,10 @@ __global__ void __launch_bounds__(128)
       const index_t i = r0 + row(a), j = c0 + col(b);
       c[a][b] = (i < m && j <= i) ? A[i + lda * j] : T(0);
     }
-  // k steps kq0 .. kq0 + kc - 1 of the staged rows; Neg: nwc / nvc hold W and V as loaded
-  // (negated here).
-  auto chunk = [&](auto neg, int kq0, int kc) {
+  // The kc k steps of the staged chunk; Neg: nwc / nvc hold W and V as loaded (negated here).
+  auto chunk = [&](auto neg, int kc) {
     constexpr bool Neg = decltype(neg)::value;
-    for (int k = kq0; k < kq0 + kc; ++k) {
+    for (int k = 0; k < kc; ++k) {
       T v[RQ], w[RQ], nw[CP], nv[CP];
 #pragma unroll
       for (int q = 0; q < RQ / VW; ++q) {
@@ -277,43 +260,22 @@ __global__ void __launch_bounds__(128)
         }
     }
   };
-  if (async == 2) {
+  for (index_t k0 = 0; k0 < kb; k0 += KC) {
+    const int kc = int(kb - k0 < KC ? kb - k0 : KC);
     if constexpr (!is_complex_v<T>) {
-      const index_t nc = kb / KC2;
-      for (index_t q = 0; q < nc; ++q) {
-        const int buf = int(q & 1);
-        if (q + 1 < nc) {  // the other buffer: its last reader finished before the last barrier
-          const int nb2 = (buf ^ 1) * KC2;
-          rank2k_stage_async<T, KC2, 128>(V, ldv, W, ldw, r0, c0, (q + 1) * KC2, t, vr + nb2,
-                                          wr + nb2, nwc + nb2, nvc + nb2);
-          asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-        } else {
-          asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-        }
+      if (async) {
+        if (k0 > 0) rank2k_stage_async<T, KC, 128>(V, ldv, W, ldw, r0, c0, k0, t, vr, wr, nwc, nvc);
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
         __syncthreads();
-        chunk(std::true_type{}, buf * KC2, KC2);
+        chunk(std::true_type{}, KC);
         __syncthreads();
+        continue;
       }
     }
-  } else {
-    for (index_t k0 = 0; k0 < kb; k0 += KC) {
-      const int kc = int(kb - k0 < KC ? kb - k0 : KC);
-      if constexpr (!is_complex_v<T>) {
-        if (async == 1) {
-          if (k0 > 0)
-            rank2k_stage_async<T, KC, 128>(V, ldv, W, ldw, r0, c0, k0, t, vr, wr, nwc, nvc);
-          asm volatile("cp.async.wait_all;\n" ::: "memory");
-          __syncthreads();
-          chunk(std::true_type{}, 0, KC);
-          __syncthreads();
-          continue;
-        }
-      }
-      rank2k_stage<T, KC, 128>(m, V, ldv, W, ldw, r0, c0, k0, kc, t, vr, wr, nwc, nvc);
-      __syncthreads();
-      chunk(std::false_type{}, 0, kc);
-      __syncthreads();
-    }
+    rank2k_stage<T, KC, 128>(m, V, ldv, W, ldw, r0, c0, k0, kc, t, vr, wr, nwc, nvc);
+    __syncthreads();
+    chunk(std::false_type{}, kc);
+    __syncthreads();
   }
 #pragma unroll
   for (int b = 0; b < CP; ++b)

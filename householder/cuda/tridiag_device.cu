@@ -103,7 +103,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     alt_ = env_flag("EIGSOLVE_GPU_SYMV_ALT", true);
     coop_ = env_flag("EIGSOLVE_GPU_COOP", false) && fused_;  // measured slower: bench/NOTES.md
     wide_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K", true);
-    async_r2k_ = rank2k_async_mode();
+    async_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);
     rows_w_ = env_flag("EIGSOLVE_GPU_ROWS_W", true);
     k12_ = env_flag("EIGSOLVE_GPU_K12", false);  // opt-in: ~0.5 % (bench/NOTES.md, session 14)
     if (coop_) {  // the cooperative column kernel's grid must fit on the GPU at once
@@ -665,7 +665,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   cudaEvent_t pev_[9] = {};
   bool pdl_ = true, profile_ = false, fused_ = true, graphs_ = true, fork_ = true, coop_ = false;
   bool wide_r2k_ = true;   ///< rank2k(): rank2k_wide_kernel for s, d and c
-  int async_r2k_ = 1;      ///< EIGSOLVE_GPU_RANK2K_ASYNC (panel_kernels.cuh's async_mode)
+  bool async_r2k_ = true;  ///< EIGSOLVE_GPU_RANK2K_ASYNC=0: rank2k_wide_kernel stages by registers
   bool rows_w_ = true;    ///< fused_panel(): the SYMV's row sums and K5 in rowsums_w_kernel
   bool k12_ = false;      ///< fused_panel(): K1 with K2's partials (colupd_sq_kernel), not dd
   bool k12() const { return k12_ && !std::is_same_v<T, dd_real>; }

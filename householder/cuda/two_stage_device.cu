@@ -475,7 +475,7 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     };
     pdl_ = flag("EIGSOLVE_GPU_PDL", true);
     lookahead_ = flag("EIGSOLVE_GPU_LOOKAHEAD", true);
-    async_r2k_ = tridiag_cuda::rank2k_async_mode();
+    async_r2k_ = flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);
     qr_mode_ = qr1_mode();
     if (qr_mode_ == 2) rf_nb_ = rf_prepare<T>();
     profile_ = flag("EIGSOLVE_GPU_PROFILE", false);
@@ -834,7 +834,7 @@ class TwoStageDevice final : public TwoStageCuda<T> {
   T *dV2_ = nullptr, *dtau2_ = nullptr;
   bool pdl_ = true;        ///< EIGSOLVE_GPU_PDL=0: plain launches (the same bits)
   bool lookahead_ = true;  ///< EIGSOLVE_GPU_LOOKAHEAD=0: the next panel's QR after the update
-  int async_r2k_ = 1;      ///< EIGSOLVE_GPU_RANK2K_ASYNC (rank2k_wide_kernel's async_mode)
+  bool async_r2k_ = true;  ///< EIGSOLVE_GPU_RANK2K_ASYNC=0: the rank-2k stages by registers
   int qr_mode_ = 2;        ///< EIGSOLVE_GPU_QR1: 0 two kernels per column, 1 panel_qr_kernel, 2 rf
   int rf_nb_ = 0;          ///< qr_mode_ 2: panel_qr_rf_kernel for m <= 4096 rf_nb_ (rf_prepare)
   unsigned* dflag_ = nullptr;

@@ -311,8 +311,7 @@ TEST(GpuTwoStageSchedules, SameBitsForEverySchedule) {
                               {"EIGSOLVE_GPU_QR1", "1", nullptr, nullptr},
                               {"EIGSOLVE_GPU_QR1", "1", "EIGSOLVE_GPU_LOOKAHEAD", "0"},
                               {"EIGSOLVE_GPU_QR1", "2", nullptr, nullptr},
-                              {"EIGSOLVE_GPU_RANK2K_ASYNC", "0", nullptr, nullptr},
-                              {"EIGSOLVE_GPU_RANK2K_ASYNC", "2", nullptr, nullptr}};
+                              {"EIGSOLVE_GPU_RANK2K_ASYNC", "0", nullptr, nullptr}};
   for (index_t b : {8, 32, 64}) {
     const index_t n = 777;
     const auto A0 = random_hermitian<double>(n, unsigned(b));
