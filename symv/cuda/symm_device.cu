@@ -157,22 +157,23 @@ __device__ __forceinline__ void cp16(unsigned s, const void* g) {
 }
 
 /// The full-tile 16-byte copies of stage(), addressed once per thread: a tile of ROWS rows of UPR
-/// 16-byte units each (row pitch UPR x 16 bytes in shared memory, `step` elements apart in
+/// 16-byte units each (row pitch UPR x 16 bytes in shared memory; row r starts at base + r ld in
 /// global memory); unit e = r UPR + u goes to unit u ^ sw(r) of row r, sw(r) = (r / SWR) & 7
-/// (SWR = 0: no swizzle). Thread tid copies the units e = tid + k NT, k = 0, 1, ...: the units
-/// of stage()'s loops over e, to the same places. With NT a multiple of UPR the thread keeps
-/// its unit u = tid % UPR and walks rows NR = NT / UPR apart, so a copy is one pointer step and
-/// an offset known at compile time (the loops over e spent ~25 integer instructions per copy
-/// on divisions, swizzles and 64-bit products: a quarter of the d kernel's instructions at
-/// m = 16384, Nsight in session 27). src: the thread's first unit in global memory.
+/// (SWR = 0: no swizzle). Thread tid copies the units e = tid + k NT, k = 0, 1, ...: it keeps its
+/// unit u = tid % UPR and walks rows NR = NT / UPR apart, so a copy is one pointer step and an
+/// offset known at compile time (stage()'s former loops over e spent ~25 integer instructions per
+/// copy on divisions, swizzles and 64-bit products: a quarter of the d kernel's instructions at
+/// m = 16384, Nsight in session 27). Every Shape has NT a multiple of UPR.
 template <class T, int ROWS, int UPR, int NT, int SWR>
-__device__ __forceinline__ void copy_units(unsigned sbuf, const T* src, index_t step, int tid) {
+__device__ __forceinline__ void copy_units(unsigned sbuf, const T* base, index_t ld, int tid) {
   constexpr int total = ROWS * UPR, NR = NT / UPR, U = 16 / int(sizeof(T));
   static_assert(NT % UPR == 0, "a thread keeps its unit");
   static_assert(SWR == 0 || (UPR >= 8 && (UPR & (UPR - 1)) == 0),
                 "the swizzle flips the low 3 bits of a power-of-2 unit index");
   const int u = tid % UPR, r0 = tid / UPR;
   const unsigned off = unsigned(r0 * UPR + u) * 16u;
+  const T* src = base + u * U + ld * r0;
+  const index_t step = ld * NR;
 #pragma unroll
   for (int k = 0; k < (total + NT - 1) / NT; ++k) {
     if (total % NT == 0 || r0 + k * NR < ROWS) {
@@ -186,7 +187,11 @@ __device__ __forceinline__ void copy_units(unsigned sbuf, const T* src, index_t 
     }
     src += step;
   }
-  (void)U;
+}
+
+/// Shared-memory byte address of p.
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
 /// Issues the cp.async copies of stage s (tile column J = s / (64 / KC), columns jc0 ..) into
@@ -207,18 +212,8 @@ __device__ __forceinline__ void stage(const SymmArgs<T>& g, index_t s, index_t r
     // Direct: sa[jl * RB + i] = A(rb0 + i, jc0 + jl); the columns exist (J < P).
     const bool full = rb0 + S::RB <= m;
     if (full && g.wide_a) {
-      constexpr int upc = S::RB / S::U, total = S::KC * upc;
-      if constexpr (S::NT % upc == 0) {
-        copy_units<T, S::KC, upc, S::NT, 0>(
-            static_cast<unsigned>(__cvta_generic_to_shared(sa)),
-            g.A + rb0 + (tid % upc) * S::U + g.lda * (jc0 + tid / upc), g.lda * (S::NT / upc), tid);
-      } else {
-#pragma unroll 4
-        for (int e = tid; e < total; e += S::NT) {
-          const int jl = e / upc, u = e % upc;
-          cp_async<16>(sa + jl * S::RB + u * S::U, g.A + rb0 + u * S::U + g.lda * (jc0 + jl), true);
-        }
-      }
+      copy_units<T, S::KC, S::RB / S::U, S::NT, 0>(smem_u32(sa), g.A + rb0 + g.lda * jc0, g.lda,
+                                                  tid);
     } else {
       constexpr int total = S::KC * S::RB * np;
 #pragma unroll 4
@@ -234,20 +229,7 @@ __device__ __forceinline__ void stage(const SymmArgs<T>& g, index_t s, index_t r
     // Transposed: sa[jmajor(i, jl)] = A(jc0 + jl, rb0 + i) (conj on read); the rows exist.
     const bool full = jc0 + S::KC <= m;
     if (full && g.wide_a) {
-      constexpr int total = S::RB * S::UPR;
-      if constexpr (S::NT % S::UPR == 0) {
-        copy_units<T, S::RB, S::UPR, S::NT, S::R>(
-            static_cast<unsigned>(__cvta_generic_to_shared(sa)),
-            g.A + jc0 + (tid % S::UPR) * S::U + g.lda * (rb0 + tid / S::UPR),
-            g.lda * (S::NT / S::UPR), tid);
-      } else {
-#pragma unroll 4
-        for (int e = tid; e < total; e += S::NT) {
-          const int i = e / S::UPR, u = e % S::UPR;
-          cp_async<16>(sa + i * S::KC + (u ^ ((i / S::R) & 7)) * S::U,
-                       g.A + jc0 + u * S::U + g.lda * (rb0 + i), true);
-        }
-      }
+      copy_units<T, S::RB, S::UPR, S::NT, S::R>(smem_u32(sa), g.A + jc0 + g.lda * rb0, g.lda, tid);
     } else {
       constexpr int total = S::KC * S::RB * np;
 #pragma unroll 4
@@ -276,20 +258,7 @@ __device__ __forceinline__ void stage(const SymmArgs<T>& g, index_t s, index_t r
   // V: sv[jmajor(q, jl)] = V(jc0 + jl, qb0 + q); zeros past m and past k.
   const bool vfull = jc0 + S::KC <= m && qb0 + S::QB <= g.k;
   if (vfull && g.wide_v) {
-    constexpr int total = S::QB * S::UPR;
-    if constexpr (S::NT % S::UPR == 0) {
-      copy_units<T, S::QB, S::UPR, S::NT, S::Q>(
-          static_cast<unsigned>(__cvta_generic_to_shared(sv)),
-          g.V + jc0 + (tid % S::UPR) * S::U + g.ldv * (qb0 + tid / S::UPR),
-          g.ldv * (S::NT / S::UPR), tid);
-    } else {
-#pragma unroll 4
-      for (int e = tid; e < total; e += S::NT) {
-        const int q = e / S::UPR, u = e % S::UPR;
-        cp_async<16>(sv + q * S::KC + (u ^ ((q / S::Q) & 7)) * S::U,
-                     g.V + jc0 + u * S::U + g.ldv * (qb0 + q), true);
-      }
-    }
+    copy_units<T, S::QB, S::UPR, S::NT, S::Q>(smem_u32(sv), g.V + jc0 + g.ldv * qb0, g.ldv, tid);
   } else {
     constexpr int total = S::KC * S::QB * np;
 #pragma unroll 4
