@@ -213,7 +213,7 @@ __device__ __forceinline__ void stage(const SymmArgs<T>& g, index_t s, index_t r
     const bool full = rb0 + S::RB <= m;
     if (full && g.wide_a) {
       copy_units<T, S::KC, S::RB / S::U, S::NT, 0>(smem_u32(sa), g.A + rb0 + g.lda * jc0, g.lda,
-                                                  tid);
+                                                   tid);
     } else {
       constexpr int total = S::KC * S::RB * np;
 #pragma unroll 4
