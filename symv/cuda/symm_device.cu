@@ -145,6 +145,28 @@ __device__ __forceinline__ dd_real chain_first(const dd_real& a, const dd_real& 
   return madd_zero(a, b);
 }
 
+/// One 16-byte unit (16 / sizeof(T) elements) from the shared-memory byte address a. The asm is
+/// volatile so that it stays between the barriers around it (ptxas still schedules the LDS
+/// among the madds); typed per real part (f32 / f64 destination registers).
+__device__ __forceinline__ void lds16_at(unsigned a, float (&c)[4]) {
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(c[0]), "=f"(c[1]), "=f"(c[2]), "=f"(c[3])
+               : "r"(a));
+}
+__device__ __forceinline__ void lds16_at(unsigned a, double (&c)[2]) {
+  asm volatile("ld.shared.v2.f64 {%0, %1}, [%2];" : "=d"(c[0]), "=d"(c[1]) : "r"(a));
+}
+template <class T>
+__device__ __forceinline__ void lds_unit(unsigned a, T* out) {
+  using R = typename Parts<T>::R;
+  constexpr int np = Parts<T>::n, U = 16 / int(sizeof(T));
+  R c[16 / sizeof(R)];
+  lds16_at(a, c);
+#pragma unroll
+  for (int e = 0; e < U; ++e)
+    out[e] = from_parts<T>(c + e * np);
+}
+
 /// Offset of element jl of j-major row `row` (KC elements, 16-byte units swizzled by sw).
 template <class S>
 __device__ __forceinline__ int jmajor(int row, int jl, int sw) {
@@ -297,6 +319,18 @@ __device__ __forceinline__ void compute_stage(const T* sa, const T* sv, int row0
                                               T (&acc)[S::R][S::Q]) {
   constexpr int R = S::R, Q = S::Q, U = S::U;
   static_assert(LC0 >= 0 && NLC >= 1 && LC0 + NLC <= S::KC / kChunk, "chunk range");
+  // The j-major rows' units by shared byte address, the swizzle XORed in: a row starts on a
+  // 128-byte boundary (symm_kernel checks the buffer; the pitch and the stage offsets are
+  // multiples of 128), so (row start + 16 sw) ^ 16 (u & 7) = row start + 16 ((u & 7) ^ sw), and
+  // unit u of the thread's row t is ((b ^ 16 (u & 7)) + 16 (u & ~7)) + t pitch: one LOP3 per unit
+  // for all of its rows, the rest immediate offsets (the former ((jl / U) ^ sw) * U element
+  // index cost ~4 integer instructions per unit and row: Nsight, session 27).
+  constexpr int pitch = S::KC * int(sizeof(T));
+  static_assert(pitch % 128 == 0 && (S::SA * sizeof(T)) % 128 == 0 &&
+                    (S::STAGE * sizeof(T)) % 128 == 0,
+                "j-major rows on 128-byte boundaries");
+  const unsigned bv = smem_u32(sv + qv0 * S::KC) + unsigned(swv) * 16u;
+  const unsigned ba = smem_u32(sa + row0 * S::KC) + unsigned(swa) * 16u;
   // LEAN: the chunk loop stays a loop (one chunk's loads and madds in flight: fewer registers,
   // the same operations; cc is then a uniform runtime value and the tree step a uniform branch).
 #pragma unroll(S::LEAN ? 1 : S::KC / kChunk)
@@ -311,15 +345,19 @@ __device__ __forceinline__ void compute_stage(const T* sa, const T* sv, int row0
 #pragma unroll
     for (int gu = 0; gu < kChunk / U; ++gu) {
       const int jl = lc * kChunk + gu * U;  // first column of the unit
+      // unit jl / U of a j-major row: (base ^ lo) + hi (see bv, ba above)
+      const unsigned lo = unsigned((jl / U) & 7) * 16u, hi = unsigned((jl / U) & ~7) * 16u;
       T v[Q][U];
+      const unsigned av = bv ^ lo;
 #pragma unroll
       for (int t = 0; t < Q; ++t)
-        lds<T, U>(sv + (qv0 + t) * S::KC + ((jl / U) ^ swv) * U, v[t]);
+        lds_unit<T>(av + hi + unsigned(t * pitch), v[t]);
       T a[R][U];
       if constexpr (Trans) {
+        const unsigned aa = ba ^ lo;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-          lds<T, U>(sa + (row0 + r) * S::KC + ((jl / U) ^ swa) * U, a[r]);
+          lds_unit<T>(aa + hi + unsigned(r * pitch), a[r]);
 #pragma unroll
           for (int u = 0; u < U; ++u)
             a[r][u] = conj(a[r][u]);
@@ -378,8 +416,11 @@ __device__ __forceinline__ void join_halves(const T* sh, int tig, bool first,
 
 template <class T, class S>
 __global__ void __launch_bounds__(S::NT, S::MINB) symm_kernel(const SymmArgs<T> g) {
-  extern __shared__ __align__(16) unsigned char symm_smem[];
+  extern __shared__ __align__(128) unsigned char symm_smem[];
   T* sm = reinterpret_cast<T*>(symm_smem);
+  // compute_stage's XOR addressing needs the buffer on a 128-byte boundary (the declaration asks
+  // for it; a buffer that were not would read the wrong units, so stop instead)
+  if (smem_u32(symm_smem) % 128u != 0) __trap();
   constexpr int R = S::R, Q = S::Q, spt = kTile / S::KC;
   const int lane = threadIdx.x & 31;
   const int tig = threadIdx.x % S::NTG;  // thread index in its warp group
