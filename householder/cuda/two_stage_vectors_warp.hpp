@@ -441,29 +441,82 @@ ES_HD_INLINE constexpr int final_slot(int r) {
   return (r - (FastCfg<T, C>::kU - 1) + kNB) % kNB;
 }
 
+/// A task's flag slots, computed once per task: j mod R and the levels of group j-1 are 64-bit
+/// divisions, which wait_level and publish took up to three times a level (session 22). Slots
+/// are below kSyncWords (2^16 + 1) and levels below n / 32, so they fit an int.
+struct TaskFlags {
+  int own = 0;   ///< slab R + j mod R: group j's slot (group j-R's until that one is finished)
+  int prev = 0;  ///< slab R + (j-1) mod R: group j-1's slot (j >= 1)
+  int lp = 0;    ///< levels of group j-1 (j >= 1)
+};
+ES_HD_INLINE TaskFlags task_flags(const Geo& g, index_t j, index_t slab) {
+  TaskFlags f;
+  const int jr = int(j % g.R), base = int(slab * g.R);
+  f.own = base + jr;
+  f.prev = base + (jr > 0 ? jr - 1 : int(g.R) - 1);  // (j-1) mod R without a second division
+  f.lp = j >= 1 ? int(group_levels(g, j - 1)) : 0;
+  return f;
+}
+
 /// Waits (Exec::wait) before level k of group j: the slot of group j-R free (k == 0), group j-1
 /// at level min(k+1, L(j-1)).
 template <class Exec>
-ES_HD_INLINE void wait_level(const Exec& X, const Geo& g, index_t j, index_t slab, index_t k) {
-  if (k == 0 && j >= g.R) X.wait(slab * g.R + j % g.R, enc(j - g.R, group_levels(g, j - g.R)));
-  if (j >= 1) {
-    const index_t lp = group_levels(g, j - 1);
-    X.wait(slab * g.R + (j - 1) % g.R, enc(j - 1, k + 1 < lp ? k + 1 : lp));
+ES_HD_INLINE void wait_level(const Exec& X, const Geo& g, const TaskFlags& f, index_t j,
+                             index_t k) {
+  if (k == 0 && j >= g.R) X.wait(f.own, enc(j - g.R, group_levels(g, j - g.R)));
+  if (j >= 1) X.wait(f.prev, enc(j - 1, k + 1 < f.lp ? k + 1 : f.lp));
+}
+
+/// p as an address the compiler cannot take apart (device: an empty asm; a no-op on the host).
+/// Loads from p + constant then take one register pair and immediate offsets: without it the
+/// compiler re-associated fetch_vp's tile + k kTileElems + lane + 32 t, turned lane + 32 t into
+/// lane | 32 t (lane < 32), and formed each of the 33 addresses with 3-4 integer instructions.
+template <class T>
+ES_HD_INLINE const T* opaque_ptr(const T* p) {
+#if defined(__CUDA_ARCH__)
+  asm("" : "+l"(p));
+#endif
+  return p;
+}
+
+/// Columns of the 32 from jc that exist (0 .. 32; jc may lie past the last column with C = 2).
+ES_HD_INLINE int slab_cols(const Geo& g, index_t jc) {
+  return g.nc - jc >= kLanes ? kLanes : g.nc > jc ? int(g.nc - jc) : 0;
+}
+
+/// Issues the loads of one window row of 32 columns into the lane's zb (lane q: row q of the
+/// staging tile): zb[c] := p[c ld] for c < cols, zero for the others (cols: the columns that
+/// exist, 0 where the row does not). All 32 in flight (they go to the staging tile with put_z).
+/// The address steps by ld from one pointer and the test is one int compare, where p + c ld
+/// and jc + c < nc cost a 64-bit product and a 64-bit compare per element (session 22); a full
+/// row (every level but the matrix's last rows, every slab but the last: uniform across the
+/// warp) takes no test at all.
+template <class T, int C, class Exec>
+ES_HD_INLINE void fetch_z(const Exec& X, LaneY<T, C>& Y, const T* p, index_t ld, int cols) {
+  if (cols == kLanes) {
+    ES_Q2_UNROLL
+    for (int c = 0; c < kLanes; ++c, p += ld)
+      Y.zb[c] = X.ldz(p);
+  } else {
+    ES_Q2_UNROLL
+    for (int c = 0; c < kLanes; ++c, p += ld)
+      Y.zb[c] = c < cols ? X.ldz(p) : T(0);
   }
 }
 
-/// Issues the loads of `rows` window rows from row r0 of the window (matrix row w0 + r0 ..) of
-/// the 32 columns from j0 into the lane's zb (lane q: row q; zero where the row or the column
-/// does not exist): all 32 in flight (they go to the staging tile with put_z).
-template <class T, int C, class Exec>
-ES_HD_INLINE void fetch_z(const Exec& X, int lane, LaneY<T, C>& Y, const Geo& g, const Args<T>& a,
-                          index_t w0, int r0, int rows, index_t j0) {
-  const index_t r = w0 + r0 + lane;
-  const bool rok = lane < rows && r < g.n;
-  const T* p = a.Z + r + j0 * a.ldz;
-  ES_Q2_UNROLL
-  for (int c = 0; c < kLanes; ++c)
-    Y.zb[c] = (rok && j0 + c < g.nc) ? X.ldz(p + c * a.ldz) : T(0);
+/// The stores of one window row of 32 columns from the staging tile (lane q: row q):
+/// p[c ld] := src[c] for c < cols; fetch_z's addressing.
+template <class T, class Exec>
+ES_HD_INLINE void store_z(const Exec& X, T* p, index_t ld, int cols, const T* src) {
+  if (cols == kLanes) {
+    ES_Q2_UNROLL
+    for (int c = 0; c < kLanes; ++c, p += ld)
+      X.stz(p, src[c]);
+  } else {
+    ES_Q2_UNROLL
+    for (int c = 0; c < kLanes; ++c, p += ld)
+      if (c < cols) X.stz(p, src[c]);
+  }
 }
 
 /// The staging tile stg[q kStg + c] := lane q's zb[c].
@@ -501,13 +554,14 @@ ES_HD_INLINE void put_v(int lane, const LaneY<T, C>& Y, T* Vs, T* taus, int q0 =
   if (q0 == 0) taus[lane] = Y.tb;
 }
 
-/// The V tile of level k of group j from the packed tiles (a.Vp) into the lane's vb and tb, lane
-/// l holding element l of each reflector: vb[t] = v_l of reflector t (t in [t0, t0+B)), tb = the
-/// tau of reflector l. One address, immediate offsets, every load 32 contiguous elements.
+/// The V tile of a level from its packed tile (a.Vp + packed_tile(j, k) kTileElems: fast_task
+/// steps it per level) into the lane's vb and tb, lane l holding element l of each reflector:
+/// vb[t] = v_l of reflector t (t in [t0, t0+B)), tb = the tau of reflector l. One address,
+/// immediate offsets, every load 32 contiguous elements.
 template <class T, int C, class Exec>
-ES_HD_INLINE void fetch_vp(const Exec& X, int lane, LaneY<T, C>& Y, const Args<T>& a, index_t j,
-                           index_t k, int t0 = 0, int B = kGF) {
-  const T* p = a.Vp + packed_tile(j, k) * kTileElems + lane;
+ES_HD_INLINE void fetch_vp(const Exec& X, int lane, LaneY<T, C>& Y, const T* tile, int t0 = 0,
+                           int B = kGF) {
+  const T* p = opaque_ptr(tile + lane);
   ES_Q2_UNROLL
   for (int t = 0; t < kGF; ++t)
     if (t >= t0 && t < t0 + B) Y.vb[t] = X.ldv(p + t * kNB);
@@ -524,23 +578,19 @@ ES_HD_INLINE void put_vp(int lane, const LaneY<T, C>& Y, T* Vs, T* taus, int t0 
   if (t0 == 0) taus[lane] = Y.tb;
 }
 
-/// The loads of session 16, kept for float and complex float (VLoad::kLegacy): `rows` window
-/// rows from row r0 of the window (matrix row w0 + r0 ..) of 32 columns from j0 into the staging
-/// tile stg[q kStg + c] (zero where the row or column does not exist).
+/// The loads of session 16, kept for float and complex float (VLoad::kLegacy): one window row
+/// of 32 columns into the staging tile, lane q's row at stg + q kStg (fetch_z's p, ld, cols:
+/// zero where the row or column does not exist).
 template <class T, class Exec>
-ES_HD_INLINE void stage_in(const Exec& X, int lane, const Geo& g, const Args<T>& a, T* stg,
-                           index_t w0, int r0, int rows, index_t j0) {
-  const index_t r = w0 + r0 + lane;
-  const bool rok = lane < rows && r < g.n;
-  const T* p = a.Z + r + j0 * a.ldz;
+ES_HD_INLINE void stage_in(const Exec& X, T* stg, const T* p, index_t ld, int cols) {
   for (int c0 = 0; c0 < kLanes; c0 += 8) {  // 8 loads in flight per lane (registers)
     T buf[8];
     ES_Q2_UNROLL
-    for (int c = 0; c < 8; ++c)
-      buf[c] = (rok && j0 + c0 + c < g.nc) ? X.ldz(p + (c0 + c) * a.ldz) : T(0);
+    for (int c = 0; c < 8; ++c, p += ld)
+      buf[c] = c0 + c < cols ? X.ldz(p) : T(0);
     ES_Q2_UNROLL
     for (int c = 0; c < 8; ++c)
-      stg[lane * kStg + c0 + c] = buf[c];
+      stg[c0 + c] = buf[c];
   }
 }
 
@@ -626,14 +676,23 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
   T* carry = sm + kFastBuf<T>;
   const index_t i0 = group_base(g, j), L = group_levels(g, j);
   const index_t j0 = slab * kLanes * C;
+  const TaskFlags tf = task_flags(g, j, slab);
+  const T* vt0 = nullptr;  // the packed V tile of level 0; level k's is vt0 + k kTileElems
+  if constexpr (Packed) vt0 = a.Vp + packed_tile(j, 0) * kTileElems;
   for (index_t k = 0; k < L; ++k) {
     const index_t w0 = i0 + 1 + k * NB;
     const int lim = g.n - w0 < W ? int(g.n - w0) : W;
-    wait_level(X, g, j, slab, k);
+    // Row indices below n fit an int (n ldz may not: the column offsets stay 64-bit), so the
+    // lane's row pointer is the slab's column pointer plus one 32-bit offset.
+    const int wi = int(w0), n = int(g.n);
+    [[maybe_unused]] const T* vt = Packed ? vt0 + k * kTileElems : nullptr;
+    wait_level(X, g, tf, j, k);
     // The V tile's loads go out with the last rows' (VLoad::kWithRows) or after all rows.
     ES_Q2_UNROLL
     for (int c = 0; c < C; ++c) {
       const index_t jc = j0 + index_t(c) * kLanes;
+      [[maybe_unused]] const T* zc = a.Z + jc * a.ldz;  // column jc
+      [[maybe_unused]] const int cols = slab_cols(g, jc);
       if (k == 0) {
         // all W rows: [0, NB) then [NB, W); row r < G-1 to the carry, row G-1+q to y[c][q]
         ES_Q2_UNROLL
@@ -643,16 +702,18 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
             if constexpr (Async) {
               stage_async(X, lane, g, a, stg, w0, r0, rows, jc);
             } else if constexpr (VLoad<T, C>::kLegacy) {
-              stage_in(X, lane, g, a, stg, w0, r0, rows, jc);
+              const int r = wi + r0 + lane;
+              stage_in(X, stg + lane * kStg, zc + r, a.ldz, lane < rows && r < n ? cols : 0);
             } else {
               LaneY<T, C>& Y = rf(lane);
               if (VLoad<T, C>::kWithRows && p == 1) {
                 if constexpr (Packed)
-                  fetch_vp(X, lane, Y, a, j, k);
+                  fetch_vp(X, lane, Y, vt);
                 else
                   fetch_v(X, lane, Y, a, i0, k, w0, lim);
               }
-              fetch_z(X, lane, Y, g, a, w0, r0, rows, jc);
+              const int r = wi + r0 + lane;
+              fetch_z(X, Y, zc + r, a.ldz, lane < rows && r < n ? cols : 0);
               put_z(lane, Y, stg);
             }
           });
@@ -673,16 +734,18 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
           if constexpr (Async) {
             stage_async(X, lane, g, a, stg, w0, G - 1, NB, jc);
           } else if constexpr (VLoad<T, C>::kLegacy) {
-            stage_in(X, lane, g, a, stg, w0, G - 1, NB, jc);
+            const int r = wi + (G - 1) + lane;
+            stage_in(X, stg + lane * kStg, zc + r, a.ldz, r < n ? cols : 0);
           } else {
             LaneY<T, C>& Y = rf(lane);
             if (VLoad<T, C>::kWithRows) {
               if constexpr (Packed)
-                fetch_vp(X, lane, Y, a, j, k);
+                fetch_vp(X, lane, Y, vt);
               else
                 fetch_v(X, lane, Y, a, i0, k, w0, lim);
             }
-            fetch_z(X, lane, Y, g, a, w0, G - 1, NB, jc);
+            const int r = wi + (G - 1) + lane;
+            fetch_z(X, Y, zc + r, a.ldz, r < n ? cols : 0);
             put_z(lane, Y, stg);
           }
         });
@@ -712,7 +775,7 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
         X.each([&](int lane) {
           LaneY<T, C>& Y = rf(lane);
           if constexpr (Packed) {
-            fetch_vp(X, lane, Y, a, j, k, q0, B);
+            fetch_vp(X, lane, Y, vt, q0, B);
             put_vp(lane, Y, Vs, taus, q0, B);
           } else {
             fetch_v(X, lane, Y, a, i0, k, w0, lim, q0, B);
@@ -743,15 +806,11 @@ ES_HD void fast_task(const Exec& X, RF rf, T* sm, const Geo& g, const Args<T>& a
           stg[r * kStg + lane] = Y.y[c][final_slot<T, C>(r)];
       });
       X.each([&](int lane) {
-        const index_t r = w0 + lane;
-        if (lane < lim) {
-          ES_Q2_UNROLL
-          for (int cc = 0; cc < kLanes; ++cc)
-            if (jc + cc < g.nc) X.stz(a.Z + r + (jc + cc) * a.ldz, stg[lane * kStg + cc]);
-        }
+        if (lane < lim)
+          store_z(X, a.Z + jc * a.ldz + (wi + lane), a.ldz, slab_cols(g, jc), stg + lane * kStg);
       });
     }
-    X.publish(slab * g.R + j % g.R, enc(j, k + 1));
+    X.publish(tf.own, enc(j, k + 1));
   }
 }
 
@@ -766,10 +825,11 @@ ES_HD void generic_task(const Exec& X, T* sm, const Geo& g, const Args<T>& a, in
   T* taus = Vs + G * b;
   const index_t i0 = group_base(g, j), L = group_levels(g, j);
   const index_t j0 = slab * kLanes;
+  const TaskFlags tf = task_flags(g, j, slab);
   for (index_t k = 0; k < L; ++k) {
     const index_t w0 = i0 + 1 + k * b;
     const index_t lim = g.n - w0 < W ? g.n - w0 : W;
-    wait_level(X, g, j, slab, k);
+    wait_level(X, g, tf, j, k);
     X.each([&](int lane) {
       const index_t col = j0 + lane;
       const bool cok = col < g.nc;
@@ -804,7 +864,7 @@ ES_HD void generic_task(const Exec& X, T* sm, const Geo& g, const Args<T>& a, in
         for (index_t r = 0; r < b && r < lim; ++r)
           X.stz(a.Z + (w0 + r) + col * a.ldz, z[r * kLanes]);
     });
-    X.publish(slab * g.R + j % g.R, enc(j, k + 1));
+    X.publish(tf.own, enc(j, k + 1));
   }
 }
 
