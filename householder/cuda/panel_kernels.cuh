@@ -9,7 +9,9 @@
 //                        complex diagonal made real afterwards; nothing above the diagonal touched.
 //   rank2k_wide_kernel   the same chains with 8x4 elements per thread of 128 and 16-byte shared
 //                        loads (s, d, c; the default there, EIGSOLVE_GPU_RANK2K=0: rank2k_kernel);
-//                        s and d stage full tiles by cp.async (EIGSOLVE_GPU_RANK2K_ASYNC=0: not)
+//                        s and d stage full tiles by cp.async (EIGSOLVE_GPU_RANK2K_ASYNC=0: not);
+//                        full tiles below the diagonal load and store A by 16-byte vectors
+//                        (EIGSOLVE_GPU_RANK2K_VEC=0: by element)
 //   step-by-step panel   col_update, larfg (one block), panel_dots, panel_w, panel_alpha (one
 //                        block), panel_finish: the host panel kernel by kernel
 //                        (EIGSOLVE_GPU_FUSED=0; the default is householder/cuda/panel_fused.cuh)
@@ -189,7 +191,8 @@ __device__ __forceinline__ void rank2k_stage_async(const T* V, index_t ldv, cons
 template <class T>
 __global__ void __launch_bounds__(128)
     rank2k_wide_kernel(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw,
-                       T* A, index_t lda, index_t nt, bool rev = false, bool async_ok = true) {
+                       T* A, index_t lda, index_t nt, bool rev = false, bool async_ok = true,
+                       bool vec_ok = true) {
   constexpr int KC = kKc<T>, VW = kR2Vw<T>, VC = VW < 4 ? VW : 4, RQ = 8, CP = 4;
   static_assert(VW == 2 || VW == 4, "rank2k_wide_kernel: s, d and c only");
   __shared__ __align__(16) T vr[KC][64], wr[KC][64], nwc[KC][64], nvc[KC][64];
@@ -213,14 +216,37 @@ __global__ void __launch_bounds__(128)
   // element (a, b) of the thread: row VW tx + 8 VW (a / VW) + a % VW, column likewise
   auto row = [tx](int a) { return VW * tx + 8 * VW * (a / VW) + a % VW; };
   auto col = [ty](int b) { return VC * ty + 16 * VC * (b / VC) + b % VC; };
+  // A full tile below the diagonal moves by 16-byte vectors (the VW rows of a vector are
+  // consecutive in one column) from one pointer with immediate offsets per column: half the
+  // loads and stores of the per-element form (VW = 2) and none of its 64-bit index math. The
+  // same elements: the bits cannot change. vec_ok = false (EIGSOLVE_GPU_RANK2K_VEC=0) keeps the
+  // element form everywhere.
+  const bool vec_a = vec_ok && I > J && r0 + 64 <= m &&
+                     ((reinterpret_cast<std::uintptr_t>(A) | std::uintptr_t(lda * index_t(sizeof(T)))) &
+                      15) == 0;
+  T* const at = A + r0 + VW * tx + lda * (c0 + VC * ty);  // the thread's first vector
   T c[RQ][CP];
+  if (vec_a) {
 #pragma unroll
-  for (int b = 0; b < CP; ++b)
+    for (int b = 0; b < CP; ++b) {
+      const T* pc = at + lda * (16 * VC * (b / VC) + b % VC);
 #pragma unroll
-    for (int a = 0; a < RQ; ++a) {
-      const index_t i = r0 + row(a), j = c0 + col(b);
-      c[a][b] = (i < m && j <= i) ? A[i + lda * j] : T(0);
+      for (int q = 0; q < RQ / VW; ++q) {
+        const auto x = *reinterpret_cast<const R2Vec<T, VW>*>(pc + 8 * VW * q);
+#pragma unroll
+        for (int e = 0; e < VW; ++e)
+          c[q * VW + e][b] = x.v[e];
+      }
     }
+  } else {
+#pragma unroll
+    for (int b = 0; b < CP; ++b)
+#pragma unroll
+      for (int a = 0; a < RQ; ++a) {
+        const index_t i = r0 + row(a), j = c0 + col(b);
+        c[a][b] = (i < m && j <= i) ? A[i + lda * j] : T(0);
+      }
+  }
   // The kc k steps of the staged chunk; Neg: nwc / nvc hold W and V as loaded (negated here).
   auto chunk = [&](auto neg, int kc) {
     constexpr bool Neg = decltype(neg)::value;
@@ -276,6 +302,21 @@ __global__ void __launch_bounds__(128)
     __syncthreads();
     chunk(std::false_type{}, kc);
     __syncthreads();
+  }
+  if (vec_a) {
+#pragma unroll
+    for (int b = 0; b < CP; ++b) {
+      T* pc = at + lda * (16 * VC * (b / VC) + b % VC);
+#pragma unroll
+      for (int q = 0; q < RQ / VW; ++q) {
+        R2Vec<T, VW> x;
+#pragma unroll
+        for (int e = 0; e < VW; ++e)
+          x.v[e] = c[q * VW + e][b];
+        *reinterpret_cast<R2Vec<T, VW>*>(pc + 8 * VW * q) = x;
+      }
+    }
+    return;
   }
 #pragma unroll
   for (int b = 0; b < CP; ++b)
