@@ -228,8 +228,24 @@ __global__ void __launch_bounds__(kThreads, 2)
     rok[i] = s >= 1 && s <= L;
     zr[i] = Zs + s;
   }
+  // A block with every row inside (all but the first and the last; block-uniform) and a
+  // sub-batch with every column present read and write Z through one pointer per column with
+  // constant row offsets, without per-element tests or 64-bit products.
+  const bool rows_in = s0 >= 1 && s0 + C::kRT3 - 1 <= L;
+  auto full_cols = [&](index_t j0) { return rows_in && j0 + C::kJC3 <= ncols; };
+  auto col_ptr = [&](index_t j0, int u) { return zr[0] + (j0 + col + u) * ldz; };
   T zn[RR][JJ];  // Z of the next sub-batch
   auto load_z = [&](index_t j0) {
+    if (full_cols(j0)) {
+#pragma unroll
+      for (int u = 0; u < JJ; ++u) {
+        const T* p = col_ptr(j0, u);
+#pragma unroll
+        for (int i = 0; i < RR; ++i)
+          zn[i][u] = p[C::kRL3 * i];
+      }
+      return;
+    }
 #pragma unroll
     for (int u = 0; u < JJ; ++u) {
       const index_t j = j0 + col + u;
@@ -258,6 +274,16 @@ __global__ void __launch_bounds__(kThreads, 2)
       bt::apply3<T, true>(vs3, ns, k, pos, col, acc);
     else
       bt::apply3<T, false>(vs3, ns, k, pos, col, acc);
+    if (full_cols(j0)) {
+#pragma unroll
+      for (int u = 0; u < JJ; ++u) {
+        T* p = col_ptr(j0, u);
+#pragma unroll
+        for (int i = 0; i < RR; ++i)
+          p[C::kRL3 * i] = acc[i][u];
+      }
+      continue;
+    }
 #pragma unroll
     for (int u = 0; u < JJ; ++u) {
       const index_t j = j0 + col + u;

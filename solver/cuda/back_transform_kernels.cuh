@@ -258,33 +258,62 @@ ES_HD_INLINE void coords3(int tid, int& row, int& pos, int& col) {
 
 /// V rows of the thread block into vs3: block row rl is V row s0 + rl - 1 (the row space of
 /// step 3 starts one row above the block, at matrix row i0, so that rows align with i0);
-/// zero outside 0 .. L-1.
+/// zero outside 0 .. L-1. Thread tid copies column c = tid % 32 of rows rl0 + 8 i: a block with
+/// every row inside (all but the first and the last, the test is block-uniform) walks one pointer
+/// with constant offsets and no checks.
 template <class T, class Copy>
 ES_HD_INLINE void load_v3(int tid, T* vs3, const T* Vp, index_t s0, index_t L, Copy&& copy) {
   using C = Cfg<T>;
-  for (int e = tid; e < C::kRT3 * kB; e += kThreads) {
-    const int c = e % kB, rl = e / kB;
-    const index_t r = s0 + rl - 1;
-    T* d = vs3 + c * C::kVS3 + pos3<T>(rl);
-    if (r >= 0 && r < L)
-      copy(d, Vp + r * kB + c);
-    else
-      *d = T(0);
+  static_assert(kThreads % kB == 0 && C::kRT3 * kB % kThreads == 0, "whole rows per pass");
+  constexpr int kPass = C::kRT3 * kB / kThreads, kRows = kThreads / kB;
+  // rl0 < kRows and kRows | RL: pos3(rl0 + kRows i) = pos3(rl0) + pos3(kRows i), a constant
+  // offset per pass.
+  static_assert(C::kRL3 % kRows == 0, "pos3 splits");
+  const int c = tid % kB, rl0 = (tid / kB) % kRows;
+  T* d = vs3 + c * C::kVS3;
+  if (s0 >= 1 && s0 + C::kRT3 - 1 <= L) {
+    const T* s = Vp + (s0 - 1 + rl0) * kB + c;
+    T* d0 = d + pos3<T>(rl0);
+#pragma unroll
+    for (int i = 0; i < kPass; ++i)
+      copy(d0 + pos3<T>(kRows * i), s + kRows * kB * i);
+  } else {
+#pragma unroll 1
+    for (int i = 0; i < kPass; ++i) {
+      const int rl = rl0 + kRows * i;
+      const index_t r = s0 + rl - 1;
+      if (r >= 0 && r < L)
+        copy(d + pos3<T>(rl), Vp + r * kB + c);
+      else
+        d[pos3<T>(rl)] = T(0);
+    }
   }
 }
 
-/// NY columns j0 .. j0+JC3-1 into ns3[c][jl] (zero past ncols).
+/// NY columns j0 .. j0+JC3-1 into ns3[c][jl] (zero past ncols). Thread tid copies the elements
+/// e = tid + 256 i of the buffer (c = e / JC3, jl = e % JC3): a whole number of rows c per pass,
+/// so jl and the column test are the thread's own, and the source is one pointer stepped by
+/// rows of NY (no division or 64-bit product per element).
 template <class T, class Copy>
 ES_HD_INLINE void load_ny3(int tid, T* ns3, const T* NY, index_t ldny, index_t j0, index_t ncols,
                            Copy&& copy) {
   using C = Cfg<T>;
-  for (int e = tid; e < kB * C::kJC3; e += kThreads) {
-    const int jl = e % C::kJC3, c = e / C::kJC3;
-    T* d = ns3 + c * C::kJC3 + jl;
-    if (j0 + jl < ncols)
-      copy(d, NY + c * ldny + j0 + jl);
-    else
-      *d = T(0);
+  static_assert(kThreads % C::kJC3 == 0 && kB * C::kJC3 % kThreads == 0, "whole rows per pass");
+  constexpr int kPass = kB * C::kJC3 / kThreads, kRows = kThreads / C::kJC3;
+  const int jl = tid % C::kJC3;
+  T* d = ns3 + tid;  // (tid / JC3) * JC3 + jl
+  if (j0 + jl < ncols) {
+    const T* s = NY + (tid / C::kJC3) * ldny + j0 + jl;
+    const index_t step = kRows * ldny;
+#pragma unroll
+    for (int i = 0; i < kPass; ++i) {
+      copy(d + kThreads * i, s);
+      s += step;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kPass; ++i)
+      d[kThreads * i] = T(0);
   }
 }
 
