@@ -11,8 +11,7 @@
 //                        loads (s, d, c; the default there, EIGSOLVE_GPU_RANK2K=0: rank2k_kernel);
 //                        s and d stage full tiles by cp.async (EIGSOLVE_GPU_RANK2K_ASYNC=0: not);
 //                        full tiles below the diagonal load and store A by 16-byte vectors
-//                        (EIGSOLVE_GPU_RANK2K_VEC=0: by element); a lane map that halves the
-//                        shared-memory wavefronts (EIGSOLVE_GPU_RANK2K_MAP=0: the former one)
+//                        (EIGSOLVE_GPU_RANK2K_VEC=0: by element)
 //   step-by-step panel   col_update, larfg (one block), panel_dots, panel_w, panel_alpha (one
 //                        block), panel_finish: the host panel kernel by kernel
 //                        (EIGSOLVE_GPU_FUSED=0; the default is householder/cuda/panel_fused.cuh)
@@ -140,16 +139,8 @@ __global__ void __launch_bounds__(256, MinB)
 /// order: the same bits as rank2k_kernel.
 ///
 ///   VW = 16 / sizeof(T) (2 or 4) rows and VC = min(VW, 4) columns per vector;
-///   thread t = (tx, ty): rows VW tx + 8 VW q + e (q < 8 / VW, e < VW),
-///                        columns VC ty + 16 VC p + f (p < 4 / VC, f < VC)
-///   lane map (map2, the default): tx = lane bit 0 | lane bits 3-4 << 1, ty = lane bits 1-2 |
-///   warp << 2, so that a quarter warp reads 2 row vectors and 4 column vectors per k step
-///   (32 and 64 bytes). With (tx, ty) = (t % 8, t / 8) (map2 = false,
-///   EIGSOLVE_GPU_RANK2K_MAP=0) a quarter warp read 8 row vectors (128 bytes): Nsight (d, a
-///   full-size launch at n = 16384, session 28) counted 4 shared wavefronts per row-operand
-///   LDS.128 and 2 per column-operand one, 40 per warp and k step against 64 DFMA, i.e. 32
-///   cycles of the SM's FP64 pipe: the shared-memory pipe (79 % busy), not the FP64 pipe (57 %),
-///   was the limit. The same elements per thread either way, so the same bits.
+///   thread t = (tx, ty) = (t % 8, t / 8): rows VW tx + 8 VW q + e (q < 8 / VW, e < VW),
+///                                      columns VC ty + 16 VC p + f (p < 4 / VC, f < VC)
 template <class T>
 constexpr int kR2Vw = int(16 / sizeof(T));
 
@@ -201,7 +192,7 @@ template <class T>
 __global__ void __launch_bounds__(128)
     rank2k_wide_kernel(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw,
                        T* A, index_t lda, index_t nt, bool rev = false, bool async_ok = true,
-                       bool vec_ok = true, bool map2 = true) {
+                       bool vec_ok = true) {
   constexpr int KC = kKc<T>, VW = kR2Vw<T>, VC = VW < 4 ? VW : 4, RQ = 8, CP = 4;
   static_assert(VW == 2 || VW == 4, "rank2k_wide_kernel: s, d and c only");
   __shared__ __align__(16) T vr[KC][64], wr[KC][64], nwc[KC][64], nvc[KC][64];
@@ -209,9 +200,7 @@ __global__ void __launch_bounds__(128)
   index_t I, J;
   symv_cuda::tile_coords(rev ? index_t(gridDim.x) - 1 - index_t(blockIdx.x) : index_t(blockIdx.x),
                          nt, I, J);
-  const int t = threadIdx.x, lane = t & 31;
-  const int tx = map2 ? (lane & 1) | ((lane >> 3) << 1) : t & 7;
-  const int ty = map2 ? ((lane >> 1) & 3) | ((t >> 5) << 2) : t >> 3;
+  const int t = threadIdx.x, tx = t & 7, ty = t >> 3;
   const index_t r0 = I * 64, c0 = J * 64;
   // The asynchronous staging (real T): a full tile, whole chunks of KC, 16-byte aligned V and
   // W, each chunk issued after the last one's compute (the first with the tile's own loads).
