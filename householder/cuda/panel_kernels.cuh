@@ -221,9 +221,9 @@ __global__ void __launch_bounds__(128)
   // loads and stores of the per-element form (VW = 2) and none of its 64-bit index math. The
   // same elements: the bits cannot change. vec_ok = false (EIGSOLVE_GPU_RANK2K_VEC=0) keeps the
   // element form everywhere.
-  const bool vec_a = vec_ok && I > J && r0 + 64 <= m &&
-                     ((reinterpret_cast<std::uintptr_t>(A) | std::uintptr_t(lda * index_t(sizeof(T)))) &
-                      15) == 0;
+  const bool vec_a =
+      vec_ok && I > J && r0 + 64 <= m &&
+      ((reinterpret_cast<std::uintptr_t>(A) | std::uintptr_t(lda * index_t(sizeof(T)))) & 15) == 0;
   T* const at = A + r0 + VW * tx + lda * (c0 + VC * ty);  // the thread's first vector
   T c[RQ][CP];
   if (vec_a) {

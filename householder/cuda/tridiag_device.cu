@@ -599,9 +599,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
           launch(rank2k_wide_kernel<T>, grid, 128u, m, kb, V, ldv, W, ldw, A, ldd_, nt, rev,
                  async_r2k_, vec_r2k_);
         else
-          rank2k_wide_kernel<T>
-              <<<grid, 128u, 0, st_>>>(m, kb, V, ldv, W, ldw, A, ldd_, nt, rev, async_r2k_,
-                                       vec_r2k_);
+          rank2k_wide_kernel<T><<<grid, 128u, 0, st_>>>(m, kb, V, ldv, W, ldw, A, ldd_, nt, rev,
+                                                        async_r2k_, vec_r2k_);
         return;
       }
     }

@@ -326,9 +326,9 @@ __device__ __forceinline__ void compute_stage(const T* sa, const T* sv, int row0
   // for all of its rows, the rest immediate offsets (the former ((jl / U) ^ sw) * U element
   // index cost ~4 integer instructions per unit and row: Nsight, session 27).
   constexpr int pitch = S::KC * int(sizeof(T));
-  static_assert(pitch % 128 == 0 && (S::SA * sizeof(T)) % 128 == 0 &&
-                    (S::STAGE * sizeof(T)) % 128 == 0,
-                "j-major rows on 128-byte boundaries");
+  static_assert(
+      pitch % 128 == 0 && (S::SA * sizeof(T)) % 128 == 0 && (S::STAGE * sizeof(T)) % 128 == 0,
+      "j-major rows on 128-byte boundaries");
   const unsigned bv = smem_u32(sv + qv0 * S::KC) + unsigned(swv) * 16u;
   const unsigned ba = smem_u32(sa + row0 * S::KC) + unsigned(swa) * 16u;
   // LEAN: the chunk loop stays a loop (one chunk's loads and madds in flight: fewer registers,

@@ -79,7 +79,8 @@ TYPED_TEST(GpuTridiag, BitwiseEqualToCpu) {
         Mode{true, "0", "", "1", "1", "0", "0"}, Mode{true, "0", "", "1", "1", "1", "1"},
         Mode{true, "0", "", "1", "0", "1", "0"}, Mode{true, "0", "", "0", "1", "1", "0"},
         Mode{false, "1", "", "1", "1", "1", "0"}, Mode{false, "1", "", "1", "0", "1", "0"},
-        Mode{true, "0", "", "1", "1", "1", "0", "0"}, Mode{true, "0", "", "1", "1", "1", "0", "1", "0"},
+        Mode{true, "0", "", "1", "1", "1", "0", "0"},
+        Mode{true, "0", "", "1", "1", "1", "0", "1", "0"},
         Mode{false, "1", "", "1", "1", "1", "0", "0", "0"}}) {
     setenv("EIGSOLVE_GPU_COOP", md.coop, 1);
     setenv("EIGSOLVE_GPU_COOP_BLOCKS", md.coop_blocks, 1);
