@@ -189,10 +189,10 @@ __device__ __forceinline__ void rank2k_stage_async(const T* V, index_t ldv, cons
 }
 
 template <class T>
-__global__ void __launch_bounds__(128, 4)
+__global__ void __launch_bounds__(128)
     rank2k_wide_kernel(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw,
                        T* A, index_t lda, index_t nt, bool rev = false, bool async_ok = true,
-                       bool vec_ok = true, bool db_ok = true) {
+                       bool vec_ok = true) {
   constexpr int KC = kKc<T>, VW = kR2Vw<T>, VC = VW < 4 ? VW : 4, RQ = 8, CP = 4;
   static_assert(VW == 2 || VW == 4, "rank2k_wide_kernel: s, d and c only");
   __shared__ __align__(16) T vr[KC][64], wr[KC][64], nwc[KC][64], nvc[KC][64];
@@ -205,26 +205,13 @@ __global__ void __launch_bounds__(128, 4)
   // The asynchronous staging (real T): a full tile, whole chunks of KC, 16-byte aligned V and
   // W, each chunk issued after the last one's compute (the first with the tile's own loads).
   // async_ok = false (EIGSOLVE_GPU_RANK2K_ASYNC=0) keeps rank2k_stage everywhere (the same bits).
-  // db: the chunks in halves of KH = KC / 2 k steps, double-buffered in the same shared memory
-  // (half h in rows h KH .. of vr, wr, nwc, nvc): half c + 1 is in flight while half c is
-  // computed, and half c + 2 is issued into c's buffer as soon as c is done. db_ok = false
-  // (EIGSOLVE_GPU_RANK2K_DB=0) keeps one chunk of KC at a time. The k order is the same: the
-  // same bits.
-  constexpr int KH = KC / 2;
-  bool async = false, db = false;
+  bool async = false;
   if constexpr (!is_complex_v<T>) {
     async =
         async_ok && r0 + 64 <= m && kb % KC == 0 &&
         ((reinterpret_cast<std::uintptr_t>(V) | reinterpret_cast<std::uintptr_t>(W)) & 15) == 0 &&
         ((ldv | ldw) * index_t(sizeof(T))) % 16 == 0;
-    db = async && db_ok;
-    if (db) {
-      rank2k_stage_async<T, KH, 128>(V, ldv, W, ldw, r0, c0, 0, t, vr, wr, nwc, nvc);
-      rank2k_stage_async<T, KH, 128>(V, ldv, W, ldw, r0, c0, KH, t, vr + KH, wr + KH, nwc + KH,
-                                     nvc + KH);
-    } else if (async) {
-      rank2k_stage_async<T, KC, 128>(V, ldv, W, ldw, r0, c0, 0, t, vr, wr, nwc, nvc);
-    }
+    if (async) rank2k_stage_async<T, KC, 128>(V, ldv, W, ldw, r0, c0, 0, t, vr, wr, nwc, nvc);
   }
   // element (a, b) of the thread: row VW tx + 8 VW (a / VW) + a % VW, column likewise
   auto row = [tx](int a) { return VW * tx + 8 * VW * (a / VW) + a % VW; };
@@ -261,9 +248,9 @@ __global__ void __launch_bounds__(128, 4)
       }
   }
   // The kc k steps of the staged chunk; Neg: nwc / nvc hold W and V as loaded (negated here).
-  auto chunk = [&](auto neg, int kc, int kb0 = 0) {
+  auto chunk = [&](auto neg, int kc) {
     constexpr bool Neg = decltype(neg)::value;
-    for (int k = kb0; k < kb0 + kc; ++k) {
+    for (int k = 0; k < kc; ++k) {
       T v[RQ], w[RQ], nw[CP], nv[CP];
 #pragma unroll
       for (int q = 0; q < RQ / VW; ++q) {
@@ -299,25 +286,7 @@ __global__ void __launch_bounds__(128, 4)
         }
     }
   };
-  if constexpr (!is_complex_v<T>) {
-    if (db) {
-      const int nh = int(kb / KH);  // >= 2 (kb is a multiple of KC)
-      for (int h = 0; h < nh; ++h) {
-        if (h + 1 < nh)
-          asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-        else
-          asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-        __syncthreads();
-        const int b0 = (h & 1) * KH;
-        chunk(std::true_type{}, KH, b0);
-        __syncthreads();
-        if (h + 2 < nh)
-          rank2k_stage_async<T, KH, 128>(V, ldv, W, ldw, r0, c0, index_t(h + 2) * KH, t, vr + b0,
-                                         wr + b0, nwc + b0, nvc + b0);
-      }
-    }
-  }
-  for (index_t k0 = 0; k0 < (db ? 0 : kb); k0 += KC) {
+  for (index_t k0 = 0; k0 < kb; k0 += KC) {
     const int kc = int(kb - k0 < KC ? kb - k0 : KC);
     if constexpr (!is_complex_v<T>) {
       if (async) {

@@ -105,7 +105,6 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     wide_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K", true);
     async_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);
     vec_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_VEC", true);
-    db_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_DB", true);
     rows_w_ = env_flag("EIGSOLVE_GPU_ROWS_W", true);
     k12_ = env_flag("EIGSOLVE_GPU_K12", false);  // opt-in: ~0.5 % (bench/NOTES.md, session 14)
     if (coop_) {  // the cooperative column kernel's grid must fit on the GPU at once
@@ -598,10 +597,10 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
       if (wide_r2k_) {
         if (in_loop)
           launch(rank2k_wide_kernel<T>, grid, 128u, m, kb, V, ldv, W, ldw, A, ldd_, nt, rev,
-                 async_r2k_, vec_r2k_, db_r2k_);
+                 async_r2k_, vec_r2k_);
         else
           rank2k_wide_kernel<T><<<grid, 128u, 0, st_>>>(m, kb, V, ldv, W, ldw, A, ldd_, nt, rev,
-                                                        async_r2k_, vec_r2k_, db_r2k_);
+                                                        async_r2k_, vec_r2k_);
         return;
       }
     }
@@ -669,7 +668,6 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   bool wide_r2k_ = true;   ///< rank2k(): rank2k_wide_kernel for s, d and c
   bool async_r2k_ = true;  ///< EIGSOLVE_GPU_RANK2K_ASYNC=0: rank2k_wide_kernel stages by registers
   bool vec_r2k_ = true;    ///< EIGSOLVE_GPU_RANK2K_VEC=0: rank2k_wide_kernel moves A by element
-  bool db_r2k_ = true;     ///< EIGSOLVE_GPU_RANK2K_DB=0: rank2k_wide_kernel stages whole chunks
   bool rows_w_ = true;    ///< fused_panel(): the SYMV's row sums and K5 in rowsums_w_kernel
   bool k12_ = false;      ///< fused_panel(): K1 with K2's partials (colupd_sq_kernel), not dd
   bool k12() const { return k12_ && !std::is_same_v<T, dd_real>; }

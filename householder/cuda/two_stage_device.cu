@@ -477,7 +477,6 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     lookahead_ = flag("EIGSOLVE_GPU_LOOKAHEAD", true);
     async_r2k_ = flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);
     vec_r2k_ = flag("EIGSOLVE_GPU_RANK2K_VEC", true);
-    db_r2k_ = flag("EIGSOLVE_GPU_RANK2K_DB", true);
     qr_mode_ = qr1_mode();
     if (qr_mode_ == 2) rf_nb_ = rf_prepare<T>();
     profile_ = flag("EIGSOLVE_GPU_PROFILE", false);
@@ -817,7 +816,7 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                   std::is_same_v<T, Complex<float>>)
       ck(launch_pdl(tridiag_cuda::rank2k_wide_kernel<T>, tiles, dim3(128), 0, st_, pdl_, m, k, V,
-                    ldvw, W, ldvw, A, lda, nt, false, async_r2k_, vec_r2k_, db_r2k_),
+                    ldvw, W, ldvw, A, lda, nt, false, async_r2k_, vec_r2k_),
          "rank2k");
     else if constexpr (std::is_same_v<T, Complex<double>>)
       ck(launch_pdl(tridiag_cuda::rank2k_kernel<T, 2>, tiles, dim3(256), 0, st_, pdl_, m, k, V,
@@ -838,7 +837,6 @@ class TwoStageDevice final : public TwoStageCuda<T> {
   bool lookahead_ = true;  ///< EIGSOLVE_GPU_LOOKAHEAD=0: the next panel's QR after the update
   bool async_r2k_ = true;  ///< EIGSOLVE_GPU_RANK2K_ASYNC=0: the rank-2k stages by registers
   bool vec_r2k_ = true;    ///< EIGSOLVE_GPU_RANK2K_VEC=0: the rank-2k moves A by element
-  bool db_r2k_ = true;     ///< EIGSOLVE_GPU_RANK2K_DB=0: the rank-2k stages whole chunks
   int qr_mode_ = 2;        ///< EIGSOLVE_GPU_QR1: 0 two kernels per column, 1 panel_qr_kernel, 2 rf
   int rf_nb_ = 0;          ///< qr_mode_ 2: panel_qr_rf_kernel for m <= 4096 rf_nb_ (rf_prepare)
   unsigned* dflag_ = nullptr;

@@ -296,8 +296,7 @@ TYPED_TEST(GpuTwoStage, StructuredZerosEigenvectorsBitwiseEqualToCpu) {
 // panel_qr_kernel everywhere (EIGSOLVE_GPU_QR1=1; also in order, without lookahead) or with the
 // column in registers set explicitly (EIGSOLVE_GPU_QR1=2, the default), the rank-2k staged
 // through registers instead of by cp.async (EIGSOLVE_GPU_RANK2K_ASYNC=0), the rank-2k's A by
-// element instead of by 16-byte vectors (EIGSOLVE_GPU_RANK2K_VEC=0), the rank-2k's cp.async
-// chunks whole instead of double-buffered halves (EIGSOLVE_GPU_RANK2K_DB=0).
+// element instead of by 16-byte vectors (EIGSOLVE_GPU_RANK2K_VEC=0).
 TEST(GpuTwoStageSchedules, SameBitsForEverySchedule) {
   EIGSOLVE_REQUIRE_DEVICE();
   struct Setting {
@@ -314,8 +313,7 @@ TEST(GpuTwoStageSchedules, SameBitsForEverySchedule) {
                               {"EIGSOLVE_GPU_QR1", "1", "EIGSOLVE_GPU_LOOKAHEAD", "0"},
                               {"EIGSOLVE_GPU_QR1", "2", nullptr, nullptr},
                               {"EIGSOLVE_GPU_RANK2K_ASYNC", "0", nullptr, nullptr},
-                              {"EIGSOLVE_GPU_RANK2K_VEC", "0", nullptr, nullptr},
-                              {"EIGSOLVE_GPU_RANK2K_DB", "0", nullptr, nullptr}};
+                              {"EIGSOLVE_GPU_RANK2K_VEC", "0", nullptr, nullptr}};
   for (index_t b : {8, 32, 64}) {
     const index_t n = 777;
     const auto A0 = random_hermitian<double>(n, unsigned(b));
