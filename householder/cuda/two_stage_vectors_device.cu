@@ -27,9 +27,10 @@
 // packed V tiles: q2_packed_bytes is 0, the fast path reads V2 and tau2 as they are),
 // EIGSOLVE_GPU_Q2_IL=1 / 0 (fast path, one column per lane: each reflector's update interleaved
 // with the next one's dot, q2_warp::fast_compute_il; the default for complex double only),
-// EIGSOLVE_GPU_Q2_ASYNC=1 (double with the packed tiles: the rows and the V tile by cp.async,
-// no registers holding loads in flight, 168 registers and 12 warps per SM instead of 255 and 8;
-// session 24: Q2 alone -3.7 %, the pipeline with vectors unchanged; opt-in).
+// EIGSOLVE_GPU_Q2_ASYNC=0 (double: the rows and the V tile through registers, 236 registers and
+// 8 warps per SM, instead of by cp.async with no registers holding loads in flight, 168
+// registers and 12 warps per SM; the async form is the default since session 29: Q2 -6 % in the
+// pipeline, bench/NOTES.md).
 //
 //   q2_pack_kernel  (d, z, dd; pack_q2_device, once per back-transformation) copies each
 //               level's V tile into one contiguous tile (q2_warp::packed_value) so that the
@@ -271,9 +272,10 @@ Geo fast_geo(index_t n) {
   return g;
 }
 
-bool env_flag(const char* name) {
+bool env_flag(const char* name, bool dflt = false) {
   const char* v = std::getenv(name);
-  return v && *v && !(v[0] == '0' && v[1] == '\0');
+  if (!v || !*v) return dflt;
+  return !(v[0] == '0' && v[1] == '\0');
 }
 
 index_t env_int(const char* name) {
@@ -405,11 +407,12 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
     // The rows and the packed V tile by async copies (no registers in flight: more warps per
     // SM), double with the packed tiles 16-byte aligned (same bits either way).
     if constexpr (kAsyncQ2<T>) {
-      // EIGSOLVE_GPU_Q2_ASYNC=1: the async-load kernel (d, packed tiles 16-byte aligned, one
-      // column per lane, not interleaved), capped at 168 registers for 12 warps per SM. Session
-      // 24 on the H200 (bench/NOTES.md): Q2 alone -3.7 % at n = 16384, the pipeline with vectors
-      // unchanged (2.95 s either way), so not the default. Same bits.
-      if (env_flag("EIGSOLVE_GPU_Q2_ASYNC") && packed && !il &&
+      // The async-load kernel (d, packed tiles 16-byte aligned, one column per lane, not
+      // interleaved), capped at 168 registers for 12 warps per SM: the default since session 29
+      // (H200, bench/NOTES.md: Q2 -6 % in the pipeline at n = 16384; session 24, before the
+      // per-task addressing of session 28, -3.7 % alone and nothing end to end).
+      // EIGSOLVE_GPU_Q2_ASYNC=0 loads through registers (236 registers, 8 warps). Same bits.
+      if (env_flag("EIGSOLVE_GPU_Q2_ASYNC", true) && packed && !il &&
           reinterpret_cast<std::uintptr_t>(dVp) % 16 == 0)
         kern = q2_kernel<T, true, 1, true, false, kAsyncWarps>;
     }

@@ -411,10 +411,11 @@ TYPED_TEST(GpuTwoStageVectors, Q2BitwiseEqualToCpu) {
           const bool offered = q2_packed_bytes<T>(n, b) > 0;
           EXPECT_EQ(offered, (!q2_warp::VLoad<T, 1>::kLegacy)) << what;
           EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz, true), zc)) << "packed, " << what;
-          {  // d: the async-load kernel (the others ignore the knob)
-            EnvScope as({{"EIGSOLVE_GPU_Q2_ASYNC", "1"}});
+          {  // d: the loads through registers (the default is the async-load kernel; the others
+             // ignore the knob)
+            EnvScope as({{"EIGSOLVE_GPU_Q2_ASYNC", "0"}});
             EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz, true), zc))
-                << "packed, async loads, " << what;
+                << "packed, loads through registers, " << what;
           }
           EnvScope env({{"EIGSOLVE_GPU_Q2_IL", "1"}});  // the update interleaved with the next dot
           EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz), zc)) << "IL, " << what;
@@ -431,7 +432,8 @@ TYPED_TEST(GpuTwoStageVectors, Q2BitwiseEqualToCpu) {
 /// Every path and knob of the kernel gives the same bits: the generic path for b = 32
 /// (EIGSOLVE_GPU_Q2_GENERIC=1) with its automatic G and G = 1, 5; one and three warps in flight
 /// (EIGSOLVE_GPU_Q2_WARPS); one and two columns per lane (EIGSOLVE_GPU_Q2_COLS); the update
-/// interleaved (EIGSOLVE_GPU_Q2_IL); d's async loads (EIGSOLVE_GPU_Q2_ASYNC); repeated calls.
+/// interleaved (EIGSOLVE_GPU_Q2_IL); d's async loads (EIGSOLVE_GPU_Q2_ASYNC, the default) and
+/// its loads through registers (=0); repeated calls.
 TYPED_TEST(GpuTwoStageVectors, EveryPathSameBits) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -459,7 +461,9 @@ TYPED_TEST(GpuTwoStageVectors, EveryPathSameBits) {
           Knob{nullptr, nullptr, nullptr, nullptr, "1"}, Knob{nullptr, nullptr, "3", nullptr, "1"},
           Knob{nullptr, nullptr, nullptr, nullptr, nullptr, "1"},
           Knob{nullptr, nullptr, "3", nullptr, nullptr, "1"},
-          Knob{nullptr, nullptr, "1", nullptr, nullptr, "1"}}) {
+          Knob{nullptr, nullptr, "1", nullptr, nullptr, "1"},
+          Knob{nullptr, nullptr, nullptr, nullptr, nullptr, "0"},
+          Knob{nullptr, nullptr, "3", nullptr, nullptr, "0"}}) {
       EnvScope env({{"EIGSOLVE_GPU_Q2_GENERIC", k.generic},
                     {"EIGSOLVE_GPU_Q2_GROUP", k.group},
                     {"EIGSOLVE_GPU_Q2_WARPS", k.warps},
