@@ -93,32 +93,13 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
   const index_t j0 = index_t(blockIdx.x) * C::kJC1;
   const int nh = 2 * static_cast<int>(te - tb);                  // half tiles of this block
   const bool chain = Sweep || (chain0 != 0 && blockIdx.y == 0);  // uniform
-  // Half tile h goes into stage h % S; the stages are counted, not divided: issue(h, stage),
-  // h = 0, 1, ... in turn. Halves with every row and column present (all but the last one or
-  // two of a block) copy through load1_full from V's rows of the half (vrow, block-uniform) and
-  // the thread's first Z element of it (zsrc), both stepped by a half tile per issue instead of
-  // rebuilt; the others through load1's checks.
-  auto cp16 = [](char* d, const char* s) { cp_async<16>(d, s); };
-  auto cpe = [](T* d, const T* s) { cp_async_elem(d, s); };
-  const char* vrow = reinterpret_cast<const char*>(Vp + tb * kTile * kB);
-  int rr1, jj1;
-  bt::zmap1<T>(tid, rr1, jj1);
-  const T* zsrc = Z + (tb * kTile + rr1) * zrs + (j0 + jj1) * zcs;
-  // Halves h < hfull have all kHalf rows (L >= tb * kTile + kHalf (h + 1)); none without all
-  // columns.
-  const index_t hrows = (L - tb * kTile) / C::kHalf;
-  const int hfull = j0 + C::kJC1 > ncols ? 0 : static_cast<int>(hrows < nh ? hrows : nh);
+  // Half tile h goes into stage h % S; the stages are counted, not divided: issue(h, stage).
   auto issue = [&](int h, int stage) {  // (an empty group past the end)
-    if (h < nh) {
-      T* st = sm + stage * C::kStage1;
-      if (h < hfull)
-        bt::load1_full<T>(tid, st, vrow + 16 * tid, zsrc, 4 * zcs, cp16, cpe);
-      else
-        bt::load1<T>(tid, st, Vp, Z, zrs, zcs, tb * kTile + index_t(h) * C::kHalf, L, j0, ncols,
-                     cp16, cpe);
-      vrow += C::kHalf * kB * sizeof(T);
-      zsrc += C::kHalf * zrs;
-    }
+    if (h < nh)
+      bt::load1<T>(
+          tid, sm + stage * C::kStage1, Vp, Z, zrs, zcs, tb * kTile + index_t(h) * C::kHalf, L, j0,
+          ncols, [](char* d, const char* s) { cp_async<16>(d, s); },
+          [](T* d, const T* s) { cp_async_elem(d, s); });
     cp_commit();
   };
   for (int h = 0; h < S - 1; ++h)
@@ -141,18 +122,17 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
   constexpr bool kAccReg = C::kAccReg1;
   T accr[R][J];
   bt::Tree1<T> tr;
-  // first: t == 0 (a chain starts at tb = 0): acc = p_0 itself (not 0 + p_0), else acc + p_t.
-  auto finish_tile = [&](index_t t, bool first) {
+  auto finish_tile = [&](index_t t) {
 #pragma unroll
     for (int kr = 0; kr < R; ++kr)
 #pragma unroll
       for (int u = 0; u < J; ++u) {
         if (chain) {
           if constexpr (kAccReg) {
-            accr[kr][u] = first ? tr.p[kr][u] : accr[kr][u] + tr.p[kr][u];
+            accr[kr][u] = t == 0 ? tr.p[kr][u] : accr[kr][u] + tr.p[kr][u];
           } else {
             T& a = accs[bt::acc1<T>(tid, kr, u)];  // this thread's own slot
-            a = first ? tr.p[kr][u] : a + tr.p[kr][u];
+            a = t == 0 ? tr.p[kr][u] : a + tr.p[kr][u];
           }
         } else {
           const index_t j = j0 + J * jg + u;
@@ -167,24 +147,13 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
       return accs[bt::acc1<T>(tid, kr, u)];
   };
   // Tiles t < L / 64 have all 64 rows: no row bounds in their loop; the last tile of L after.
-  // With the accumulators in registers the first tile is taken out of the loop, so that the
-  // loop's tiles (t > 0) add into them in place (a select there cost a register move per
-  // accumulator and tile); in shared memory the loop keeps the test.
   const index_t full_end = te < L / kTile ? te : L / kTile;
-  const int nfull = static_cast<int>(full_end - tb);
-  int it = 0;  // tile tb + it
-  if (kAccReg && it < nfull) {
+  index_t t = tb;
+  for (; t < full_end; ++t) {
     bt::half1<T, 0, true>(next(), cg, jg, C::kHalf, tr);
     bt::half1<T, 1, true>(next(), cg, jg, C::kHalf, tr);
-    finish_tile(tb, tb == 0);
-    ++it;
+    finish_tile(t);
   }
-  for (; it < nfull; ++it) {  // kAccReg: tb + it > 0
-    bt::half1<T, 0, true>(next(), cg, jg, C::kHalf, tr);
-    bt::half1<T, 1, true>(next(), cg, jg, C::kHalf, tr);
-    finish_tile(tb + it, !kAccReg && tb + it == 0);
-  }
-  const index_t t = tb + it;
   if (t < te) {
     const int rows = static_cast<int>(L - t * kTile);  // 1 .. 63
     T* st = next();
@@ -194,7 +163,7 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
       bt::half1<T, 0, false>(st, cg, jg, rows, tr);
     st = next();
     bt::half1<T, 1, false>(st, cg, jg, rows > C::kHalf ? rows - C::kHalf : 0, tr);
-    finish_tile(t, t == 0);
+    finish_tile(t);
   }
   if (!Sweep) {
     if (chain) {
@@ -251,26 +220,29 @@ __global__ void __launch_bounds__(kThreads, 2)
   bt::load_v3<T>(tid, vs3, Vp, s0, L, cp);
   bt::load_ny3<T>(tid, ns3, NY, ldny, jb, ncols, cp);
   cp_commit();
-  auto rok = [&](int i) {
+  bool rok[RR];
+  T* zr[RR];
+#pragma unroll
+  for (int i = 0; i < RR; ++i) {
     const index_t s = s0 + row + C::kRL3 * i;
-    return s >= 1 && s <= L;
-  };
-  T* const zr = Zs + s0 + row;  // the thread's row i: zr + RL i
+    rok[i] = s >= 1 && s <= L;
+    zr[i] = Zs + s;
+  }
   // A block with every row inside (all but the first and the last; block-uniform) and a
   // sub-batch with every column present read and write Z through one pointer per column with
   // constant row offsets, without per-element tests or 64-bit products.
   const bool rows_in = s0 >= 1 && s0 + C::kRT3 - 1 <= L;
   auto full_cols = [&](index_t j0) { return rows_in && j0 + C::kJC3 <= ncols; };
-  auto col_ptr = [&](index_t j0, int u) { return zr + (j0 + col + u) * ldz; };
-  using Tile = T[RR][JJ];
-  auto load_z = [&](index_t j0, Tile& z) {
+  auto col_ptr = [&](index_t j0, int u) { return zr[0] + (j0 + col + u) * ldz; };
+  T zn[RR][JJ];  // Z of the next sub-batch
+  auto load_z = [&](index_t j0) {
     if (full_cols(j0)) {
 #pragma unroll
       for (int u = 0; u < JJ; ++u) {
         const T* p = col_ptr(j0, u);
 #pragma unroll
         for (int i = 0; i < RR; ++i)
-          z[i][u] = p[C::kRL3 * i];
+          zn[i][u] = p[C::kRL3 * i];
       }
       return;
     }
@@ -279,63 +251,45 @@ __global__ void __launch_bounds__(kThreads, 2)
       const index_t j = j0 + col + u;
 #pragma unroll
       for (int i = 0; i < RR; ++i)
-        z[i][u] = (rok(i) && j < ncols) ? zr[C::kRL3 * i + j * ldz] : T(0);
+        zn[i][u] = (rok[i] && j < ncols) ? zr[i][j * ldz] : T(0);
     }
   };
-  // Sub-batch sb: z holds its Z (loaded during sub-batch sb - 1) and takes the chains in place;
-  // the next sub-batch's Z goes into zn meanwhile.
-  auto sub_batch = [&](int sb, Tile& z, Tile& zn) {
+  load_z(jb);
+  for (int sb = 0; sb < nb; ++sb) {
     const index_t j0 = jb + index_t(sb) * C::kJC3;
     cp_wait<0>();
     __syncthreads();  // V and this NY landed; the other NY buffer consumed (sub-batch sb - 1)
     if (sb + 1 < nb)
       bt::load_ny3<T>(tid, ns3 + ((sb + 1) & 1) * kB * C::kJC3, NY, ldny, j0 + C::kJC3, ncols, cp);
     cp_commit();
-    if (sb + 1 < nb) load_z(j0 + C::kJC3, zn);
+    T acc[RR][JJ];
+#pragma unroll
+    for (int i = 0; i < RR; ++i)
+#pragma unroll
+      for (int u = 0; u < JJ; ++u)
+        acc[i][u] = zn[i][u];
+    if (sb + 1 < nb) load_z(j0 + C::kJC3);
     const T* ns = ns3 + (sb & 1) * kB * C::kJC3;
     if (k == kB)
-      bt::apply3<T, true>(vs3, ns, k, pos, col, z);
+      bt::apply3<T, true>(vs3, ns, k, pos, col, acc);
     else
-      bt::apply3<T, false>(vs3, ns, k, pos, col, z);
+      bt::apply3<T, false>(vs3, ns, k, pos, col, acc);
     if (full_cols(j0)) {
 #pragma unroll
       for (int u = 0; u < JJ; ++u) {
         T* p = col_ptr(j0, u);
 #pragma unroll
         for (int i = 0; i < RR; ++i)
-          p[C::kRL3 * i] = z[i][u];
+          p[C::kRL3 * i] = acc[i][u];
       }
-      return;
+      continue;
     }
 #pragma unroll
     for (int u = 0; u < JJ; ++u) {
       const index_t j = j0 + col + u;
 #pragma unroll
       for (int i = 0; i < RR; ++i)
-        if (rok(i) && j < ncols) zr[C::kRL3 * i + j * ldz] = z[i][u];
-    }
-  };
-  T za[RR][JJ], zb[RR][JJ];
-  if constexpr (C::kPair3) {
-    // The two register tiles alternate, two sub-batches per trip (and a last odd one): no tile
-    // is copied.
-    load_z(jb, za);
-    int sb = 0;
-    for (; sb + 1 < nb; sb += 2) {
-      sub_batch(sb, za, zb);
-      sub_batch(sb + 1, zb, za);
-    }
-    if (sb < nb) sub_batch(sb, za, zb);
-  } else {
-    // One body: the next sub-batch's Z (zb) is copied into the working tile.
-    load_z(jb, zb);
-    for (int sb = 0; sb < nb; ++sb) {
-#pragma unroll
-      for (int i = 0; i < RR; ++i)
-#pragma unroll
-        for (int u = 0; u < JJ; ++u)
-          za[i][u] = zb[i][u];
-      sub_batch(sb, za, zb);
+        if (rok[i] && j < ncols) zr[i][j * ldz] = acc[i][u];
     }
   }
 }

@@ -65,9 +65,6 @@ struct Cfg {
   static constexpr int kRT3 = 32 * kRW3;                           ///< rows per block
   static constexpr int kJC3 = kThreads / 32 / kRW3 * kCL3 * kJJ3;  ///< columns per sub-batch
   static constexpr int kVS3 = kRT3 + kPad;                         ///< row stride of vs3
-  /// Two register tiles of Z alternate between the sub-batches (no copy of the next sub-batch's
-  /// Z); not for dd, whose sub-batch (some 13000 instructions, against 32 moves) would double.
-  static constexpr bool kPair3 = !std::is_same<T, dd_real>::value;
   static_assert(kRL3 * kRR3 == 32, "a warp covers 32 rows");
 };
 
@@ -99,77 +96,50 @@ ES_HD_INLINE void coords1(int tid, int& cg, int& jg) {
   jg = ((lane & 1) | (((lane >> 1) / C::kG1) << 1)) + (32 / C::kG1) * warp;
 }
 
-/// Thread tid's Z elements of a stage copy (load1): row rr, columns jj0 + 4 i. A half warp takes
-/// 16 rows of a column (128 contiguous bytes of a column-major Z) and a warp's shared stores span
-/// every bank twice (the whole warp on one column, 32 rows of stride kZS1, was a 4-way conflict).
-template <class T>
-ES_HD_INLINE void zmap1(int tid, int& rr, int& jj0) {
-  const int lane = tid & 31, warp = tid >> 5;
-  rr = (lane & 15) + 16 * (warp & 1);
-  jj0 = (lane >> 4) + 2 * (warp >> 1);
-}
-
-/// load1 of a stage with every row and column present, from the thread's sources: vsrc = its
-/// first V piece (Vp + r0 * 32 elements, + 16 tid bytes), zsrc = Z(r0 + rr, j0 + jj0) (zmap1),
-/// zstep = 4 zcs (the i-th column zsrc + i zstep); no checks.
-/// The kernels step vsrc and zsrc from one stage to the next instead of rebuilding them.
-template <class T, class Copy16, class Copy>
-ES_HD_INLINE void load1_full(int tid, T* stage, const char* vsrc, const T* zsrc, index_t zstep,
-                             Copy16&& copy16, Copy&& copy) {
-  using C = Cfg<T>;
-  static_assert(C::kThreads1 == 128 && C::kHalf == 32, "the copy map below");
-  constexpr int n16 = C::kHalf * kB * int(sizeof(T)) / 16;
-  static_assert(n16 % C::kThreads1 == 0, "whole V pieces per thread");
-  char* dst = reinterpret_cast<char*>(stage) + 16 * tid;
-#pragma unroll
-  for (int i = 0; i < n16 / C::kThreads1; ++i)
-    copy16(dst + 16 * C::kThreads1 * i, vsrc + 16 * C::kThreads1 * i);
-  constexpr int kZI = C::kHalf * C::kJC1 / C::kThreads1;  // Z elements per thread
-  static_assert(C::kJC1 % 4 == 0 && kZI * 4 == C::kJC1, "columns jj0 + 4 i cover the block");
-  int rr, jj0;
-  zmap1<T>(tid, rr, jj0);
-  T* d = stage + C::kHalf * kB + rr * C::kZS1 + jj0;
-  const T* s = zsrc;
-#pragma unroll
-  for (int i = 0; i < kZI; ++i) {
-    copy(d + 4 * i, s);
-    s += zstep;
-  }
-}
-
 /// Stage of rows r0 .. r0+31: vs[rr][c] = Vp[(r0 + rr) * 32 + c] (Vp: packed rows of 32, zero
 /// past the block's rows; copy16 copies 16 bytes) and zs[rr][jj] = Z(r0 + rr, j0 + jj) =
 /// Z[(r0 + rr) * zrs + (j0 + jj) * zcs], zero past L rows or ncols columns (copy: one element).
-/// Thread tid copies V's 16-byte pieces tid + 128 i and the Z elements of zmap1. A stage with
-/// every row and column present (all but the last of a block's, the test is block-uniform) is
-/// load1_full's.
+/// Thread tid copies V's 16-byte pieces tid + 128 i and the Z elements of one row rr, columns
+/// jj0 + 4 i: a half warp takes 16 rows of a column (128 contiguous bytes of a column-major Z)
+/// and a warp's shared stores span every bank twice (the whole warp on one column, 32 rows of
+/// stride kZS1, was a 4-way conflict). A stage with every row and column present (all but the
+/// last of a block's, the test is block-uniform) walks one pointer without checks.
 template <class T, class Copy16, class Copy>
 ES_HD_INLINE void load1(int tid, T* stage, const T* Vp, const T* Z, index_t zrs, index_t zcs,
                         index_t r0, index_t L, index_t j0, index_t ncols, Copy16&& copy16,
                         Copy&& copy) {
   using C = Cfg<T>;
-  int rr, jj0;
-  zmap1<T>(tid, rr, jj0);
-  if (r0 + C::kHalf <= L && j0 + C::kJC1 <= ncols) {
-    load1_full<T>(tid, stage, reinterpret_cast<const char*>(Vp + r0 * kB) + 16 * tid,
-                  Z + (r0 + rr) * zrs + (j0 + jj0) * zcs, 4 * zcs, copy16, copy);
-    return;
-  }
+  static_assert(C::kThreads1 == 128 && C::kHalf == 32, "the copy map below");
   constexpr int n16 = C::kHalf * kB * int(sizeof(T)) / 16;
+  static_assert(n16 % C::kThreads1 == 0, "whole V pieces per thread");
   const char* src = reinterpret_cast<const char*>(Vp + r0 * kB) + 16 * tid;
   char* dst = reinterpret_cast<char*>(stage) + 16 * tid;
 #pragma unroll
   for (int i = 0; i < n16 / C::kThreads1; ++i)
     copy16(dst + 16 * C::kThreads1 * i, src + 16 * C::kThreads1 * i);
-  constexpr int kZI = C::kHalf * C::kJC1 / C::kThreads1;
+  constexpr int kZI = C::kHalf * C::kJC1 / C::kThreads1;  // Z elements per thread
+  static_assert(C::kJC1 % 4 == 0 && kZI * 4 == C::kJC1, "columns jj0 + 4 i cover the block");
+  const int lane = tid & 31, warp = tid >> 5;
+  const int rr = (lane & 15) + 16 * (warp & 1);
+  const int jj0 = (lane >> 4) + 2 * (warp >> 1);
   T* d = stage + C::kHalf * kB + rr * C::kZS1 + jj0;
-  const bool rok = r0 + rr < L;
-  for (int i = 0; i < kZI; ++i) {
-    const index_t j = j0 + jj0 + 4 * i;
-    if (rok && j < ncols)
-      copy(d + 4 * i, Z + (r0 + rr) * zrs + j * zcs);
-    else
-      d[4 * i] = T(0);
+  if (r0 + C::kHalf <= L && j0 + C::kJC1 <= ncols) {
+    const T* s = Z + (r0 + rr) * zrs + (j0 + jj0) * zcs;
+    const index_t step = 4 * zcs;
+#pragma unroll
+    for (int i = 0; i < kZI; ++i) {
+      copy(d + 4 * i, s);
+      s += step;
+    }
+  } else {
+    const bool rok = r0 + rr < L;
+    for (int i = 0; i < kZI; ++i) {
+      const index_t j = j0 + jj0 + 4 * i;
+      if (rok && j < ncols)
+        copy(d + 4 * i, Z + (r0 + rr) * zrs + j * zcs);
+      else
+        d[4 * i] = T(0);
+    }
   }
 }
 
