@@ -341,11 +341,36 @@ index_t ceil_div(index_t a, index_t b) {
 }
 
 /// Step 1's split of nt tiles for ng column blocks (the bits do not depend on it): segments of
-/// tps tiles, as many as one wave of two blocks per SM holds (EIGSOLVE_GPU_BT_SEGS=N: N segments
-/// instead, an experiment's knob); one segment (or <= 4 tiles): the sweep.
+/// tps tiles, one segment (or <= 4 tiles) being the sweep. By default the count that minimises
+/// a model of the launch's time on 2 nsm block slots (two blocks per SM), in units of one tile
+/// of one block:
+///
+///   waves(ng nseg) * (tps + 0.5)   +   0.25 * ng nt (nseg - 1) / nseg / slots
+///   (the longest slot; 0.5: a       (the tile partials of segments >= 1: written here, read
+///    block's pipeline fill and end)  and summed by sum_kernel; 0.25 of a tile each, from
+///                                    session 28's trace: sum_kernel 0.088 s beside 0.45 s)
+///
+/// over segs = 1 .. 32 (nseg = ceil(nt / tps) segments of tps = ceil(nt / segs) tiles); the
+/// first minimum wins. EIGSOLVE_GPU_BT_FIT=0: as many segments as one wave of 2 nsm blocks holds
+/// (floor(2 nsm / ng), the rule before session 29, which leaves up to half the slots idle, e.g.
+/// 208 of 264 blocks for ng = 104); EIGSOLVE_GPU_BT_SEGS=N: N segments (an experiment's knob).
 /// EIGSOLVE_GPU_BT_SWEEP=0/1 forces partial (at least 2 segments where nt > 1) / sweep.
 index_t step1_tiles_per_block(index_t ng, index_t nt, int nsm, bool& sweep) {
-  index_t want = 2 * index_t(nsm) / ng;
+  const index_t slots = 2 * index_t(nsm);
+  index_t want = slots / ng;
+  const char* f = std::getenv("EIGSOLVE_GPU_BT_FIT");
+  if (!(f && f[0] == '0' && f[1] == '\0') && nt > 4) {
+    double best = 0;
+    for (index_t sg = 1; sg <= std::min<index_t>(nt, 32); ++sg) {
+      const index_t tps = ceil_div(nt, sg), nseg = ceil_div(nt, tps);
+      const double cost = double(ceil_div(ng * nseg, slots)) * (double(tps) + 0.5) +
+                          0.25 * double(ng * nt) * double(nseg - 1) / double(nseg) / double(slots);
+      if (sg == 1 || cost < best) {
+        best = cost;
+        want = sg;
+      }
+    }
+  }
   if (const char* s = std::getenv("EIGSOLVE_GPU_BT_SEGS"); s && std::atoll(s) > 0)
     want = index_t(std::atoll(s));
   index_t segs = std::min(nt, std::max<index_t>(1, want));
