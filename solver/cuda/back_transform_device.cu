@@ -382,6 +382,31 @@ index_t step1_tiles_per_block(index_t ng, index_t nt, int nsm, bool& sweep) {
   return ceil_div(nt, segs);
 }
 
+/// Step 3's sub-batches per thread block for ns3 sub-batches of nr3 row blocks (the bits do not
+/// depend on it: every sub-batch is the same chains whichever block runs it). By default
+/// min(16, ns3 nr3 / 1024), at least 1. EIGSOLVE_GPU_BT_FIT3=1 (prepared in session 29, not yet
+/// measured): the count 1 .. 16 that minimises waves(ceil(ns3 / per3) nr3) * (per3 + 0.25) on
+/// 2 nsm block slots (0.25: a block's load of its V rows against one sub-batch's Z traffic),
+/// the first minimum. The same model over the pipeline's launches (groups of 2048-6656 columns,
+/// every block of reflectors at n = 16384) puts the default at 81-87 % of the ideal (all slots
+/// busy until the end), the fitted count at 91-95 %.
+int step3_per_block(index_t ns3, index_t nr3, int nsm) {
+  int per3 = static_cast<int>(std::max<index_t>(1, std::min<index_t>(16, ns3 * nr3 / 1024)));
+  const char* f = std::getenv("EIGSOLVE_GPU_BT_FIT3");
+  if (f && f[0] == '1' && f[1] == '\0') {
+    const index_t slots = 2 * index_t(nsm);
+    double best = 0;
+    for (int p = 1; p <= 16; ++p) {
+      const double cost = double(ceil_div(ceil_div(ns3, p) * nr3, slots)) * (double(p) + 0.25);
+      if (p == 1 || cost < best) {
+        best = cost;
+        per3 = p;
+      }
+    }
+  }
+  return per3;
+}
+
 }  // namespace
 
 template <class T>
@@ -515,8 +540,7 @@ class DeviceBt {
     int k;
     block(b, i0, k, L);
     const index_t ns3 = ceil_div(nc, C::kJC3), nr3 = ceil_div(L + 1, C::kRT3);
-    const int per3 =
-        static_cast<int>(std::max<index_t>(1, std::min<index_t>(16, ns3 * nr3 / 1024)));
+    const int per3 = step3_per_block(ns3, nr3, nsm_);
     step3_kernel<T><<<dim3(unsigned(ceil_div(ns3, per3)), unsigned(nr3)), kThreads, kSmem3, st_>>>(
         Vp_, L, k, NY_, p_.pw, Zp + i0, lddz, nc, per3);
   }
