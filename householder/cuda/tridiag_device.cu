@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/cuda/staged_copy.cuh"
+#include "core/env_flag.hpp"
 #include "core/errors.hpp"
 #include "householder/tridiag_cuda.hpp"
 #include "core/cuda/pdl_launch.cuh"
@@ -61,12 +62,6 @@ struct PanelProfile {
                                                  "panel_w",    "alpha", "rank2k", "finish"};
   double sec[kSteps] = {};
 };
-
-bool env_flag(const char* name, bool dflt) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return dflt;
-  return !(v[0] == '0' && v[1] == '\0');
-}
 
 /// The device matrix's leading dimension is a multiple of this many elements (16 bytes).
 template <class T>

@@ -39,6 +39,7 @@
 #include "core/context.hpp"
 #include "core/cuda/pdl_launch.cuh"
 #include "core/cuda/l2_access.cuh"
+#include "core/env_flag.hpp"
 #include "core/errors.hpp"
 #include "householder/bulge_chase_cuda.hpp"
 #include "householder/two_stage_cuda.hpp"
@@ -469,17 +470,13 @@ class TwoStageDevice final : public TwoStageCuda<T> {
                         ScalarTraits<T>::name + " (two-stage) needs " + std::to_string(need) +
                         " bytes of device memory, " + std::to_string(free_b) +
                         " are available (of " + std::to_string(total_b) + ")");
-    const auto flag = [](const char* name, bool dflt) {
-      const char* v = std::getenv(name);
-      return v && *v ? !(v[0] == '0' && v[1] == '\0') : dflt;
-    };
-    pdl_ = flag("EIGSOLVE_GPU_PDL", true);
-    lookahead_ = flag("EIGSOLVE_GPU_LOOKAHEAD", true);
-    async_r2k_ = flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);
-    vec_r2k_ = flag("EIGSOLVE_GPU_RANK2K_VEC", true);
+    pdl_ = env_flag("EIGSOLVE_GPU_PDL", true);
+    lookahead_ = env_flag("EIGSOLVE_GPU_LOOKAHEAD", true);
+    async_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);
+    vec_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_VEC", true);
     qr_mode_ = qr1_mode();
     if (qr_mode_ == 2) rf_nb_ = rf_prepare<T>();
-    profile_ = flag("EIGSOLVE_GPU_PROFILE", false);
+    profile_ = env_flag("EIGSOLVE_GPU_PROFILE", false);
     ck(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking), "cudaStreamCreate");
     {  // the next panel's QR (lookahead) goes first wherever the update leaves room
       int lo = 0, hi = 0;

@@ -46,6 +46,7 @@
 #include "core/cuda/cp_async.cuh"
 #include "core/cuda/l2_access.cuh"
 #include "core/cuda/sync_flags.cuh"
+#include "core/env_flag.hpp"
 #include "core/errors.hpp"
 #include "householder/cuda/two_stage_vectors_warp.hpp"
 #include "householder/two_stage_cuda.hpp"
@@ -270,12 +271,6 @@ Geo fast_geo(index_t n) {
   g.G = q2_warp::kGF;
   g.NG = (n - 1 + g.G - 1) / g.G;
   return g;
-}
-
-bool env_flag(const char* name, bool dflt = false) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return dflt;
-  return !(v[0] == '0' && v[1] == '\0');
 }
 
 index_t env_int(const char* name) {
