@@ -20,7 +20,7 @@ void apply_q_device_prepare(index_t, const T*, index_t, const T*, index_t, void*
 }
 template <class T>
 void apply_q_device_columns(index_t, const T*, index_t, index_t, index_t, T*, index_t, void*,
-                            std::size_t, void*) {
+                            std::size_t, void*, bool) {
   throw NotCompiled("cuda");
 }
 template <class T>
@@ -35,7 +35,7 @@ void apply_q_canonical_cuda(index_t, const T*, index_t, const T*, index_t, T*, i
   template void apply_q_device_prepare<T>(index_t, const T*, index_t, const T*, index_t, void*, \
                                           std::size_t, void*);                                  \
   template void apply_q_device_columns<T>(index_t, const T*, index_t, index_t, index_t, T*,     \
-                                          index_t, void*, std::size_t, void*);                  \
+                                          index_t, void*, std::size_t, void*, bool);            \
   template void apply_q_canonical_cuda<T>(index_t, const T*, index_t, const T*, index_t, T*,    \
                                           index_t);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_BACK_STUB)

@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -298,11 +299,12 @@ struct BackTransformPlan {
     if (packed_bytes())
       pack_q2_device<T>(n, ts->b, ts->dV2, ts->ldv2, ts->dtau2, ts->ldt2, packed(m, w), st);
   }
-  /// Z := Q Z on the nc columns at Zc (ld n).
+  /// Z := Q Z on the nc columns at Zc (ld n); `beside`: other streams' kernels run meanwhile
+  /// (apply_q_device_columns' beside_other_work).
   /// With `prof` (EIGSOLVE_GPU_PROFILE=1, two-stage) the two products are timed by events and
   /// the call waits for them (serialised): prof[0] += Q2's seconds, prof[1] += Q1's.
   void columns(index_t m, index_t nc, T* Zc, void* w, std::size_t wb, cudaStream_t st,
-               double* prof = nullptr) const {
+               double* prof = nullptr, bool beside = false) const {
     cudaEvent_t ev[3] = {nullptr, nullptr, nullptr};
     if (prof && ts) {
       for (auto& e : ev)
@@ -313,7 +315,8 @@ struct BackTransformPlan {
       apply_q2_canonical_device<T>(n, ts->b, ts->dV2, ts->ldv2, ts->dtau2, ts->ldt2, nc, Zc, n, st,
                                    packed(m, w));
     if (ev[1]) ck(cudaEventRecord(ev[1], st), "cudaEventRecord");
-    if (has_q1()) apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, q1_bytes(m), st);
+    if (has_q1())
+      apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, q1_bytes(m), st, beside);
     if (ev[2]) {
       ck(cudaEventRecord(ev[2], st), "cudaEventRecord");
       ck(cudaEventSynchronize(ev[2]), "profile");
@@ -400,6 +403,9 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
         return z.data();
       },
       Z, sizeof(T) * std::size_t(n), landed);
+  // Set when the inverse iteration has returned: the groups launched after it have the GPU to
+  // themselves (their kernels chained by programmatic dependent launch; beside it, plain).
+  std::atomic<bool> inverse_iteration_done{false};
   // 2. (on bs, from the worker thread) the T factors; then Z := Q Z by groups of columns
   // [c0, c1) as they are posted (complex: Z_T's columns widened first).
   GroupWorker worker(
@@ -412,7 +418,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
           ck(cudaGetLastError(), "widen Z");
         }
         bplan.columns(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bw, bs.s,
-                      profile_q ? q_seconds : nullptr);
+                      profile_q ? q_seconds : nullptr, !inverse_iteration_done.load());
         cudaEvent_t ev = nullptr;
         ck(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
         const cudaError_t st = cudaEventRecord(ev, bs.s);
@@ -438,6 +444,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
        "upload Z of T");
     ck(cudaStreamSynchronize(bs.s), "upload Z of T");  // zt goes out of scope
   }
+  inverse_iteration_done.store(true);
   tm.inverse_iteration = since(t0);
   tm.early_columns = worker.posted();
   t0 = std::chrono::steady_clock::now();

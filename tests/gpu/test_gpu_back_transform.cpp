@@ -304,7 +304,8 @@ TEST(GpuBackTransformLarge, SeveralSubBatchesPerBlock) {
 /// block (d 3000 x 8900: 140 column blocks, in segments by the fitted count, a sweep by the old
 /// rule), many 128-row blocks; n - 1 not a multiple of 32 (a short last block) and of 64; m < n
 /// and m > n; every precision; the segment counts of EIGSOLVE_GPU_BT_FIT=0 and
-/// EIGSOLVE_GPU_BT_SEGS=32, step 3's fitted sub-batches (EIGSOLVE_GPU_BT_FIT3=1).
+/// EIGSOLVE_GPU_BT_SEGS=32, plain launches (EIGSOLVE_GPU_BT_PDL=0; the default chains them by
+/// programmatic dependent launch).
 template <class T>
 void large_modes(index_t n, index_t m, std::uint64_t seed) {
   const index_t lda = n + 1, ldz = n + 5;
@@ -323,11 +324,11 @@ void large_modes(index_t n, index_t m, std::uint64_t seed) {
         << ScalarTraits<T>::name << " large n=" << n << " m=" << m << " " << sweep_name(sweep);
   }
   // the segment count of the rule before session 29 (EIGSOLVE_GPU_BT_FIT=0) and the most
-  // segments (32) instead of the fitted count; step 3's sub-batches per block fitted to the
-  // waves (EIGSOLVE_GPU_BT_FIT3=1)
+  // segments (32) instead of the fitted count; plain launches instead of programmatic dependent
+  // ones (EIGSOLVE_GPU_BT_PDL=0)
   for (const auto& kv : {std::pair<const char*, const char*>{"EIGSOLVE_GPU_BT_FIT", "0"},
                          std::pair<const char*, const char*>{"EIGSOLVE_GPU_BT_SEGS", "32"},
-                         std::pair<const char*, const char*>{"EIGSOLVE_GPU_BT_FIT3", "1"}}) {
+                         std::pair<const char*, const char*>{"EIGSOLVE_GPU_BT_PDL", "0"}}) {
     EnvScope env({{kv.first, kv.second}});
     std::vector<T> z2 = Z;
     apply_q_canonical_cuda(n, A.data(), lda, tau.data(), m, z2.data(), ldz);
