@@ -22,6 +22,12 @@ namespace eigsolve {
 /// nothing to do: n <= 1 or m <= 0).
 template <class T>
 std::size_t apply_q_device_workspace_bytes(index_t n, index_t m);
+/// More workspace (>= apply_q_device_workspace_bytes: plus every block's packed reflectors,
+/// ~n^2/2 elements) with which the reflectors are packed once, by apply_q_device_prepare,
+/// instead of again for every columns call (EIGSOLVE_GPU_BT_PACK_ONCE=0: again every time). A
+/// call uses that form when its work_bytes are at least this; the same bits either way.
+template <class T>
+std::size_t apply_q_device_workspace_bytes_pack_once(index_t n, index_t m);
 
 /// Z := Q Z in the canonical blocked order, on the device, asynchronously on the cudaStream_t
 /// `stream` (nullptr: the legacy default stream). dA (ldda >= n), dtau (n-1) and dZ (lddz >= n)
@@ -40,17 +46,13 @@ void apply_q_canonical_device(index_t n, const T* dA, index_t ldda, const T* dta
 /// the T factors into `work` (sized for n x m, as above) once; each columns call then applies Q
 /// to nc <= m columns at dZ with them. A column's bits do not depend on the call that transforms
 /// it: apply_q_canonical_device is prepare, then columns(m). Calls on one stream, in order; the
-/// workspace is shared, so calls must not run concurrently. `beside_other_work`: other streams'
-/// kernels run now (the inverse iteration), so the kernels are launched plainly instead of
-/// chained by programmatic dependent launch, whose early blocks would hold SM slots while they
-/// wait (EIGSOLVE_GPU_BT_PDL, solver/cuda/back_transform_device.cu).
+/// workspace is shared, so calls must not run concurrently.
 template <class T>
 void apply_q_device_prepare(index_t n, const T* dA, index_t ldda, const T* dtau, index_t m,
                             void* work, std::size_t work_bytes, void* stream);
 template <class T>
 void apply_q_device_columns(index_t n, const T* dA, index_t ldda, index_t m, index_t nc, T* dZ,
-                            index_t lddz, void* work, std::size_t work_bytes, void* stream,
-                            bool beside_other_work = false);
+                            index_t lddz, void* work, std::size_t work_bytes, void* stream);
 
 /// Host-pointer convenience form of apply_q_canonical_device: uploads A (n x n, lda >= n), tau
 /// and Z (n x m, ldz >= n) to the current device, runs it and downloads Z. Throws DeviceError

@@ -14,13 +14,17 @@ void apply_q_canonical_device(index_t, const T*, index_t, const T*, index_t, T*,
   throw NotCompiled("cuda");
 }
 template <class T>
+std::size_t apply_q_device_workspace_bytes_pack_once(index_t, index_t) {
+  throw NotCompiled("cuda");
+}
+template <class T>
 void apply_q_device_prepare(index_t, const T*, index_t, const T*, index_t, void*, std::size_t,
                             void*) {
   throw NotCompiled("cuda");
 }
 template <class T>
 void apply_q_device_columns(index_t, const T*, index_t, index_t, index_t, T*, index_t, void*,
-                            std::size_t, void*, bool) {
+                            std::size_t, void*) {
   throw NotCompiled("cuda");
 }
 template <class T>
@@ -30,12 +34,13 @@ void apply_q_canonical_cuda(index_t, const T*, index_t, const T*, index_t, T*, i
 
 #define EIGSOLVE_INSTANTIATE_BACK_STUB(T)                                                       \
   template std::size_t apply_q_device_workspace_bytes<T>(index_t, index_t);                     \
+  template std::size_t apply_q_device_workspace_bytes_pack_once<T>(index_t, index_t);           \
   template void apply_q_canonical_device<T>(index_t, const T*, index_t, const T*, index_t, T*,  \
                                             index_t, void*, std::size_t, void*);                \
   template void apply_q_device_prepare<T>(index_t, const T*, index_t, const T*, index_t, void*, \
                                           std::size_t, void*);                                  \
   template void apply_q_device_columns<T>(index_t, const T*, index_t, index_t, index_t, T*,     \
-                                          index_t, void*, std::size_t, void*, bool);            \
+                                          index_t, void*, std::size_t, void*);                  \
   template void apply_q_canonical_cuda<T>(index_t, const T*, index_t, const T*, index_t, T*,    \
                                           index_t);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_BACK_STUB)

@@ -1,8 +1,7 @@
 // One kernel launch, optionally as a programmatic dependent launch (sm_90): with `pdl` the
 // kernel may be launched while the kernel before it in the stream finishes; the kernel itself
 // must begin with griddepcontrol.wait, so that only the launch latency overlaps, never data.
-// Used by the tridiagonalization's panel kernels and the back-transformation's steps (which
-// begin with pdl_wait_release()).
+// Used by the tridiagonalization's panel kernels.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -25,16 +24,6 @@ cudaError_t launch_pdl(void (*kernel)(K...), dim3 grid, dim3 block, std::size_t 
   cfg.attrs = at;
   cfg.numAttrs = pdl ? 1 : 0;
   return cudaLaunchKernelEx(&cfg, kernel, args...);
-}
-
-/// At the very start of a kernel launched by launch_pdl: wait until the kernel before it in the
-/// stream has completed (its writes visible), then let the next one be launched. Without the
-/// launch attribute both are no-ops.
-__device__ __forceinline__ void pdl_wait_release() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
 }
 
 }  // namespace eigsolve

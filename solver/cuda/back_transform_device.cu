@@ -36,9 +36,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "core/canonical.hpp"
-#include "core/cuda/pdl_launch.cuh"
 #include "core/env_flag.hpp"
 #include "core/errors.hpp"
 #include "core/precision.hpp"
@@ -87,7 +87,6 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
   extern __shared__ __align__(16) unsigned char smem1[];
   T* sm = reinterpret_cast<T*>(smem1);
   T* accs = sm + S * C::kStage1;  // accumulators of the sweep, acc1() slots
-  pdl_wait_release();
   const int tid = threadIdx.x;
   int cg, jg;
   bt::coords1<T>(tid, cg, jg);
@@ -212,7 +211,6 @@ __global__ void __launch_bounds__(kThreads, 2)
   extern __shared__ __align__(16) unsigned char smem3[];
   T* vs3 = reinterpret_cast<T*>(smem3);
   T* ns3 = vs3 + kB * C::kVS3;  // two buffers of kB x JC3
-  pdl_wait_release();
   const int tid = threadIdx.x;
   const index_t s0 = index_t(blockIdx.y) * C::kRT3;
   const index_t jb = index_t(blockIdx.x) * per * C::kJC3;
@@ -303,7 +301,16 @@ __global__ void __launch_bounds__(kThreads, 2)
 struct Plan {
   index_t nblocks = 0, ntmax = 0, mc = 0, pw = 0;
   std::size_t off_t = 0, off_g = 0, off_p = 0, off_ny = 0, off_v = 0, bytes = 0;
+  /// With bytes_once: every block's packed V from off_vall on (block b at vall_offset(b)
+  /// elements), packed once by the T factors instead of again for every group of columns.
+  std::size_t off_vall = 0, bytes_once = 0;
 };
+
+/// Elements of block b's packed V: its tiles of kTile rows x kB.
+index_t packed_elems(index_t n, index_t b) {
+  const index_t L = n - 1 - kB * b;
+  return (L + kTile - 1) / kTile * kTile * kB;
+}
 
 constexpr std::size_t kPartialCap = std::size_t(1) << 30;  ///< tile-partial bytes per panel
 
@@ -337,6 +344,11 @@ Plan make_plan(index_t n, index_t m) {
   p.off_v = off;
   off += align_up(std::size_t(p.ntmax) * kTile * kB * sizeof(T));
   p.bytes = off;
+  p.off_vall = off;
+  std::size_t all = 0;
+  for (index_t b = 0; b < p.nblocks; ++b)
+    all += std::size_t(packed_elems(n, b));
+  p.bytes_once = off + align_up(all * sizeof(T));
   return p;
 }
 
@@ -388,8 +400,8 @@ index_t step1_tiles_per_block(index_t ng, index_t nt, int nsm, bool& sweep) {
 
 /// Step 3's sub-batches per thread block for ns3 sub-batches of nr3 row blocks (the bits do not
 /// depend on it: every sub-batch is the same chains whichever block runs it): min(16,
-/// ns3 nr3 / 1024), at least 1. (Session 30 measured a count fitted to the waves, as step 1's,
-/// and the fits on the occupancy calculator's slots: no gain; bench/NOTES.md.)
+/// ns3 nr3 / 1024), at least 1. (Session 30 measured a count fitted to the waves, as step 1's:
+/// no gain; bench/NOTES.md.)
 int step3_per_block(index_t ns3, index_t nr3) {
   return static_cast<int>(std::max<index_t>(1, std::min<index_t>(16, ns3 * nr3 / 1024)));
 }
@@ -399,6 +411,11 @@ int step3_per_block(index_t ns3, index_t nr3) {
 template <class T>
 std::size_t apply_q_device_workspace_bytes(index_t n, index_t m) {
   return make_plan<T>(n, m).bytes;
+}
+
+template <class T>
+std::size_t apply_q_device_workspace_bytes_pack_once(index_t n, index_t m) {
+  return make_plan<T>(n, m).bytes_once;
 }
 
 namespace {
@@ -429,6 +446,15 @@ class DeviceBt {
     P_ = reinterpret_cast<T*>(wb + p_.off_p);
     NY_ = reinterpret_cast<T*>(wb + p_.off_ny);
     Vp_ = reinterpret_cast<T*>(wb + p_.off_v);
+    if (work_bytes >= p_.bytes_once && env_flag("EIGSOLVE_GPU_BT_PACK_ONCE", true)) {
+      Vall_ = reinterpret_cast<T*>(wb + p_.off_vall);
+      voff_.resize(std::size_t(p_.nblocks));
+      index_t o = 0;
+      for (index_t b = 0; b < p_.nblocks; ++b) {
+        voff_[std::size_t(b)] = o;
+        o += packed_elems(n_, b);
+      }
+    }
     static_assert(C::kJC1 * C::kWS1 + kB * (kB + 1) <= C::kStages1 * C::kStage1, "ws, ts");
     ck(cudaFuncSetAttribute(step1_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                             int(kSmem1)),
@@ -444,27 +470,22 @@ class DeviceBt {
     ck(cudaDeviceGetAttribute(&nsm_, cudaDevAttrMultiProcessorCount, dev), "SM count");
   }
 
-  void beside_other_work(bool b) { beside_ = b; }
-
   /// T factors of every block: G = V^H V (step 1 partials with Z = Vp), then the recurrence.
   void tfactors(const T* dtau) {
     if (n_ <= 1 || m_ <= 0) return;
-    chained_ = false;  // the first launch follows another call's work: a plain launch
     constexpr int kWarps = kThreads / 32;
     for (index_t b = 0; b < p_.nblocks; ++b) {
       index_t i0, L;
       int k;
       block(b, i0, k, L);
       const index_t nt = ceil_div(L, kTile);
-      pack(i0, k, L);
-      launch(step1_kernel<T, false>, dim3(1, unsigned(nt)), C::kThreads1, kSmem1, Vp_,
-             static_cast<const T*>(Vp_), index_t(kB), index_t(1), L, index_t(k), 1, 0, k, P_,
-             index_t(kB), static_cast<const T*>(nullptr), static_cast<T*>(nullptr), index_t(0));
-      launch(sum_kernel<T>, dim3(unsigned(ceil_div(k, kWarps))), kThreads, 0, nt, index_t(1),
-             index_t(k), index_t(kB), static_cast<const T*>(P_), k, static_cast<const T*>(nullptr),
-             G_, index_t(1), index_t(kB));
-      launch(tfactor_kernel<T>, dim3(1), kB, 0, k, static_cast<const T*>(G_), dtau + i0,
-             Tall_ + kB * kB * b);
+      T* V = vp(b);
+      pack(i0, k, L, V);
+      step1_kernel<T, false><<<dim3(1, unsigned(nt)), C::kThreads1, kSmem1, st_>>>(
+          V, V, kB, 1, L, k, 1, 0, k, P_, kB, nullptr, nullptr, 0);
+      sum_kernel<T><<<unsigned(ceil_div(k, kWarps)), kThreads, 0, st_>>>(nt, 1, k, kB, P_, k,
+                                                                         nullptr, G_, 1, kB);
+      tfactor_kernel<T><<<1, kB, 0, st_>>>(k, G_, dtau + i0, Tall_ + kB * kB * b);
       ck(cudaGetLastError(), "T factor launch");
     }
   }
@@ -475,7 +496,6 @@ class DeviceBt {
     if (n_ <= 1 || nc <= 0) return;
     if (lddz < n_) throw DimensionError("apply_q_canonical_device: lddz < n");
     if (nc > m_) throw DimensionError("apply_q_canonical_device: more columns than planned");
-    chained_ = false;
     for (index_t j0 = 0; j0 < nc; j0 += p_.mc) {
       const index_t w = std::min(p_.mc, nc - j0);
       T* Zp = dZ + j0 * lddz;
@@ -483,7 +503,7 @@ class DeviceBt {
         index_t i0, L;
         int k;
         block(b, i0, k, L);
-        pack(i0, k, L);
+        if (Vall_ == nullptr) pack(i0, k, L, Vp_);  // else packed by tfactors
         step12(b, w, Zp, lddz);
         step3(b, w, Zp, lddz);
         ck(cudaGetLastError(), "block launch");
@@ -495,29 +515,18 @@ class DeviceBt {
   static constexpr std::size_t kSmem1 = (C::kStages1 * C::kStage1 + C::kAcc1) * sizeof(T);
   static constexpr std::size_t kSmem3 = (kB * C::kVS3 + 2 * kB * C::kJC3) * sizeof(T);
 
-  /// Every launch of a call but its first is a programmatic dependent launch (the kernels begin
-  /// with pdl_wait_release: only the launch latency overlaps the kernel before, never data),
-  /// except beside other streams' work (beside_other_work: the early blocks of the next kernel
-  /// would hold SM slots while they wait, and the inverse iteration beside slowed by more than
-  /// the gaps gave back; session 30). EIGSOLVE_GPU_BT_PDL=0: plain launches always; =1: chained
-  /// always. The same bits every way.
-  template <class... K, class... A>
-  void launch(void (*kernel)(K...), dim3 grid, int threads, std::size_t smem, A... args) {
-    const bool pdl = pdl_mode_ == 1 || (pdl_mode_ == 2 && !beside_);
-    ck(launch_pdl(kernel, grid, dim3(unsigned(threads)), smem, st_, chained_ && pdl, args...),
-       "back-transformation launch");
-    chained_ = true;
-  }
   void block(index_t b, index_t& i0, int& k, index_t& L) const {
     i0 = kB * b;
     L = n_ - 1 - i0;
     k = static_cast<int>(std::min<index_t>(kB, n_ - 1 - i0));
   }
-  void pack(index_t i0, int k, index_t L) {
+  void pack(index_t i0, int k, index_t L, T* V) {
     const index_t nt = ceil_div(L, kTile);
-    launch(pack_kernel<T>, dim3(unsigned(nt * (kTile / kB))), kThreads, 0, dA_, ldda_, i0, k, L,
-           Vp_);
+    pack_kernel<T><<<unsigned(nt * (kTile / kB)), kThreads, 0, st_>>>(dA_, ldda_, i0, k, L, V);
   }
+  /// Block b's packed V: its own region when every block is packed once (Vall_), else the one
+  /// buffer that pack fills before each use.
+  T* vp(index_t b) const { return Vall_ ? Vall_ + voff_[std::size_t(b)] : Vp_; }
   /// Steps 1 and 2 of block b (Vp = its V) on the nc columns at Zp -> NY_b.
   void step12(index_t b, index_t nc, T* Zp, index_t lddz) {
     constexpr int kWarps = kThreads / 32;
@@ -529,17 +538,16 @@ class DeviceBt {
     bool sweep = false;
     const index_t tps = step1_tiles_per_block(ng, nt, nsm_, sweep);
     if (sweep) {
-      launch(step1_kernel<T, true>, dim3(unsigned(ng), 1), C::kThreads1, kSmem1,
-             static_cast<const T*>(Vp_), static_cast<const T*>(Zp + (i0 + 1)), index_t(1), lddz, L,
-             nc, int(nt), 0, k, static_cast<T*>(nullptr), index_t(0), Tb, NY_, p_.pw);
+      step1_kernel<T, true><<<dim3(unsigned(ng), 1), C::kThreads1, kSmem1, st_>>>(
+          vp(b), Zp + (i0 + 1), 1, lddz, L, nc, int(nt), 0, k, nullptr, 0, Tb, NY_, p_.pw);
     } else {
       // Segment 0 chains its tiles into P(0); the others leave tile partials.
-      launch(step1_kernel<T, false>, dim3(unsigned(ng), unsigned(ceil_div(nt, tps))), C::kThreads1,
-             kSmem1, static_cast<const T*>(Vp_), static_cast<const T*>(Zp + (i0 + 1)), index_t(1),
-             lddz, L, nc, int(tps), 1, k, P_, p_.pw, static_cast<const T*>(nullptr),
-             static_cast<T*>(nullptr), p_.pw);
-      launch(sum_kernel<T>, dim3(unsigned(ceil_div(nc, kWarps))), kThreads, 0, nt, tps, nc, p_.pw,
-             static_cast<const T*>(P_), k, Tb, NY_, p_.pw, index_t(1));
+      step1_kernel<T, false>
+          <<<dim3(unsigned(ng), unsigned(ceil_div(nt, tps))), C::kThreads1, kSmem1, st_>>>(
+              vp(b), Zp + (i0 + 1), 1, lddz, L, nc, int(tps), 1, k, P_, p_.pw, nullptr, nullptr,
+              p_.pw);
+      sum_kernel<T><<<unsigned(ceil_div(nc, kWarps)), kThreads, 0, st_>>>(nt, tps, nc, p_.pw, P_, k,
+                                                                          Tb, NY_, p_.pw, 1);
     }
   }
   /// Step 3 of block b (Vp = its V, NY = NY_b): about 1024 thread blocks, V rows reused over per
@@ -550,9 +558,8 @@ class DeviceBt {
     block(b, i0, k, L);
     const index_t ns3 = ceil_div(nc, C::kJC3), nr3 = ceil_div(L + 1, C::kRT3);
     const int per3 = step3_per_block(ns3, nr3);
-    launch(step3_kernel<T>, dim3(unsigned(ceil_div(ns3, per3)), unsigned(nr3)), kThreads, kSmem3,
-           static_cast<const T*>(Vp_), L, k, static_cast<const T*>(NY_), p_.pw, Zp + i0, lddz, nc,
-           per3);
+    step3_kernel<T><<<dim3(unsigned(ceil_div(ns3, per3)), unsigned(nr3)), kThreads, kSmem3, st_>>>(
+        vp(b), L, k, NY_, p_.pw, Zp + i0, lddz, nc, per3);
   }
 
   index_t n_, m_, ldda_;
@@ -560,15 +567,9 @@ class DeviceBt {
   Plan p_;
   cudaStream_t st_;
   int nsm_ = 0;
-  /// EIGSOLVE_GPU_BT_PDL: 0 plain, 1 chained always, unset (or any other value) chained unless
-  /// beside other work
-  const int pdl_mode_ = [] {
-    const char* e = std::getenv("EIGSOLVE_GPU_BT_PDL");
-    return e && (e[0] == '0' || e[0] == '1') && e[1] == '\0' ? e[0] - '0' : 2;
-  }();
-  bool beside_ = false;
-  bool chained_ = false;  ///< a launch of this call came before: the next may be PDL
   T *Tall_ = nullptr, *G_ = nullptr, *P_ = nullptr, *NY_ = nullptr, *Vp_ = nullptr;
+  T* Vall_ = nullptr;          ///< every block's packed V (work_bytes >= bytes_once), or null
+  std::vector<index_t> voff_;  ///< block b's packed V at Vall_ + voff_[b]
 };
 
 }  // namespace
@@ -591,21 +592,19 @@ void apply_q_device_prepare(index_t n, const T* dA, index_t ldda, const T* dtau,
 
 template <class T>
 void apply_q_device_columns(index_t n, const T* dA, index_t ldda, index_t m, index_t nc, T* dZ,
-                            index_t lddz, void* work, std::size_t work_bytes, void* stream,
-                            bool beside_other_work) {
-  DeviceBt<T> bt(n, dA, ldda, m, work, work_bytes, stream);
-  bt.beside_other_work(beside_other_work);
-  bt.columns(nc, dZ, lddz);
+                            index_t lddz, void* work, std::size_t work_bytes, void* stream) {
+  DeviceBt<T>(n, dA, ldda, m, work, work_bytes, stream).columns(nc, dZ, lddz);
 }
 
 #define EIGSOLVE_INSTANTIATE_BACK_CUDA(T)                                                       \
   template std::size_t apply_q_device_workspace_bytes<T>(index_t, index_t);                     \
+  template std::size_t apply_q_device_workspace_bytes_pack_once<T>(index_t, index_t);           \
   template void apply_q_canonical_device<T>(index_t, const T*, index_t, const T*, index_t, T*,  \
                                             index_t, void*, std::size_t, void*);                \
   template void apply_q_device_prepare<T>(index_t, const T*, index_t, const T*, index_t, void*, \
                                           std::size_t, void*);                                  \
   template void apply_q_device_columns<T>(index_t, const T*, index_t, index_t, index_t, T*,     \
-                                          index_t, void*, std::size_t, void*, bool);
+                                          index_t, void*, std::size_t, void*);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_BACK_CUDA)
 #undef EIGSOLVE_INSTANTIATE_BACK_CUDA
 

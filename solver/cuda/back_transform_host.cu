@@ -32,10 +32,12 @@ void apply_q_canonical_cuda(index_t n, const T* A, index_t lda, const T* tau, in
   const std::size_t bA = std::size_t(n) * std::size_t(n) * sizeof(T);
   const std::size_t bt = std::size_t(n - 1) * sizeof(T);
   const std::size_t bZ = std::size_t(n) * std::size_t(m) * sizeof(T);
-  const std::size_t bw = apply_q_device_workspace_bytes<T>(n, m);
-  const std::size_t need = bA + bt + bZ + bw;
   std::size_t free_b = 0, total_b = 0;
   ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+  // the reflectors packed once where that fits, else again for every column panel (same bits)
+  std::size_t bw = apply_q_device_workspace_bytes_pack_once<T>(n, m);
+  if (bA + bt + bZ + bw > free_b) bw = apply_q_device_workspace_bytes<T>(n, m);
+  const std::size_t need = bA + bt + bZ + bw;
   if (need > free_b)
     throw DeviceError("the GPU cannot hold this back-transformation: order " + std::to_string(n) +
                       " with " + std::to_string(m) + " vectors in " + ScalarTraits<T>::name +

@@ -344,12 +344,6 @@ ES_HD_INLINE void apply3(const T* vs3, const T* ns3, int k, int pos, int col,
 // ---------------------------------------------------------------- device only
 
 #if defined(__CUDACC__)
-}  // namespace bt
-}  // namespace eigsolve
-#include "core/cuda/pdl_launch.cuh"  // pdl_wait_release: the small kernels begin with it
-namespace eigsolve {
-namespace bt {
-
 // cp.async: global -> shared without registers (sm_80+); groups committed and awaited in order.
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -386,7 +380,6 @@ __device__ __forceinline__ void cp_wait() {  // all but the N newest groups comp
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     pack_kernel(const T* A, index_t lda, index_t i0, int k, index_t L, T* Vp) {
-  pdl_wait_release();
   __shared__ T tile[kB][kB + 1];
   const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
   const index_t r0 = index_t(blockIdx.x) * kB;
@@ -408,7 +401,6 @@ __global__ void __launch_bounds__(kThreads)
                T* out, index_t ocs, index_t ojs) {
   __shared__ T ts[kB][kB + 1];  // ts[q][c] = T_cq
   __shared__ T ws[kThreads / 32][kB];
-  pdl_wait_release();
   const int tid = threadIdx.x, c = tid & 31, w = tid >> 5;
   if (Tb != nullptr) {
     for (int e = tid; e < kB * kB; e += kThreads)
@@ -455,7 +447,6 @@ template <class T>
 __global__ void tfactor_kernel(int k, const T* G, const T* tau, T* Tb) {
   __shared__ T tm[kB][kB + 1];  // tm[r][c]
   __shared__ T x[kB];
-  pdl_wait_release();
   const int l = threadIdx.x;
   for (int c = 0; c < kB; ++c)
     tm[l][c] = T(0);

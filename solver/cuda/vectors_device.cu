@@ -21,7 +21,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -283,10 +282,14 @@ struct BackTransformPlan {
     }
   }
   bool pack = true;  // Q2 reads the packed V tiles (q2_packed_bytes > 0; false: V2 as it is)
+  bool pack_q1 = true;  // Q1's reflectors packed once (apply_q_device_workspace_bytes_pack_once)
   bool has_q1() const { return nq > 1; }
   /// Q1's workspace, rounded up to 256 bytes; then the packed V tiles of Q2.
   std::size_t q1_bytes(index_t m) const {
-    return has_q1() ? (apply_q_device_workspace_bytes<T>(nq, m) + 255) / 256 * 256 : 0;
+    if (!has_q1()) return 0;
+    const std::size_t b = pack_q1 ? apply_q_device_workspace_bytes_pack_once<T>(nq, m)
+                                  : apply_q_device_workspace_bytes<T>(nq, m);
+    return (b + 255) / 256 * 256;
   }
   std::size_t packed_bytes() const { return ts && pack ? q2_packed_bytes<T>(n, ts->b) : 0; }
   std::size_t workspace_bytes(index_t m) const { return q1_bytes(m) + packed_bytes(); }
@@ -299,12 +302,11 @@ struct BackTransformPlan {
     if (packed_bytes())
       pack_q2_device<T>(n, ts->b, ts->dV2, ts->ldv2, ts->dtau2, ts->ldt2, packed(m, w), st);
   }
-  /// Z := Q Z on the nc columns at Zc (ld n); `beside`: other streams' kernels run meanwhile
-  /// (apply_q_device_columns' beside_other_work).
+  /// Z := Q Z on the nc columns at Zc (ld n).
   /// With `prof` (EIGSOLVE_GPU_PROFILE=1, two-stage) the two products are timed by events and
   /// the call waits for them (serialised): prof[0] += Q2's seconds, prof[1] += Q1's.
   void columns(index_t m, index_t nc, T* Zc, void* w, std::size_t wb, cudaStream_t st,
-               double* prof = nullptr, bool beside = false) const {
+               double* prof = nullptr) const {
     cudaEvent_t ev[3] = {nullptr, nullptr, nullptr};
     if (prof && ts) {
       for (auto& e : ev)
@@ -315,8 +317,7 @@ struct BackTransformPlan {
       apply_q2_canonical_device<T>(n, ts->b, ts->dV2, ts->ldv2, ts->dtau2, ts->ldt2, nc, Zc, n, st,
                                    packed(m, w));
     if (ev[1]) ck(cudaEventRecord(ev[1], st), "cudaEventRecord");
-    if (has_q1())
-      apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, q1_bytes(m), st, beside);
+    if (has_q1()) apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, q1_bytes(m), st);
     if (ev[2]) {
       ck(cudaEventRecord(ev[2], st), "cudaEventRecord");
       ck(cudaEventSynchronize(ev[2]), "profile");
@@ -356,8 +357,10 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   const std::size_t bt = two_stage ? 0 : std::size_t(std::max<index_t>(n, 1)) * sizeof(T);
   std::size_t free_b = 0, total_b = 0;
   ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-  // Q2's packed V tiles (~n^2/2 elements) only where they fit beside the rest: without them
-  // the same bits, slower (the profile line says which).
+  // Q1's reflectors packed once and Q2's packed V tiles (~n^2/2 elements each) only where they
+  // fit beside the rest (Q1's given up first): without them the same bits, slower (the profile
+  // line says which).
+  if (bZ + bZr + bt + plan.workspace_bytes(m) > free_b) plan.pack_q1 = false;
   if (bZ + bZr + bt + plan.workspace_bytes(m) > free_b) plan.pack = false;
   const std::size_t bw = plan.workspace_bytes(m);
   const std::size_t need = bZ + bZr + bt + bw;
@@ -403,9 +406,6 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
         return z.data();
       },
       Z, sizeof(T) * std::size_t(n), landed);
-  // Set when the inverse iteration has returned: the groups launched after it have the GPU to
-  // themselves (their kernels chained by programmatic dependent launch; beside it, plain).
-  std::atomic<bool> inverse_iteration_done{false};
   // 2. (on bs, from the worker thread) the T factors; then Z := Q Z by groups of columns
   // [c0, c1) as they are posted (complex: Z_T's columns widened first).
   GroupWorker worker(
@@ -418,7 +418,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
           ck(cudaGetLastError(), "widen Z");
         }
         bplan.columns(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bw, bs.s,
-                      profile_q ? q_seconds : nullptr, !inverse_iteration_done.load());
+                      profile_q ? q_seconds : nullptr);
         cudaEvent_t ev = nullptr;
         ck(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
         const cudaError_t st = cudaEventRecord(ev, bs.s);
@@ -444,7 +444,6 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
        "upload Z of T");
     ck(cudaStreamSynchronize(bs.s), "upload Z of T");  // zt goes out of scope
   }
-  inverse_iteration_done.store(true);
   tm.inverse_iteration = since(t0);
   tm.early_columns = worker.posted();
   t0 = std::chrono::steady_clock::now();
@@ -459,9 +458,10 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
     std::fprintf(
         stderr,
         "eigsolve two-stage back-transformation (n = %lld, m = %lld, b = %lld): Q2 %.3f s, "
-        "Q1 %.3f s (kernels, each group serialised), Q2's V tiles %s\n",
+        "Q1 %.3f s (kernels, each group serialised), Q2's V tiles %s, Q1's %s\n",
         static_cast<long long>(n), static_cast<long long>(m), static_cast<long long>(two_stage->b),
-        q_seconds[0], q_seconds[1], plan.packed_bytes() ? "packed" : "not packed");
+        q_seconds[0], q_seconds[1], plan.packed_bytes() ? "packed" : "not packed",
+        plan.pack_q1 ? "packed once" : "packed per group");
   tm.download = since(t0);
   if (times) *times = tm;
 }
@@ -476,7 +476,8 @@ void apply_q_two_stage_cuda(const TwoStageDeviceReflectors<T>& r, index_t m, T* 
   const std::size_t bZ = std::size_t(n) * std::size_t(m) * sizeof(T);
   std::size_t free_b = 0, total_b = 0;
   ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-  if (bZ + plan.workspace_bytes(m) > free_b) plan.pack = false;  // as in eigenvectors_cuda
+  if (bZ + plan.workspace_bytes(m) > free_b) plan.pack_q1 = false;  // as in eigenvectors_cuda
+  if (bZ + plan.workspace_bytes(m) > free_b) plan.pack = false;
   const std::size_t bw = plan.workspace_bytes(m);
   if (bZ + bw > free_b)
     throw DeviceError("the GPU cannot hold these eigenvectors: order " + std::to_string(n) +

@@ -257,6 +257,19 @@ TYPED_TEST(GpuBackTransform, DevicePointersOwnStream) {
   std::vector<T> z2(Z0.size());
   ASSERT_EQ(cudaMemcpy(z2.data(), dZ, z2.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_TRUE(same_bytes(z1, z2)) << ScalarTraits<T>::name << " device pointers";
+  // with the workspace that packs the reflectors once (NaN patterns again)
+  const std::size_t wso = apply_q_device_workspace_bytes_pack_once<T>(n, m);
+  EXPECT_GT(wso, ws);
+  void* dwo = nullptr;
+  ASSERT_EQ(cudaMalloc(&dwo, wso), cudaSuccess);
+  ASSERT_EQ(cudaMemset(dwo, 0xff, wso), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dZ, Z0.data(), Z0.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  apply_q_canonical_device<T>(n, dA, ldda, dt, m, dZ, lddz, dwo, wso, st);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  std::vector<T> z3(Z0.size());
+  ASSERT_EQ(cudaMemcpy(z3.data(), dZ, z3.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_TRUE(same_bytes(z1, z3)) << ScalarTraits<T>::name << " device pointers, packed once";
+  cudaFree(dwo);
   cudaStreamDestroy(st);
   cudaFree(dA);
   cudaFree(dt);
@@ -304,8 +317,8 @@ TEST(GpuBackTransformLarge, SeveralSubBatchesPerBlock) {
 /// block (d 3000 x 8900: 140 column blocks, in segments by the fitted count, a sweep by the old
 /// rule), many 128-row blocks; n - 1 not a multiple of 32 (a short last block) and of 64; m < n
 /// and m > n; every precision; the segment counts of EIGSOLVE_GPU_BT_FIT=0 and
-/// EIGSOLVE_GPU_BT_SEGS=32, plain launches (EIGSOLVE_GPU_BT_PDL=0; the default chains them by
-/// programmatic dependent launch).
+/// EIGSOLVE_GPU_BT_SEGS=32; the reflectors packed for every column panel instead of once
+/// (EIGSOLVE_GPU_BT_PACK_ONCE=0).
 template <class T>
 void large_modes(index_t n, index_t m, std::uint64_t seed) {
   const index_t lda = n + 1, ldz = n + 5;
@@ -324,11 +337,11 @@ void large_modes(index_t n, index_t m, std::uint64_t seed) {
         << ScalarTraits<T>::name << " large n=" << n << " m=" << m << " " << sweep_name(sweep);
   }
   // the segment count of the rule before session 29 (EIGSOLVE_GPU_BT_FIT=0) and the most
-  // segments (32) instead of the fitted count; plain launches instead of programmatic dependent
-  // ones (EIGSOLVE_GPU_BT_PDL=0)
+  // segments (32) instead of the fitted count; the reflectors packed again for every column
+  // panel instead of once by the T factors (EIGSOLVE_GPU_BT_PACK_ONCE=0)
   for (const auto& kv : {std::pair<const char*, const char*>{"EIGSOLVE_GPU_BT_FIT", "0"},
                          std::pair<const char*, const char*>{"EIGSOLVE_GPU_BT_SEGS", "32"},
-                         std::pair<const char*, const char*>{"EIGSOLVE_GPU_BT_PDL", "0"}}) {
+                         std::pair<const char*, const char*>{"EIGSOLVE_GPU_BT_PACK_ONCE", "0"}}) {
     EnvScope env({{kv.first, kv.second}});
     std::vector<T> z2 = Z;
     apply_q_canonical_cuda(n, A.data(), lda, tau.data(), m, z2.data(), ldz);

@@ -535,30 +535,37 @@ TYPED_TEST(GpuTwoStageVectors, OneStageOnOffsetPointersBitwiseEqualToCpu) {
         auto zc = Z0;
         apply_q_canonical(Context{}, nq, A.data() + off, lda, tau1.data(), m, zc.data() + off, ldz);
         DevBuf<T> dA(A), dtau(tau1);
-        const std::size_t wb = apply_q_device_workspace_bytes<T>(nq, m);
-        DevBuf<unsigned char> work(wb);
-        {
-          DevBuf<T> dZ(Z0);
-          apply_q_canonical_device<T>(nq, dA.p + off, lda, dtau.p, m, dZ.p + off, ldz, work.p, wb,
-                                      nullptr);
-          EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          std::vector<T> z(Z0.size());
-          dZ.down(z);
-          EXPECT_TRUE(same_bytes(z, zc)) << "whole, n = " << n << ", b = " << b << ", m = " << m;
-        }
-        {
-          DevBuf<T> dZ(Z0);
-          apply_q_device_prepare<T>(nq, dA.p + off, lda, dtau.p, m, work.p, wb, nullptr);
-          const index_t h = m / 2;
-          if (h > 0)
-            apply_q_device_columns<T>(nq, dA.p + off, lda, m, h, dZ.p + off, ldz, work.p, wb,
-                                      nullptr);
-          apply_q_device_columns<T>(nq, dA.p + off, lda, m, m - h, dZ.p + off + h * ldz, ldz,
-                                    work.p, wb, nullptr);
-          EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          std::vector<T> z(Z0.size());
-          dZ.down(z);
-          EXPECT_TRUE(same_bytes(z, zc)) << "parts, n = " << n << ", b = " << b << ", m = " << m;
+        // the smallest workspace (the reflectors packed for every call) and the one with which
+        // prepare packs them once for the columns calls
+        for (const bool once : {false, true}) {
+          const std::size_t wb = once ? apply_q_device_workspace_bytes_pack_once<T>(nq, m)
+                                      : apply_q_device_workspace_bytes<T>(nq, m);
+          DevBuf<unsigned char> work(wb);
+          {
+            DevBuf<T> dZ(Z0);
+            apply_q_canonical_device<T>(nq, dA.p + off, lda, dtau.p, m, dZ.p + off, ldz, work.p, wb,
+                                        nullptr);
+            EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+            std::vector<T> z(Z0.size());
+            dZ.down(z);
+            EXPECT_TRUE(same_bytes(z, zc))
+                << "whole, once = " << once << ", n = " << n << ", b = " << b << ", m = " << m;
+          }
+          {
+            DevBuf<T> dZ(Z0);
+            apply_q_device_prepare<T>(nq, dA.p + off, lda, dtau.p, m, work.p, wb, nullptr);
+            const index_t h = m / 2;
+            if (h > 0)
+              apply_q_device_columns<T>(nq, dA.p + off, lda, m, h, dZ.p + off, ldz, work.p, wb,
+                                        nullptr);
+            apply_q_device_columns<T>(nq, dA.p + off, lda, m, m - h, dZ.p + off + h * ldz, ldz,
+                                      work.p, wb, nullptr);
+            EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+            std::vector<T> z(Z0.size());
+            dZ.down(z);
+            EXPECT_TRUE(same_bytes(z, zc))
+                << "parts, once = " << once << ", n = " << n << ", b = " << b << ", m = " << m;
+          }
         }
       }
     }
