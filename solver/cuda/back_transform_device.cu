@@ -301,8 +301,9 @@ __global__ void __launch_bounds__(kThreads, 2)
 struct Plan {
   index_t nblocks = 0, ntmax = 0, mc = 0, pw = 0;
   std::size_t off_t = 0, off_g = 0, off_p = 0, off_ny = 0, off_v = 0, bytes = 0;
-  /// With bytes_once: every block's packed V from off_vall on (block b at vall_offset(b)
-  /// elements), packed once by the T factors instead of again for every group of columns.
+  /// With bytes_once: every block's packed V from off_vall on (block b after the
+  /// packed_elems of the blocks before it), packed once by the T factors instead of again for
+  /// every group of columns.
   std::size_t off_vall = 0, bytes_once = 0;
 };
 

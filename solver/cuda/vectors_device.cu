@@ -36,6 +36,7 @@
 
 #include "core/cuda/dev_mem.cuh"
 #include "core/cuda/staged_copy.cuh"
+#include "core/env_flag.hpp"
 #include "core/errors.hpp"
 #include "core/parallel.hpp"
 #include "householder/two_stage_cuda.hpp"
@@ -461,7 +462,8 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
         "Q1 %.3f s (kernels, each group serialised), Q2's V tiles %s, Q1's %s\n",
         static_cast<long long>(n), static_cast<long long>(m), static_cast<long long>(two_stage->b),
         q_seconds[0], q_seconds[1], plan.packed_bytes() ? "packed" : "not packed",
-        plan.pack_q1 ? "packed once" : "packed per group");
+        plan.pack_q1 && env_flag("EIGSOLVE_GPU_BT_PACK_ONCE", true) ? "packed once"
+                                                                    : "packed per group");
   tm.download = since(t0);
   if (times) *times = tm;
 }
