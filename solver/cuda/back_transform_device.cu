@@ -375,8 +375,7 @@ index_t ceil_div(index_t a, index_t b) {
 index_t step1_tiles_per_block(index_t ng, index_t nt, int nsm, bool& sweep) {
   const index_t slots = 2 * index_t(nsm);
   index_t want = slots / ng;
-  const char* f = std::getenv("EIGSOLVE_GPU_BT_FIT");
-  if (!(f && f[0] == '0' && f[1] == '\0') && nt > 4) {
+  if (env_flag("EIGSOLVE_GPU_BT_FIT", true) && nt > 4) {
     double best = 0;
     for (index_t sg = 1; sg <= std::min<index_t>(nt, 32); ++sg) {
       const index_t tps = ceil_div(nt, sg), nseg = ceil_div(nt, tps);

@@ -294,6 +294,13 @@ struct BackTransformPlan {
   }
   std::size_t packed_bytes() const { return ts && pack ? q2_packed_bytes<T>(n, ts->b) : 0; }
   std::size_t workspace_bytes(index_t m) const { return q1_bytes(m) + packed_bytes(); }
+  /// Q1's reflectors packed once and Q2's packed V tiles (~n^2/2 elements each) only where they
+  /// fit in free_b beside `rest` bytes (Q1's given up first): without them the same bits,
+  /// slower (the profile line says which).
+  void fit(index_t m, std::size_t rest, std::size_t free_b) {
+    if (rest + workspace_bytes(m) > free_b) pack_q1 = false;
+    if (rest + workspace_bytes(m) > free_b) pack = false;
+  }
   T* packed(index_t m, void* w) const {
     return packed_bytes() ? reinterpret_cast<T*>(static_cast<char*>(w) + q1_bytes(m)) : nullptr;
   }
@@ -358,11 +365,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   const std::size_t bt = two_stage ? 0 : std::size_t(std::max<index_t>(n, 1)) * sizeof(T);
   std::size_t free_b = 0, total_b = 0;
   ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-  // Q1's reflectors packed once and Q2's packed V tiles (~n^2/2 elements each) only where they
-  // fit beside the rest (Q1's given up first): without them the same bits, slower (the profile
-  // line says which).
-  if (bZ + bZr + bt + plan.workspace_bytes(m) > free_b) plan.pack_q1 = false;
-  if (bZ + bZr + bt + plan.workspace_bytes(m) > free_b) plan.pack = false;
+  plan.fit(m, bZ + bZr + bt, free_b);
   const std::size_t bw = plan.workspace_bytes(m);
   const std::size_t need = bZ + bZr + bt + bw;
   if (need > free_b)
@@ -478,8 +481,7 @@ void apply_q_two_stage_cuda(const TwoStageDeviceReflectors<T>& r, index_t m, T* 
   const std::size_t bZ = std::size_t(n) * std::size_t(m) * sizeof(T);
   std::size_t free_b = 0, total_b = 0;
   ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-  if (bZ + plan.workspace_bytes(m) > free_b) plan.pack_q1 = false;  // as in eigenvectors_cuda
-  if (bZ + plan.workspace_bytes(m) > free_b) plan.pack = false;
+  plan.fit(m, bZ, free_b);
   const std::size_t bw = plan.workspace_bytes(m);
   if (bZ + bw > free_b)
     throw DeviceError("the GPU cannot hold these eigenvectors: order " + std::to_string(n) +
