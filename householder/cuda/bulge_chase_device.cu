@@ -35,6 +35,7 @@
 
 #include "core/cuda/l2_access.cuh"
 #include "core/cuda/sync_flags.cuh"
+#include "core/env_flag.hpp"
 #include "core/errors.hpp"
 #include "householder/bulge_chase_cuda.hpp"
 #include "householder/cuda/bulge_chase_warp.hpp"
@@ -177,6 +178,153 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
   }
 }
 
+/// The pair schedule's executor (bulge_warp::sweep_pair_b / sweep_pair_c): DevExec's phases,
+/// loads and stores; two progress counters per sweep (prog[2i]: B tasks, prog[2i + 1]: C tasks);
+/// the pair's own counters in shared memory (post: w_k is in the ring; freed: C(k) is done).
+template <class T>
+struct DevPairExec : DevExec<T> {
+  volatile int* posted;
+  volatile int* freed;
+  int nr;
+  __host__ __device__ __forceinline__ void wait2(index_t i, int nb, int nc) const {
+#if defined(__CUDA_ARCH__)
+    if (i > 0) {
+      if (this->lane == 0) {
+        const int* f = this->prog + 2 * (i - 1);
+        while (ld_relaxed(f) < nb) {
+        }
+        while (ld_relaxed(f + 1) < nc) {
+        }
+        fence_acq_rel();
+      }
+      __syncwarp();
+    }
+#endif
+  }
+  __host__ __device__ __forceinline__ void publish_b(index_t i, int c) const { pub(2 * i, c); }
+  __host__ __device__ __forceinline__ void publish_c(index_t i, int c) const {
+    pub(2 * i + 1, c);
+  }
+  __host__ __device__ __forceinline__ void pub(index_t q, int c) const {
+#if defined(__CUDA_ARCH__)
+    __syncwarp();
+    if (this->lane == 0) {
+      fence_acq_rel();
+      st_relaxed(this->prog + q, c);
+    }
+#endif
+  }
+  /// Every lane's shared-memory writes before it, then the count: the warp's barrier, lane 0's
+  /// block-scope fence and store; the other warp polls, fences, and its barrier orders its reads.
+  __host__ __device__ __forceinline__ void signal(volatile int* f, int c) const {
+#if defined(__CUDA_ARCH__)
+    __syncwarp();
+    if (this->lane == 0) {
+      __threadfence_block();
+      *f = c;
+    }
+#endif
+  }
+  __host__ __device__ __forceinline__ void until(const volatile int* f, int c) const {
+#if defined(__CUDA_ARCH__)
+    if (this->lane == 0) {
+      while (*f < c) {
+      }
+      __threadfence_block();
+    }
+    __syncwarp();
+#endif
+  }
+  __host__ __device__ __forceinline__ void post(int k) const { signal(posted, k + 1); }
+  __host__ __device__ __forceinline__ void take(int k) const { until(posted, k + 1); }
+  __host__ __device__ __forceinline__ void done_with(int k) const { signal(freed, k + 1); }
+  __host__ __device__ __forceinline__ void room(int k) const {
+    if (k + 1 - nr > 0) until(freed, k + 1 - nr);
+  }
+};
+
+/// The pair schedule's shared memory: per pair the flags, the B warp's blocks (C, x, u, the
+/// partials), the C warp's (D, y) and the ring of nr reflectors.
+constexpr int kPairRing = 4;
+template <class T>
+std::size_t pair_bytes(int bb) {
+  const std::size_t P = std::size_t(bb) + 1;
+  return 16 + 2 * align16(bulge_warp::kLanes * sizeof(real_t<T>)) +
+         align16((std::size_t(bb) * P + 2 * std::size_t(bb)) * sizeof(T)) +
+         align16((std::size_t(bb) * P + std::size_t(bb)) * sizeof(T)) +
+         align16(std::size_t(kPairRing) * (std::size_t(bb) + 1) * sizeof(T));
+}
+
+/// The pair schedule (register path, blocks of order <= 32): warps 2p and 2p + 1 of a block are
+/// pair p, the first the B warp, the second the C warp. The B warp draws the sweep; the pair's
+/// named barrier (1 + p, 64 threads) before and after the draw: both warps have finished the
+/// previous sweep before the flags are reset. A pair waits only for sweeps drawn before its
+/// own, by pairs that are running: no deadlock.
+template <bool Keep, class T>
+__global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
+    chase_pair_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int pbytes,
+                      bulge_warp::KeepRefl<T> keep, bool full) {
+  using R = real_t<T>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
+  const int pair = wid >> 1, role = wid & 1;
+  unsigned char* base = smem + std::size_t(pair) * std::size_t(pbytes);
+  volatile int* flags = reinterpret_cast<volatile int*>(base);  // sweep, posted, freed
+  base += 16;
+  const int P = bb + 1;
+  bulge_warp::Work<T> W{};
+  W.P = P;
+  W.s = nullptr;
+  W.part = reinterpret_cast<R*>(base);
+  base += align16(bulge_warp::kLanes * sizeof(R));
+  W.part2 = reinterpret_cast<R*>(base);
+  base += align16(bulge_warp::kLanes * sizeof(R));
+  T* wb = reinterpret_cast<T*>(base);  // B: C, x, u
+  base += align16((std::size_t(bb) * P + 2 * std::size_t(bb)) * sizeof(T));
+  T* wc = reinterpret_cast<T*>(base);  // C: D, y
+  base += align16((std::size_t(bb) * P + std::size_t(bb)) * sizeof(T));
+  bulge_warp::PairRing<T> ring;
+  ring.w = reinterpret_cast<T*>(base);
+  ring.tau = ring.w + kPairRing * bb;
+  ring.nr = kPairRing;
+  ring.pitch = bb;
+  if (role == 0) {
+    W.C = wb;
+    W.x = wb + bb * P;
+    W.y = W.x + bb;
+  } else {
+    W.D = wc;
+    W.y = wc + bb * P;
+  }
+  DevPairExec<T> X;
+  X.lane = lane;
+  X.prog = ctr + 1;
+  X.full = full;
+  X.posted = flags + 1;
+  X.freed = flags + 2;
+  X.nr = kPairRing;
+  bulge_warp::LaneRegs<T, 32> regs;
+  const unsigned bar = 1u + unsigned(pair);
+  for (;;) {
+    asm volatile("bar.sync %0, 64;" ::"r"(bar) : "memory");
+    if (role == 0 && lane == 0) {
+      flags[0] = atomicAdd(ctr, 1);
+      flags[1] = 0;
+      flags[2] = 0;
+    }
+    asm volatile("bar.sync %0, 64;" ::"r"(bar) : "memory");
+    const index_t i = flags[0];
+    if (i >= n - 1) break;
+    if (role == 0)
+      bulge_warp::sweep_pair_b<32, T, DevPairExec<T>, ThreadRegs<T>, Keep>(
+          X, W, ring, ThreadRegs<T>{&regs}, n, b, AB, ldab, i, keep);
+    else
+      bulge_warp::sweep_pair_c<32, T, DevPairExec<T>, ThreadRegs<T>>(X, W, ring,
+                                                                      ThreadRegs<T>{&regs}, n, b,
+                                                                      AB, ldab, i);
+  }
+}
+
 template <class T>
 __global__ void zero_bulge_kernel(index_t n, index_t b, T* AB, index_t ldab) {
   const index_t rows = ldab - (b + 1);
@@ -266,6 +414,39 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
                                 : chase_kernel<false, false, false, T>);
     ck(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
        "cudaFuncSetAttribute");
+    // EIGSOLVE_GPU_BULGE_PAIR=1: the pair schedule (register path only; same bits): a sweep's
+    // task C beside its next task B, on a second warp (bulge_warp::sweep_pair_b / _c)
+    const bool pair = reg && env_flag("EIGSOLVE_GPU_BULGE_PAIR", false);
+    if (pair) {
+      const std::size_t pb = pair_bytes<T>(bb);
+      const int ppb = kMaxWarpsPerBlock / 2;
+      const std::size_t psmem = pb * std::size_t(ppb);
+      auto pk = keep ? chase_pair_kernel<true, T> : chase_pair_kernel<false, T>;
+      ck(cudaFuncSetAttribute(pk, cudaFuncAttributeMaxDynamicSharedMemorySize, int(psmem)),
+         "cudaFuncSetAttribute");
+      int per_sm = 0;
+      ck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pk, ppb * 64, psmem), "occupancy");
+      if (per_sm < 1) throw DeviceError("band_to_tridiagonal_cuda: the chase kernel cannot run");
+      // sweeps in flight as for one warp per sweep (EIGSOLVE_GPU_BULGE_WARPS: warps, two a sweep)
+      const index_t levels = (n - 2) / b + 1;
+      index_t want = levels / 2 + 32;
+      if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_WARPS"))
+        if (std::atoi(s) > 0) want = std::max(1, std::atoi(s) / 2);
+      want = std::min<index_t>(want, n - 1);
+      want = std::min(want, index_t(per_sm) * sms * ppb);
+      const int blocks = int((want + ppb - 1) / ppb);
+      int* ctr = nullptr;
+      const std::size_t cbytes = std::size_t(2 * n + 1) * sizeof(int);
+      ck(cudaMallocAsync(reinterpret_cast<void**>(&ctr), cbytes, st), "cudaMallocAsync");
+      ck(cudaMemsetAsync(ctr, 0, cbytes, st), "cudaMemsetAsync");
+      pk<<<blocks, ppb * 64, psmem, st>>>(n, b, bb, dAB, ldab, ctr, int(pb),
+                                          bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2}, full);
+      ck(cudaGetLastError(), "chase_pair_kernel");
+      ck(cudaFreeAsync(ctr, st), "cudaFreeAsync");
+      extract_kernel<T><<<int((n + 255) / 256), 256, 0, st>>>(n, dAB, ldab, d_dev, e_dev);
+      ck(cudaGetLastError(), "extract_kernel");
+      return;
+    }
     int per_sm = 0;
     ck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, wpb * 32, smem), "occupancy");
     if (per_sm < 1) throw DeviceError("band_to_tridiagonal_cuda: the chase kernel cannot run");

@@ -854,5 +854,204 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
   }
 }
 
+
+// ================================================================================================
+// Pair schedule (EIGSOLVE_GPU_BULGE_PAIR=1): one sweep on two warps of a block, each running the
+// register path's phases above on its own lanes' registers. The B warp runs task A and every
+// task B, the C warp every task C:
+//
+//   one warp (sweep_reg)   A0 C0 B1 C1 B2 C2 ...
+//   B warp                 A0 B1    B2    B3 ...        B(k+1) and C(k) touch disjoint rows
+//   C warp                    C0    C1    C2 ...        (R_(k+1) and R_k); C(k) needs only w_k
+//
+// The parts' element sets are those of the single-warp rule above (part 1 = task B, part 2 =
+// task C), which with the two parts of a level no longer in one order gives:
+//   B(i, k) (k = 0: task A)  once sweep i-1 has finished B(i-1, k+1) and C(i-1, k)
+//   C(i, k)                  once sweep i-1 has finished C(i-1, k+1) (after its own B(i-1, k+1))
+//                            and this sweep's B(i, k) has posted w_k
+// B(i, k) and C(i, k-1) / C(i, k) and B(i, k+1) touch disjoint rows, and any task of sweep i-1
+// still running is past them (the single-warp derivation, part by part). Progress: two counters
+// per sweep, pb (B tasks finished) and pc (C tasks finished), kDone after the sweep's last task
+// of that kind; so the waits are pb >= k+2 and pc >= k+1 for B(i, k), pc >= k+2 for C(i, k).
+//
+// w_k and tau_k pass from the B warp to the C warp through a ring of nr slots (shared memory on
+// the device): B posts k once w_k is in slot k % nr; C takes it, and frees slot k after C(i, k);
+// B writes slot k % nr only once C(i, k - nr) is done. Same chains, same order, same bits.
+//
+// Exec (beyond each / load / store / full_levels): wait2(i, nb, nc) (sweep i-1's pb >= nb and
+// pc >= nc; at once for i = 0), publish_b(i, c) / publish_c(i, c), and the pair's own counters
+// post(k), take(k), done_with(k), room(k) (B: returns once C is done with every slot before
+// k + 1 - nr).
+template <class T>
+struct PairRing {
+  T* w = nullptr;    ///< nr slots of `pitch` elements: w_k in slot k % nr
+  T* tau = nullptr;  ///< nr: tau_k
+  int nr = 0;
+  int pitch = 0;
+  ES_HD T* slot(int k) const { return w + (k % nr) * pitch; }
+  ES_HD T& tau_of(int k) const { return tau[k % nr]; }
+};
+
+/// The B warp's part of sweep i: task A, then task B of every level (waits and posts as above).
+template <int NB, class T, class Exec, class RF, bool Keep = false>
+ES_HD void sweep_pair_b(const Exec& X, const Work<T>& W0, const PairRing<T>& ring, RF rf,
+                        index_t n, index_t b, T* AB, index_t ldab, index_t i,
+                        KeepRefl<T> keep = {}) {
+  Work<T> W = W0;
+  auto at = [=](index_t r, index_t c) { return AB + (r - c) + c * ldab; };
+  const int ldm1 = int(ldab - 1);  // as sweep_reg: a row of a block by 32-bit offsets
+  auto load_row = [&](LaneRegs<T, NB>& R, const T* p, int cols) {
+    int off = 0;
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c) {
+      if (c < cols) R.a[c] = X.load(p + off);
+      off += ldm1;
+    }
+  };
+  auto store_row = [&](T* p, const LaneRegs<T, NB>& R, int cols) {
+    int off = 0;
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c) {
+      if (c < cols) X.store(p + off, R.a[c]);
+      off += ldm1;
+    }
+  };
+  index_t st = i + 1;
+  index_t ed = i + b < n - 1 ? i + b : n - 1;
+  int L = int(ed - st + 1);
+  // ---- level 0, task A: larfg on the column x = B(st:ed+1, i) into slot 0
+  {
+    const bool last = ed + 1 > n - 1;
+    X.wait2(i, 2, 1);
+    X.room(0);
+    W.w = ring.slot(0);
+    X.each([&](int lane) {
+      LaneRegs<T, NB>& R = rf(lane);
+      if (lane < L) R.x = X.load(at(st + lane, i));
+      r_larfg_1(lane, W, R, L);
+    });
+    X.each([&](int lane) { r_larfg_2(lane, W, rf(lane), L); });
+    X.each([&](int lane) {
+      LaneRegs<T, NB>& R = rf(lane);
+      r_larfg_3(lane, W, R, L);
+      if (lane < L) X.store(at(st + lane, i), R.x);
+      if constexpr (Keep) r_keep_level(X, lane, R, keep, i, 0, st, L);
+      if (lane == 0) ring.tau_of(0) = R.tau2;
+      R.tau = R.tau2;  // the next level's v is this level's w
+    });
+    X.post(0);
+    X.publish_b(i, last ? kDone : 1);
+  }
+  // ---- levels k >= 1: task B on C = B(J1:J2+1, st:ed+1), v = w_(k-1), w_k into slot k
+  for (int k = 1;; ++k) {
+    const index_t J1 = ed + 1;
+    if (J1 > n - 1) break;
+    const index_t J2 = ed + b < n - 1 ? ed + b : n - 1;
+    const int Mr = int(J2 - J1 + 1);
+    const bool last = J2 + 1 > n - 1;
+    auto level = [&](auto M_, auto L_) {
+      const int M = M_, Lc = L_;
+      X.wait2(i, k + 2, k + 1);
+      X.room(k);
+      W.v = ring.slot(k - 1);
+      W.w = ring.slot(k);
+      X.each([&](int lane) {
+        LaneRegs<T, NB>& R = rf(lane);
+        if (lane < M) load_row(R, at(J1 + lane, st), Lc);
+        r_right(lane, W, R, M, Lc);
+      });
+      X.each([&](int lane) { r_larfg_2(lane, W, rf(lane), M); });
+      X.each([&](int lane) {
+        LaneRegs<T, NB>& R = rf(lane);
+        r_larfg_3(lane, W, R, M);
+        if constexpr (Keep) r_keep_level(X, lane, R, keep, i, k, J1, M);
+        if (lane == 0) ring.tau_of(k) = R.tau2;
+      });
+      X.each([&](int lane) { r_left_u(lane, W, rf(lane), M, Lc); });
+      X.each([&](int lane) {
+        LaneRegs<T, NB>& R = rf(lane);
+        r_left_update(lane, W, R, M, Lc);
+        if (lane < M) store_row(at(J1 + lane, st), R, Lc);
+        R.tau = R.tau2;
+      });
+      X.post(k);
+      X.publish_b(i, last ? kDone : k + 1);
+    };
+    if (X.full_levels() && Mr == NB && L == NB)
+      level(FullLevel<NB>{}, FullLevel<NB>{});
+    else
+      level(Mr, L);
+    st = J1;
+    ed = J2;
+    L = Mr;
+  }
+}
+
+/// The C warp's part of sweep i: task C (sym2 on the diagonal block) of every level, with w_k
+/// and tau_k from the ring.
+template <int NB, class T, class Exec, class RF>
+ES_HD void sweep_pair_c(const Exec& X, const Work<T>& W0, const PairRing<T>& ring, RF rf,
+                        index_t n, index_t b, T* AB, index_t ldab, index_t i) {
+  Work<T> W = W0;
+  auto at = [=](index_t r, index_t c) { return AB + (r - c) + c * ldab; };
+  const int ldm1 = int(ldab - 1);
+  auto load_row = [&](LaneRegs<T, NB>& R, const T* p, int cols) {
+    int off = 0;
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c) {
+      if (c < cols) R.a[c] = X.load(p + off);
+      off += ldm1;
+    }
+  };
+  auto store_row = [&](T* p, const LaneRegs<T, NB>& R, int cols) {
+    int off = 0;
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c) {
+      if (c < cols) X.store(p + off, R.a[c]);
+      off += ldm1;
+    }
+  };
+  index_t s0 = i + 1;
+  index_t ed = i + b < n - 1 ? i + b : n - 1;
+  for (int k = 0;; ++k) {
+    const bool last = ed + 1 > n - 1;
+    auto task = [&](auto m_) {
+      const int m = m_;
+      X.wait2(i, 0, k + 2);
+      X.take(k);
+      W.w = ring.slot(k);
+      X.each([&](int lane) {
+        LaneRegs<T, NB>& R = rf(lane);
+        R.tau2 = ring.tau_of(k);
+        if (lane < m) {
+          R.wr = W.w[lane];
+          load_row(R, at(s0 + lane, s0), lane);
+          R.dg = X.load(at(s0 + lane, s0 + lane));
+        }
+        r_sym2_share(lane, W, R, m);
+      });
+      X.each([&](int lane) { r_sym2_y(lane, W, rf(lane), m); });
+      X.each([&](int lane) {
+        LaneRegs<T, NB>& R = rf(lane);
+        r_sym2_update(lane, W, R, m);
+        if (lane < m) {
+          store_row(at(s0 + lane, s0), R, lane);
+          X.store(at(s0 + lane, s0 + lane), R.dg);
+        }
+      });
+      X.done_with(k);
+      X.publish_c(i, last ? kDone : k + 1);
+    };
+    const int mr = int(ed - s0 + 1);
+    if (X.full_levels() && mr == NB)
+      task(FullLevel<NB>{});
+    else
+      task(mr);
+    if (last) break;
+    s0 = ed + 1;
+    ed = ed + b < n - 1 ? ed + b : n - 1;
+  }
+}
+
 }  // namespace bulge_warp
 }  // namespace eigsolve
