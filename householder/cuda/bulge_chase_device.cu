@@ -35,7 +35,6 @@
 
 #include "core/cuda/l2_access.cuh"
 #include "core/cuda/sync_flags.cuh"
-#include "core/env_flag.hpp"
 #include "core/errors.hpp"
 #include "householder/bulge_chase_cuda.hpp"
 #include "householder/cuda/bulge_chase_warp.hpp"
@@ -186,14 +185,16 @@ struct DevPairExec : DevExec<T> {
   volatile int* posted;
   volatile int* freed;
   int nr;
+  unsigned nap;  ///< EIGSOLVE_GPU_BULGE_NAP: ns of __nanosleep between two polls (0: spin)
   __host__ __device__ __forceinline__ void wait2(index_t i, int nb, int nc) const {
 #if defined(__CUDA_ARCH__)
     if (i > 0) {
       if (this->lane == 0) {
         const int* f = this->prog + 2 * (i - 1);
-        while (ld_relaxed(f) < nb) {
-        }
-        while (ld_relaxed(f + 1) < nc) {
+        for (;;) {  // both counters' loads in flight together
+          const int pb = ld_relaxed(f), pc = ld_relaxed(f + 1);
+          if (pb >= nb && pc >= nc) break;
+          if (nap) __nanosleep(nap);
         }
         fence_acq_rel();
       }
@@ -228,8 +229,8 @@ struct DevPairExec : DevExec<T> {
   __host__ __device__ __forceinline__ void until(const volatile int* f, int c) const {
 #if defined(__CUDA_ARCH__)
     if (this->lane == 0) {
-      while (*f < c) {
-      }
+      while (*f < c)
+        if (nap) __nanosleep(nap);
       __threadfence_block();
     }
     __syncwarp();
@@ -263,7 +264,7 @@ std::size_t pair_bytes(int bb) {
 template <bool Keep, class T>
 __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
     chase_pair_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int pbytes,
-                      bulge_warp::KeepRefl<T> keep, bool full) {
+                      bulge_warp::KeepRefl<T> keep, bool full, bool early, unsigned nap) {
   using R = real_t<T>;
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
@@ -303,6 +304,7 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
   X.posted = flags + 1;
   X.freed = flags + 2;
   X.nr = kPairRing;
+  X.nap = nap;
   bulge_warp::LaneRegs<T, 32> regs;
   const unsigned bar = 1u + unsigned(pair);
   for (;;) {
@@ -317,11 +319,11 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
     if (i >= n - 1) break;
     if (role == 0)
       bulge_warp::sweep_pair_b<32, T, DevPairExec<T>, ThreadRegs<T>, Keep>(
-          X, W, ring, ThreadRegs<T>{&regs}, n, b, AB, ldab, i, keep);
+          X, W, ring, ThreadRegs<T>{&regs}, n, b, AB, ldab, i, early, keep);
     else
       bulge_warp::sweep_pair_c<32, T, DevPairExec<T>, ThreadRegs<T>>(X, W, ring,
                                                                       ThreadRegs<T>{&regs}, n, b,
-                                                                      AB, ldab, i);
+                                                                      AB, ldab, i, early);
   }
 }
 
@@ -416,8 +418,12 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
        "cudaFuncSetAttribute");
     // EIGSOLVE_GPU_BULGE_PAIR=1: the pair schedule (register path only; same bits): a sweep's
     // task C beside its next task B, on a second warp (bulge_warp::sweep_pair_b / _c)
-    const bool pair = reg && env_flag("EIGSOLVE_GPU_BULGE_PAIR", false);
-    if (pair) {
+    // (=2: early, task B's part 1 published and w_k posted before its left)
+    int pair_mode = 0;
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_PAIR")) pair_mode = std::atoi(s);
+    if (reg && pair_mode > 0) {
+      unsigned nap = 0;
+      if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_NAP")) nap = unsigned(std::atoi(s));
       const std::size_t pb = pair_bytes<T>(bb);
       const int ppb = kMaxWarpsPerBlock / 2;
       const std::size_t psmem = pb * std::size_t(ppb);
@@ -440,7 +446,8 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
       ck(cudaMallocAsync(reinterpret_cast<void**>(&ctr), cbytes, st), "cudaMallocAsync");
       ck(cudaMemsetAsync(ctr, 0, cbytes, st), "cudaMemsetAsync");
       pk<<<blocks, ppb * 64, psmem, st>>>(n, b, bb, dAB, ldab, ctr, int(pb),
-                                          bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2}, full);
+                                          bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2}, full,
+                                          pair_mode >= 2, nap);
       ck(cudaGetLastError(), "chase_pair_kernel");
       ck(cudaFreeAsync(ctr, st), "cudaFreeAsync");
       extract_kernel<T><<<int((n + 255) / 256), 256, 0, st>>>(n, dAB, ldab, d_dev, e_dev);

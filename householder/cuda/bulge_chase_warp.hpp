@@ -871,8 +871,17 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
 //                            and this sweep's B(i, k) has posted w_k
 // B(i, k) and C(i, k-1) / C(i, k) and B(i, k+1) touch disjoint rows, and any task of sweep i-1
 // still running is past them (the single-warp derivation, part by part). Progress: two counters
-// per sweep, pb (B tasks finished) and pc (C tasks finished), kDone after the sweep's last task
-// of that kind; so the waits are pb >= k+2 and pc >= k+1 for B(i, k), pc >= k+2 for C(i, k).
+// per sweep, pc = C tasks finished and pb = 2 x (B tasks finished), kDone after the sweep's last
+// task of that kind; so B(i, k) waits for pb >= 2k+4 and pc >= k+1, C(i, k) for pc >= k+2.
+//
+// Early (EIGSOLVE_GPU_BULGE_PAIR=2): task B is right + larfg (part 1: column 0 of C final and
+// stored) and
+// then left (columns 1 .. L-1 of C). B(i, k) meets B(i-1, k+1) only in that column's C(0, 0) (the
+// larfg's alpha; left's columns start past B(i, k)'s last), and C(i, k) meets left(i, k) nowhere
+// (columns R_k against R_(k-1)). So the B warp also publishes pb = 2k+1 after part 1 of B(i, k)
+// and posts w_k to the C warp then, before left; B(i, k) waits for pb >= 2k+3 (part 1 of
+// B(i-1, k+1), hence all of B(i-1, k)), C(i, k) also for pb >= 2k+4 (left(i-1, k+1) meets it in
+// row R_(k+1)'s first).
 //
 // w_k and tau_k pass from the B warp to the C warp through a ring of nr slots (shared memory on
 // the device): B posts k once w_k is in slot k % nr; C takes it, and frees slot k after C(i, k);
@@ -895,7 +904,7 @@ struct PairRing {
 /// The B warp's part of sweep i: task A, then task B of every level (waits and posts as above).
 template <int NB, class T, class Exec, class RF, bool Keep = false>
 ES_HD void sweep_pair_b(const Exec& X, const Work<T>& W0, const PairRing<T>& ring, RF rf,
-                        index_t n, index_t b, T* AB, index_t ldab, index_t i,
+                        index_t n, index_t b, T* AB, index_t ldab, index_t i, bool early,
                         KeepRefl<T> keep = {}) {
   Work<T> W = W0;
   auto at = [=](index_t r, index_t c) { return AB + (r - c) + c * ldab; };
@@ -908,11 +917,12 @@ ES_HD void sweep_pair_b(const Exec& X, const Work<T>& W0, const PairRing<T>& rin
       off += ldm1;
     }
   };
-  auto store_row = [&](T* p, const LaneRegs<T, NB>& R, int cols) {
+  // columns first .. cols-1 of a row
+  auto store_row = [&](T* p, const LaneRegs<T, NB>& R, int cols, int first) {
     int off = 0;
     ES_BULGE_UNROLL
     for (int c = 0; c < NB; ++c) {
-      if (c < cols) X.store(p + off, R.a[c]);
+      if (c >= first && c < cols) X.store(p + off, R.a[c]);
       off += ldm1;
     }
   };
@@ -922,7 +932,7 @@ ES_HD void sweep_pair_b(const Exec& X, const Work<T>& W0, const PairRing<T>& rin
   // ---- level 0, task A: larfg on the column x = B(st:ed+1, i) into slot 0
   {
     const bool last = ed + 1 > n - 1;
-    X.wait2(i, 2, 1);
+    X.wait2(i, early ? 3 : 4, 1);
     X.room(0);
     W.w = ring.slot(0);
     X.each([&](int lane) {
@@ -940,7 +950,7 @@ ES_HD void sweep_pair_b(const Exec& X, const Work<T>& W0, const PairRing<T>& rin
       R.tau = R.tau2;  // the next level's v is this level's w
     });
     X.post(0);
-    X.publish_b(i, last ? kDone : 1);
+    X.publish_b(i, last ? kDone : 2);
   }
   // ---- levels k >= 1: task B on C = B(J1:J2+1, st:ed+1), v = w_(k-1), w_k into slot k
   for (int k = 1;; ++k) {
@@ -951,7 +961,7 @@ ES_HD void sweep_pair_b(const Exec& X, const Work<T>& W0, const PairRing<T>& rin
     const bool last = J2 + 1 > n - 1;
     auto level = [&](auto M_, auto L_) {
       const int M = M_, Lc = L_;
-      X.wait2(i, k + 2, k + 1);
+      X.wait2(i, early ? 2 * k + 3 : 2 * k + 4, k + 1);
       X.room(k);
       W.v = ring.slot(k - 1);
       W.w = ring.slot(k);
@@ -966,16 +976,23 @@ ES_HD void sweep_pair_b(const Exec& X, const Work<T>& W0, const PairRing<T>& rin
         r_larfg_3(lane, W, R, M);
         if constexpr (Keep) r_keep_level(X, lane, R, keep, i, k, J1, M);
         if (lane == 0) ring.tau_of(k) = R.tau2;
+        // early: column 0 of C (beta, zeros) to the band now, not after left
+        if (early && lane < M) X.store(at(J1 + lane, st), R.x);
       });
+      if (early) {  // C(0, 0) final, column 0 of C zeroed: what B(i+1, k-1) needs; w_k for C(i, k)
+        X.post(k);
+        X.publish_b(i, 2 * k + 1);
+      }
       X.each([&](int lane) { r_left_u(lane, W, rf(lane), M, Lc); });
       X.each([&](int lane) {
         LaneRegs<T, NB>& R = rf(lane);
         r_left_update(lane, W, R, M, Lc);
-        if (lane < M) store_row(at(J1 + lane, st), R, Lc);
+        // early: column 0 is in the band already, and B(i+1, k-1) may have changed C(0, 0)
+        if (lane < M) store_row(at(J1 + lane, st), R, Lc, early ? 1 : 0);
         R.tau = R.tau2;
       });
-      X.post(k);
-      X.publish_b(i, last ? kDone : k + 1);
+      if (!early) X.post(k);
+      X.publish_b(i, last ? kDone : 2 * k + 2);
     };
     if (X.full_levels() && Mr == NB && L == NB)
       level(FullLevel<NB>{}, FullLevel<NB>{});
@@ -991,7 +1008,7 @@ ES_HD void sweep_pair_b(const Exec& X, const Work<T>& W0, const PairRing<T>& rin
 /// and tau_k from the ring.
 template <int NB, class T, class Exec, class RF>
 ES_HD void sweep_pair_c(const Exec& X, const Work<T>& W0, const PairRing<T>& ring, RF rf,
-                        index_t n, index_t b, T* AB, index_t ldab, index_t i) {
+                        index_t n, index_t b, T* AB, index_t ldab, index_t i, bool early) {
   Work<T> W = W0;
   auto at = [=](index_t r, index_t c) { return AB + (r - c) + c * ldab; };
   const int ldm1 = int(ldab - 1);
@@ -1017,7 +1034,7 @@ ES_HD void sweep_pair_c(const Exec& X, const Work<T>& W0, const PairRing<T>& rin
     const bool last = ed + 1 > n - 1;
     auto task = [&](auto m_) {
       const int m = m_;
-      X.wait2(i, 0, k + 2);
+      X.wait2(i, early ? 2 * k + 4 : 0, k + 2);
       X.take(k);
       W.w = ring.slot(k);
       X.each([&](int lane) {

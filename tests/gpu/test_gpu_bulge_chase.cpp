@@ -324,7 +324,7 @@ struct HostPairExec : HostExec<T> {
 /// p, p + pairs, ...), each sweep with a ring of 2 slots, so that the B thread waits for room.
 template <class T>
 DE<T> emulated_pair_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int pairs,
-                          Refl<T>* refl = nullptr) {
+                          Refl<T>* refl = nullptr, bool early = false) {
   DE<T> r{std::vector<real_t<T>>(sz(n)), std::vector<real_t<T>>(sz(std::max<index_t>(n - 1, 0)))};
   for (index_t c = 0; c < n; ++c)
     for (index_t q = b + 1; q < ldab; ++q)
@@ -336,14 +336,14 @@ DE<T> emulated_pair_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab,
     auto rf = [&](int lane) -> bulge_warp::LaneRegs<T, 32>& { return hw.regs[sz(lane)]; };
     if (refl)
       bulge_warp::sweep_pair_b<32, T, HostPairExec<T>, decltype(rf), true>(
-          X, hw.W, ring, rf, n, b, AB.data(), ldab, i, refl->keep());
+          X, hw.W, ring, rf, n, b, AB.data(), ldab, i, early, refl->keep());
     else
-      bulge_warp::sweep_pair_b<32>(X, hw.W, ring, rf, n, b, AB.data(), ldab, i);
+      bulge_warp::sweep_pair_b<32>(X, hw.W, ring, rf, n, b, AB.data(), ldab, i, early);
   };
   auto run_c = [&](HostWarp<T>& hw, const HostPairExec<T>& X, const bulge_warp::PairRing<T>& ring,
                    index_t i) {
     auto rf = [&](int lane) -> bulge_warp::LaneRegs<T, 32>& { return hw.regs[sz(lane)]; };
-    bulge_warp::sweep_pair_c<32>(X, hw.W, ring, rf, n, b, AB.data(), ldab, i);
+    bulge_warp::sweep_pair_c<32>(X, hw.W, ring, rf, n, b, AB.data(), ldab, i, early);
   };
   const T nan = make_scalar<T>(real_t<T>(std::numeric_limits<double>::quiet_NaN()),
                                real_t<T>(std::numeric_limits<double>::quiet_NaN()));
@@ -448,6 +448,9 @@ TYPED_TEST(GpuBulgeChase, HostWarpEmulationBitwiseEqualToCpu) {
             << "pair schedule, sequential, n = " << c.n << ", b = " << c.b << ", ldab = " << ldab;
         EXPECT_TRUE((emulated_pair_chase<T>(c.n, c.b, AB, ldab, 3) == ref))
             << "pair schedule, 3 pairs, n = " << c.n << ", b = " << c.b << ", ldab = " << ldab;
+        EXPECT_TRUE((emulated_pair_chase<T>(c.n, c.b, AB, ldab, 3, nullptr, true) == ref))
+            << "pair schedule, early, 3 pairs, n = " << c.n << ", b = " << c.b
+            << ", ldab = " << ldab;
       }
     }
   }
@@ -487,6 +490,10 @@ TYPED_TEST(GpuBulgeChase, HostWarpEmulationKeepsTheCpuReflectors) {
       EXPECT_TRUE((emulated_pair_chase<T>(c.n, c.b, AB, ldab, 3, &rp) == ref))
           << "pair schedule" << what;
       EXPECT_TRUE(rp == rc) << "V2/tau2, pair schedule, 3 pairs" << what;
+      Refl<T> re(c.n, c.b);
+      EXPECT_TRUE((emulated_pair_chase<T>(c.n, c.b, AB, ldab, 3, &re, true) == ref))
+          << "pair schedule, early" << what;
+      EXPECT_TRUE(re == rc) << "V2/tau2, pair schedule, early, 3 pairs" << what;
       Refl<T> rp0(c.n, c.b);
       emulated_pair_chase<T>(c.n, c.b, AB, ldab, 0, &rp0);
       EXPECT_TRUE(rp0 == rc) << "V2/tau2, pair schedule, sequential" << what;
@@ -545,6 +552,10 @@ TYPED_TEST(GpuBulgeChase, HostWarpEmulationStructuredZerosBitwiseEqualToCpu) {
       EXPECT_TRUE((emulated_pair_chase<T>(c.n, c.b, AB, ldab, 3, &rp) == ref))
           << "pair schedule, " << what;
       EXPECT_TRUE(rp == rc) << "V2/tau2, pair schedule, " << what;
+      Refl<T> re(c.n, c.b);
+      EXPECT_TRUE((emulated_pair_chase<T>(c.n, c.b, AB, ldab, 3, &re, true) == ref))
+          << "pair schedule, early, " << what;
+      EXPECT_TRUE(re == rc) << "V2/tau2, pair schedule, early, " << what;
     }
   }
 }
@@ -552,7 +563,8 @@ TYPED_TEST(GpuBulgeChase, HostWarpEmulationStructuredZerosBitwiseEqualToCpu) {
 /// Structured exact zeros on the device: d, e and the kept V2/tau2 the CPU's bit for bit (the
 /// sign of every zero included) with every kernel: the default, the register path forced
 /// (EIGSOLVE_GPU_BULGE_REG=1), the shared-memory phases (REG=0), one progress step per level
-/// (SPLIT=0), the pair schedule on the register path (PAIR=1 REG=1, z and dd included); and d, e
+/// (SPLIT=0), the pair schedule on the register path (PAIR=1 and 2 with REG=1, z and dd
+/// included); and d, e
 /// without V2/tau2.
 TYPED_TEST(GpuBulgeChase, StructuredZerosBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
@@ -563,13 +575,14 @@ TYPED_TEST(GpuBulgeChase, StructuredZerosBitwiseEqualToCpu) {
     Refl<T> rc(c.n, c.b);
     const auto ref = cpu_chase<T>(c.n, c.b, AB, ldab, &rc);
     EXPECT_TRUE((gpu_chase<T>(c.n, c.b, AB, ldab) == ref)) << "d, e, " << zcase_name(c);
-    for (const char* mode : {"default", "REG=1", "REG=0", "SPLIT=0", "PAIR=1"}) {
+    for (const char* mode : {"default", "REG=1", "REG=0", "SPLIT=0", "PAIR=1", "PAIR=2"}) {
       const std::string m(mode);
-      test_util::EnvScope env({{"EIGSOLVE_GPU_BULGE_REG", m == "REG=1" || m == "PAIR=1" ? "1"
-                                                          : m == "REG=0"                  ? "0"
-                                                                                          : nullptr},
+      const bool pair = m.rfind("PAIR=", 0) == 0;
+      test_util::EnvScope env({{"EIGSOLVE_GPU_BULGE_REG", m == "REG=1" || pair ? "1"
+                                                          : m == "REG=0"       ? "0"
+                                                                               : nullptr},
                                {"EIGSOLVE_GPU_BULGE_SPLIT", m == "SPLIT=0" ? "0" : nullptr},
-                               {"EIGSOLVE_GPU_BULGE_PAIR", m == "PAIR=1" ? "1" : nullptr}});
+                               {"EIGSOLVE_GPU_BULGE_PAIR", pair ? mode + 5 : nullptr}});
       Refl<T> rg(c.n, c.b);
       EXPECT_TRUE((gpu_chase<T>(c.n, c.b, AB, ldab, &rg) == ref))
           << mode << ": d, e, " << zcase_name(c);
@@ -597,22 +610,26 @@ TYPED_TEST(GpuBulgeChase, BitwiseEqualToCpu) {
 }
 
 /// The other kernels (EIGSOLVE_GPU_BULGE_REG=0: the shared-memory phases; SPLIT=0: one progress
-/// step per level; PAIR=1: a sweep on two warps, s, d, c) give the same bits as the CPU too, hence
+/// step per level; PAIR=1 and 2: a sweep on two warps, s, d, c) give the same bits as the CPU too, hence
 /// as the default register path.
 TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
   const bool dd = std::is_same<T, dd_real>::value;
-  for (const char* var :
-       {"EIGSOLVE_GPU_BULGE_REG", "EIGSOLVE_GPU_BULGE_SPLIT", "EIGSOLVE_GPU_BULGE_PAIR"}) {
-    const bool pair = std::string(var) == "EIGSOLVE_GPU_BULGE_PAIR";
-    ASSERT_EQ(setenv(var, pair ? "1" : "0", 1), 0);
+  struct Mode {
+    const char* var;
+    const char* value;
+  };
+  for (Mode md : {Mode{"EIGSOLVE_GPU_BULGE_REG", "0"}, Mode{"EIGSOLVE_GPU_BULGE_SPLIT", "0"},
+                  Mode{"EIGSOLVE_GPU_BULGE_PAIR", "1"}, Mode{"EIGSOLVE_GPU_BULGE_PAIR", "2"}}) {
+    const char* var = md.var;
+    ASSERT_EQ(setenv(var, md.value, 1), 0);
     for (Case c : {Case{2, 1}, Case{40, 1}, Case{100, 3}, Case{33, 32}, Case{1000, 32},
                    Case{dd ? 300 : 3000, 32}}) {
       const index_t ldab = 2 * c.b + 1;
       const auto AB = random_band<T>(c.n, c.b, ldab, 5000 + std::uint64_t(c.n * 7 + c.b));
       EXPECT_TRUE((gpu_chase<T>(c.n, c.b, AB, ldab) == cpu_chase<T>(c.n, c.b, AB, ldab)))
-          << var << (pair ? "=1" : "=0") << ", n = " << c.n << ", b = " << c.b;
+          << var << "=" << md.value << ", n = " << c.n << ", b = " << c.b;
     }
     unsetenv(var);
   }
@@ -621,7 +638,7 @@ TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
 /// With V2/tau2 the device keeps exactly the CPU's reflectors (and writes nothing else: the NaN
 /// of the unwritten entries come back), d and e unchanged; the default kernel, the register
 /// path forced (EIGSOLVE_GPU_BULGE_REG=1, also for z and dd), the shared-memory phases
-/// (REG=0), one progress step per level (SPLIT=0) and the pair schedule (PAIR=1: s, d, c).
+/// (REG=0), one progress step per level (SPLIT=0) and the pair schedule (PAIR=1, 2: s, d, c).
 TYPED_TEST(GpuBulgeChase, KeptReflectorsBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -639,7 +656,7 @@ TYPED_TEST(GpuBulgeChase, KeptReflectorsBitwiseEqualToCpu) {
     const auto ref = cpu_chase<T>(c.n, c.b, AB, ldab, &rc);
     for (Mode m : {Mode{nullptr, nullptr}, Mode{"EIGSOLVE_GPU_BULGE_REG", "1"},
                    Mode{"EIGSOLVE_GPU_BULGE_REG", "0"}, Mode{"EIGSOLVE_GPU_BULGE_SPLIT", "0"},
-                   Mode{"EIGSOLVE_GPU_BULGE_PAIR", "1"}}) {
+                   Mode{"EIGSOLVE_GPU_BULGE_PAIR", "1"}, Mode{"EIGSOLVE_GPU_BULGE_PAIR", "2"}}) {
       if (m.var) {
         ASSERT_EQ(setenv(m.var, m.value, 1), 0);
       }
@@ -679,6 +696,8 @@ TYPED_TEST(GpuBulgeChase, RepeatedRunsSameBits) {
         << "EIGSOLVE_GPU_BULGE_PAIR=1, EIGSOLVE_GPU_BULGE_WARPS=" << w;
   }
   unsetenv("EIGSOLVE_GPU_BULGE_WARPS");
+  setenv("EIGSOLVE_GPU_BULGE_PAIR", "2", 1);
+  EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "EIGSOLVE_GPU_BULGE_PAIR=2";
   unsetenv("EIGSOLVE_GPU_BULGE_PAIR");
 }
 
