@@ -308,14 +308,17 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
   bulge_warp::LaneRegs<T, 32> regs;
   const unsigned bar = 1u + unsigned(pair);
   for (;;) {
+    // the warp converged at each barrier and after it (lane 0's draw is a branch of its own)
+    __syncwarp();
     asm volatile("bar.sync %0, 64;" ::"r"(bar) : "memory");
     if (role == 0 && lane == 0) {
       flags[0] = atomicAdd(ctr, 1);
       flags[1] = 0;
       flags[2] = 0;
     }
+    __syncwarp();
     asm volatile("bar.sync %0, 64;" ::"r"(bar) : "memory");
-    const index_t i = flags[0];
+    const index_t i = __shfl_sync(0xffffffffu, flags[0], 0);
     if (i >= n - 1) break;
     if (role == 0)
       bulge_warp::sweep_pair_b<32, T, DevPairExec<T>, ThreadRegs<T>, Keep>(
