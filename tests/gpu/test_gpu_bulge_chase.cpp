@@ -3,8 +3,7 @@
 // with a NaN (must finish); with V2/tau2 the kept reflectors too (register path and not).
 // Without a device: the warp's per-lane code (householder/cuda/bulge_chase_warp.hpp) run on the
 // host, one lane after the other, in the sequential order and by host threads under the
-// kernel's dependency rule (the pair schedule: a thread per warp of a pair), against the CPU (d,
-// e, and V2/tau2).
+// kernel's dependency rule, against the CPU (d, e, and V2/tau2).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -277,124 +276,6 @@ DE<T> emulated_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int 
   return r;
 }
 
-/// The pair schedule's executor on the host (bulge_warp::sweep_pair_b / _c): HostExec's lanes,
-/// loads and stores; with prog2 the two progress counters per sweep and the pair's own counters
-/// as host atomics (a thread per warp), else nothing waits (sequential: a sweep's B part, then its
-/// C part, with a ring as long as the sweep).
-template <class T>
-struct HostPairExec : HostExec<T> {
-  std::atomic<int>* prog2 = nullptr;  ///< [2i]: B tasks of sweep i finished, [2i + 1]: C tasks
-  std::atomic<int>* posted = nullptr;
-  std::atomic<int>* freed = nullptr;
-  int nr = 1 << 30;
-  static void until(const std::atomic<int>* f, int c) {
-    while (f->load(std::memory_order_acquire) < c)
-      std::this_thread::yield();
-  }
-  void wait2(index_t i, int nb, int nc) const {
-    if (prog2 && i > 0) {
-      until(prog2 + 2 * (i - 1), nb);
-      until(prog2 + 2 * (i - 1) + 1, nc);
-    }
-  }
-  void publish_b(index_t i, int c) const {
-    if (prog2) prog2[2 * i].store(c, std::memory_order_release);
-    std::this_thread::yield();
-  }
-  void publish_c(index_t i, int c) const {
-    if (prog2) prog2[2 * i + 1].store(c, std::memory_order_release);
-    std::this_thread::yield();
-  }
-  void post(int k) const {
-    if (posted) posted->store(k + 1, std::memory_order_release);
-  }
-  void take(int k) const {
-    if (posted) until(posted, k + 1);
-  }
-  void done_with(int k) const {
-    if (freed) freed->store(k + 1, std::memory_order_release);
-  }
-  void room(int k) const {
-    if (freed && k + 1 - nr > 0) until(freed, k + 1 - nr);
-  }
-};
-
-/// The chase by the pair schedule's per-lane code on the host: sequentially (pairs = 0) or by
-/// `pairs` pairs of threads (the B and the C warp of a pair each a thread; pair p takes sweeps
-/// p, p + pairs, ...), each sweep with a ring of 2 slots, so that the B thread waits for room.
-template <class T>
-DE<T> emulated_pair_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int pairs,
-                          Refl<T>* refl = nullptr, bool early = false) {
-  DE<T> r{std::vector<real_t<T>>(sz(n)), std::vector<real_t<T>>(sz(std::max<index_t>(n - 1, 0)))};
-  for (index_t c = 0; c < n; ++c)
-    for (index_t q = b + 1; q < ldab; ++q)
-      AB[sz(q + c * ldab)] = T(0);
-  const int bb = int(std::max<index_t>(1, std::min<index_t>(b, n - 1)));
-  const int levels = int(chase_levels(std::max<index_t>(n, 2), b)) + 1;
-  auto run_b = [&](HostWarp<T>& hw, const HostPairExec<T>& X, const bulge_warp::PairRing<T>& ring,
-                   index_t i) {
-    auto rf = [&](int lane) -> bulge_warp::LaneRegs<T, 32>& { return hw.regs[sz(lane)]; };
-    if (refl)
-      bulge_warp::sweep_pair_b<32, T, HostPairExec<T>, decltype(rf), true>(
-          X, hw.W, ring, rf, n, b, AB.data(), ldab, i, early, refl->keep());
-    else
-      bulge_warp::sweep_pair_b<32>(X, hw.W, ring, rf, n, b, AB.data(), ldab, i, early);
-  };
-  auto run_c = [&](HostWarp<T>& hw, const HostPairExec<T>& X, const bulge_warp::PairRing<T>& ring,
-                   index_t i) {
-    auto rf = [&](int lane) -> bulge_warp::LaneRegs<T, 32>& { return hw.regs[sz(lane)]; };
-    bulge_warp::sweep_pair_c<32>(X, hw.W, ring, rf, n, b, AB.data(), ldab, i, early);
-  };
-  const T nan = make_scalar<T>(real_t<T>(std::numeric_limits<double>::quiet_NaN()),
-                               real_t<T>(std::numeric_limits<double>::quiet_NaN()));
-  if (pairs == 0) {
-    HostWarp<T> hb(bb), hc(bb);
-    std::vector<T> rw(sz(levels * bb), nan), rt(sz(levels), nan);
-    const bulge_warp::PairRing<T> ring{rw.data(), rt.data(), levels, bb};
-    HostPairExec<T> X;
-    for (index_t i = 0; i + 1 < n; ++i) {
-      X.full = i % 2 == 0;  // full levels both ways (the same bits)
-      run_b(hb, X, ring, i);
-      run_c(hc, X, ring, i);
-    }
-  } else {
-    const index_t sweeps = std::max<index_t>(n - 1, 0);
-    std::vector<std::atomic<int>> prog(sz(2 * std::max<index_t>(n, 1))), own(sz(2 * sweeps));
-    for (auto& p : prog)
-      p.store(0);
-    for (auto& p : own)
-      p.store(0);
-    constexpr int nr = 2;
-    std::vector<T> rw(sz(sweeps * nr * bb), nan), rt(sz(sweeps * nr), nan);
-    std::vector<std::thread> pool;
-    for (int p = 0; p < pairs; ++p)
-      for (int role = 0; role < 2; ++role)
-        pool.emplace_back([&, p, role]() {
-          HostWarp<T> hw(bb);
-          for (index_t i = p; i < sweeps; i += pairs) {
-            HostPairExec<T> X;
-            X.full = (i / pairs) % 2 == 0;
-            X.prog2 = prog.data();
-            X.posted = &own[sz(2 * i)];
-            X.freed = &own[sz(2 * i + 1)];
-            X.nr = nr;
-            const bulge_warp::PairRing<T> ring{rw.data() + i * nr * bb, rt.data() + i * nr, nr, bb};
-            if (role == 0)
-              run_b(hw, X, ring, i);
-            else
-              run_c(hw, X, ring, i);
-          }
-        });
-    for (auto& th : pool)
-      th.join();
-  }
-  for (index_t i = 0; i < n; ++i)
-    r.d[sz(i)] = real_part(AB[sz(i * ldab)]);
-  for (index_t i = 0; i + 1 < n; ++i)
-    r.e[sz(i)] = real_part(AB[sz(1 + i * ldab)]);
-  return r;
-}
-
 struct Case {
   index_t n, b;
 };
@@ -444,13 +325,6 @@ TYPED_TEST(GpuBulgeChase, HostWarpEmulationBitwiseEqualToCpu) {
             << "register path, sequential, n = " << c.n << ", b = " << c.b << ", ldab = " << ldab;
         EXPECT_TRUE((emulated_chase<true, T, true>(c.n, c.b, AB, ldab, 4) == ref))
             << "register path, 4 threads, n = " << c.n << ", b = " << c.b << ", ldab = " << ldab;
-        EXPECT_TRUE((emulated_pair_chase<T>(c.n, c.b, AB, ldab, 0) == ref))
-            << "pair schedule, sequential, n = " << c.n << ", b = " << c.b << ", ldab = " << ldab;
-        EXPECT_TRUE((emulated_pair_chase<T>(c.n, c.b, AB, ldab, 3) == ref))
-            << "pair schedule, 3 pairs, n = " << c.n << ", b = " << c.b << ", ldab = " << ldab;
-        EXPECT_TRUE((emulated_pair_chase<T>(c.n, c.b, AB, ldab, 3, nullptr, true) == ref))
-            << "pair schedule, early, 3 pairs, n = " << c.n << ", b = " << c.b
-            << ", ldab = " << ldab;
       }
     }
   }
@@ -486,17 +360,6 @@ TYPED_TEST(GpuBulgeChase, HostWarpEmulationKeepsTheCpuReflectors) {
       Refl<T> r0(c.n, c.b);
       emulated_chase<true, T, true>(c.n, c.b, AB, ldab, 0, &r0);
       EXPECT_TRUE(r0 == rc) << "V2/tau2, register path, sequential" << what;
-      Refl<T> rp(c.n, c.b);
-      EXPECT_TRUE((emulated_pair_chase<T>(c.n, c.b, AB, ldab, 3, &rp) == ref))
-          << "pair schedule" << what;
-      EXPECT_TRUE(rp == rc) << "V2/tau2, pair schedule, 3 pairs" << what;
-      Refl<T> re(c.n, c.b);
-      EXPECT_TRUE((emulated_pair_chase<T>(c.n, c.b, AB, ldab, 3, &re, true) == ref))
-          << "pair schedule, early" << what;
-      EXPECT_TRUE(re == rc) << "V2/tau2, pair schedule, early, 3 pairs" << what;
-      Refl<T> rp0(c.n, c.b);
-      emulated_pair_chase<T>(c.n, c.b, AB, ldab, 0, &rp0);
-      EXPECT_TRUE(rp0 == rc) << "V2/tau2, pair schedule, sequential" << what;
     }
   }
 }
@@ -548,14 +411,6 @@ TYPED_TEST(GpuBulgeChase, HostWarpEmulationStructuredZerosBitwiseEqualToCpu) {
       EXPECT_TRUE((emulated_chase<true, T, true>(c.n, c.b, AB, ldab, 4, &r) == ref))
           << "register path, " << what;
       EXPECT_TRUE(r == rc) << "V2/tau2, register path, " << what;
-      Refl<T> rp(c.n, c.b);
-      EXPECT_TRUE((emulated_pair_chase<T>(c.n, c.b, AB, ldab, 3, &rp) == ref))
-          << "pair schedule, " << what;
-      EXPECT_TRUE(rp == rc) << "V2/tau2, pair schedule, " << what;
-      Refl<T> re(c.n, c.b);
-      EXPECT_TRUE((emulated_pair_chase<T>(c.n, c.b, AB, ldab, 3, &re, true) == ref))
-          << "pair schedule, early, " << what;
-      EXPECT_TRUE(re == rc) << "V2/tau2, pair schedule, early, " << what;
     }
   }
 }
@@ -563,9 +418,7 @@ TYPED_TEST(GpuBulgeChase, HostWarpEmulationStructuredZerosBitwiseEqualToCpu) {
 /// Structured exact zeros on the device: d, e and the kept V2/tau2 the CPU's bit for bit (the
 /// sign of every zero included) with every kernel: the default, the register path forced
 /// (EIGSOLVE_GPU_BULGE_REG=1), the shared-memory phases (REG=0), one progress step per level
-/// (SPLIT=0), the pair schedule on the register path (PAIR=1 and 2 with REG=1, z and dd
-/// included); and d, e
-/// without V2/tau2.
+/// (SPLIT=0); and d, e without V2/tau2.
 TYPED_TEST(GpuBulgeChase, StructuredZerosBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -575,14 +428,12 @@ TYPED_TEST(GpuBulgeChase, StructuredZerosBitwiseEqualToCpu) {
     Refl<T> rc(c.n, c.b);
     const auto ref = cpu_chase<T>(c.n, c.b, AB, ldab, &rc);
     EXPECT_TRUE((gpu_chase<T>(c.n, c.b, AB, ldab) == ref)) << "d, e, " << zcase_name(c);
-    for (const char* mode : {"default", "REG=1", "REG=0", "SPLIT=0", "PAIR=1", "PAIR=2"}) {
+    for (const char* mode : {"default", "REG=1", "REG=0", "SPLIT=0"}) {
       const std::string m(mode);
-      const bool pair = m.rfind("PAIR=", 0) == 0;
-      test_util::EnvScope env({{"EIGSOLVE_GPU_BULGE_REG", m == "REG=1" || pair ? "1"
-                                                          : m == "REG=0"       ? "0"
-                                                                               : nullptr},
-                               {"EIGSOLVE_GPU_BULGE_SPLIT", m == "SPLIT=0" ? "0" : nullptr},
-                               {"EIGSOLVE_GPU_BULGE_PAIR", pair ? mode + 5 : nullptr}});
+      test_util::EnvScope env({{"EIGSOLVE_GPU_BULGE_REG", m == "REG=1"   ? "1"
+                                                          : m == "REG=0" ? "0"
+                                                                         : nullptr},
+                               {"EIGSOLVE_GPU_BULGE_SPLIT", m == "SPLIT=0" ? "0" : nullptr}});
       Refl<T> rg(c.n, c.b);
       EXPECT_TRUE((gpu_chase<T>(c.n, c.b, AB, ldab, &rg) == ref))
           << mode << ": d, e, " << zcase_name(c);
@@ -610,26 +461,19 @@ TYPED_TEST(GpuBulgeChase, BitwiseEqualToCpu) {
 }
 
 /// The other kernels (EIGSOLVE_GPU_BULGE_REG=0: the shared-memory phases; SPLIT=0: one progress
-/// step per level; PAIR=1 and 2: a sweep on two warps, s, d, c) give the same bits as the CPU too, hence
-/// as the default register path.
+/// step per level) give the same bits as the CPU too, hence as the default register path.
 TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
   const bool dd = std::is_same<T, dd_real>::value;
-  struct Mode {
-    const char* var;
-    const char* value;
-  };
-  for (Mode md : {Mode{"EIGSOLVE_GPU_BULGE_REG", "0"}, Mode{"EIGSOLVE_GPU_BULGE_SPLIT", "0"},
-                  Mode{"EIGSOLVE_GPU_BULGE_PAIR", "1"}, Mode{"EIGSOLVE_GPU_BULGE_PAIR", "2"}}) {
-    const char* var = md.var;
-    ASSERT_EQ(setenv(var, md.value, 1), 0);
+  for (const char* var : {"EIGSOLVE_GPU_BULGE_REG", "EIGSOLVE_GPU_BULGE_SPLIT"}) {
+    ASSERT_EQ(setenv(var, "0", 1), 0);
     for (Case c : {Case{2, 1}, Case{40, 1}, Case{100, 3}, Case{33, 32}, Case{1000, 32},
                    Case{dd ? 300 : 3000, 32}}) {
       const index_t ldab = 2 * c.b + 1;
       const auto AB = random_band<T>(c.n, c.b, ldab, 5000 + std::uint64_t(c.n * 7 + c.b));
       EXPECT_TRUE((gpu_chase<T>(c.n, c.b, AB, ldab) == cpu_chase<T>(c.n, c.b, AB, ldab)))
-          << var << "=" << md.value << ", n = " << c.n << ", b = " << c.b;
+          << var << "=0, n = " << c.n << ", b = " << c.b;
     }
     unsetenv(var);
   }
@@ -638,7 +482,7 @@ TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
 /// With V2/tau2 the device keeps exactly the CPU's reflectors (and writes nothing else: the NaN
 /// of the unwritten entries come back), d and e unchanged; the default kernel, the register
 /// path forced (EIGSOLVE_GPU_BULGE_REG=1, also for z and dd), the shared-memory phases
-/// (REG=0), one progress step per level (SPLIT=0) and the pair schedule (PAIR=1, 2: s, d, c).
+/// (REG=0) and one progress step per level (SPLIT=0).
 TYPED_TEST(GpuBulgeChase, KeptReflectorsBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -655,8 +499,7 @@ TYPED_TEST(GpuBulgeChase, KeptReflectorsBitwiseEqualToCpu) {
     Refl<T> rc(c.n, c.b);
     const auto ref = cpu_chase<T>(c.n, c.b, AB, ldab, &rc);
     for (Mode m : {Mode{nullptr, nullptr}, Mode{"EIGSOLVE_GPU_BULGE_REG", "1"},
-                   Mode{"EIGSOLVE_GPU_BULGE_REG", "0"}, Mode{"EIGSOLVE_GPU_BULGE_SPLIT", "0"},
-                   Mode{"EIGSOLVE_GPU_BULGE_PAIR", "1"}, Mode{"EIGSOLVE_GPU_BULGE_PAIR", "2"}}) {
+                   Mode{"EIGSOLVE_GPU_BULGE_REG", "0"}, Mode{"EIGSOLVE_GPU_BULGE_SPLIT", "0"}}) {
       if (m.var) {
         ASSERT_EQ(setenv(m.var, m.value, 1), 0);
       }
@@ -687,18 +530,6 @@ TYPED_TEST(GpuBulgeChase, RepeatedRunsSameBits) {
     EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "EIGSOLVE_GPU_BULGE_WARPS=" << w;
   }
   unsetenv("EIGSOLVE_GPU_BULGE_WARPS");
-  // the pair schedule: as many pairs as fit, one pair (it draws every sweep), two
-  setenv("EIGSOLVE_GPU_BULGE_PAIR", "1", 1);
-  EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "EIGSOLVE_GPU_BULGE_PAIR=1";
-  for (const char* w : {"1", "4"}) {
-    setenv("EIGSOLVE_GPU_BULGE_WARPS", w, 1);
-    EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first)
-        << "EIGSOLVE_GPU_BULGE_PAIR=1, EIGSOLVE_GPU_BULGE_WARPS=" << w;
-  }
-  unsetenv("EIGSOLVE_GPU_BULGE_WARPS");
-  setenv("EIGSOLVE_GPU_BULGE_PAIR", "2", 1);
-  EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "EIGSOLVE_GPU_BULGE_PAIR=2";
-  unsetenv("EIGSOLVE_GPU_BULGE_PAIR");
 }
 
 /// A NaN in the band: the kernel finishes (counters are counts, never data); the result may be
