@@ -24,8 +24,9 @@ template <class T>
 std::size_t apply_q_device_workspace_bytes(index_t n, index_t m);
 /// More workspace (>= apply_q_device_workspace_bytes: plus every block's packed reflectors,
 /// ~n^2/2 elements) with which the reflectors are packed once, by apply_q_device_prepare,
-/// instead of again for every columns call (EIGSOLVE_GPU_BT_PACK_ONCE=0: again every time). A
-/// call uses that form when its work_bytes are at least this; the same bits either way.
+/// instead of again for every columns call. A call uses that form when its work_bytes are at
+/// least this; the same bits either way. With EIGSOLVE_GPU_BT_PACK_ONCE=0 the reflectors are
+/// packed every time and this is apply_q_device_workspace_bytes (nothing allocated for them).
 template <class T>
 std::size_t apply_q_device_workspace_bytes_pack_once(index_t n, index_t m);
 

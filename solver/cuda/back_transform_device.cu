@@ -301,16 +301,20 @@ __global__ void __launch_bounds__(kThreads, 2)
 struct Plan {
   index_t nblocks = 0, ntmax = 0, mc = 0, pw = 0;
   std::size_t off_t = 0, off_g = 0, off_p = 0, off_ny = 0, off_v = 0, bytes = 0;
-  /// With bytes_once: every block's packed V from off_vall on (block b after the
-  /// packed_elems of the blocks before it), packed once by the T factors instead of again for
-  /// every group of columns.
+  /// With bytes_once: every block's packed V from off_vall on (block b at packed_offsets[b]),
+  /// packed once by the T factors instead of again for every group of columns.
   std::size_t off_vall = 0, bytes_once = 0;
 };
 
-/// Elements of block b's packed V: its tiles of kTile rows x kB.
-index_t packed_elems(index_t n, index_t b) {
-  const index_t L = n - 1 - kB * b;
-  return (L + kTile - 1) / kTile * kTile * kB;
+/// Where each block's packed V (its tiles of kTile rows x kB) starts when every block is packed
+/// once: block b at element off[b], off[nblocks] the total.
+std::vector<index_t> packed_offsets(index_t n, index_t nblocks) {
+  std::vector<index_t> off(std::size_t(nblocks) + 1, 0);
+  for (index_t b = 0; b < nblocks; ++b) {
+    const index_t L = n - 1 - kB * b;
+    off[std::size_t(b) + 1] = off[std::size_t(b)] + (L + kTile - 1) / kTile * kTile * kB;
+  }
+  return off;
 }
 
 constexpr std::size_t kPartialCap = std::size_t(1) << 30;  ///< tile-partial bytes per panel
@@ -346,10 +350,7 @@ Plan make_plan(index_t n, index_t m) {
   off += align_up(std::size_t(p.ntmax) * kTile * kB * sizeof(T));
   p.bytes = off;
   p.off_vall = off;
-  std::size_t all = 0;
-  for (index_t b = 0; b < p.nblocks; ++b)
-    all += std::size_t(packed_elems(n, b));
-  p.bytes_once = off + align_up(all * sizeof(T));
+  p.bytes_once = off + align_up(std::size_t(packed_offsets(n, p.nblocks).back()) * sizeof(T));
   return p;
 }
 
@@ -415,7 +416,8 @@ std::size_t apply_q_device_workspace_bytes(index_t n, index_t m) {
 
 template <class T>
 std::size_t apply_q_device_workspace_bytes_pack_once(index_t n, index_t m) {
-  return make_plan<T>(n, m).bytes_once;
+  const Plan p = make_plan<T>(n, m);
+  return env_flag("EIGSOLVE_GPU_BT_PACK_ONCE", true) ? p.bytes_once : p.bytes;
 }
 
 namespace {
@@ -448,12 +450,7 @@ class DeviceBt {
     Vp_ = reinterpret_cast<T*>(wb + p_.off_v);
     if (work_bytes >= p_.bytes_once && env_flag("EIGSOLVE_GPU_BT_PACK_ONCE", true)) {
       Vall_ = reinterpret_cast<T*>(wb + p_.off_vall);
-      voff_.resize(std::size_t(p_.nblocks));
-      index_t o = 0;
-      for (index_t b = 0; b < p_.nblocks; ++b) {
-        voff_[std::size_t(b)] = o;
-        o += packed_elems(n_, b);
-      }
+      voff_ = packed_offsets(n_, p_.nblocks);
     }
     static_assert(C::kJC1 * C::kWS1 + kB * (kB + 1) <= C::kStages1 * C::kStage1, "ws, ts");
     ck(cudaFuncSetAttribute(step1_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
