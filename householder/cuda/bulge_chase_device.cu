@@ -30,8 +30,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "core/cuda/l2_access.cuh"
 #include "core/cuda/sync_flags.cuh"
@@ -52,18 +54,54 @@ void ck(cudaError_t st, const char* what) {
 
 // Band elements go through L2 only (ldcg/stcg, core/cuda/l2_access.cuh): never a stale L1 line.
 
-/// bulge_warp::sweep's executor on the device: one warp, __syncwarp between phases.
-template <class T>
+/// Stamp codes of the instrumented kernel (EIGSOLVE_GPU_BULGE_STAMPS): the low 4 bits the event,
+/// the rest the progress value of a wait or publish (0 for the others).
+enum StampEvent : int {
+  kStampEach = 1,         ///< after a phase's barrier
+  kStampPolled = 2,       ///< wait: the poll saw its value (before the fence)
+  kStampWaited = 3,       ///< wait: returned (after the fence and the barrier)
+  kStampPublishing = 4,   ///< publish: after the barrier, before the fence
+  kStampPublished = 5,    ///< publish: after the fence and the flag's store
+  kStampSweep = 6,        ///< the sweep drawn (before level 0)
+};
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/// bulge_warp::sweep's executor on the device: one warp, __syncwarp between phases. Prof: lane 0
+/// also writes (code, clock64, globaltimer) after every phase, wait and publish of the sweeps in
+/// the stamp window (a diagnostic build of the kernel only; Prof = false is the kernel as it is).
+template <class T, bool Prof = false>
 struct DevExec {
   int lane;
   int* prog;  ///< prog[i]: levels of sweep i finished (bulge_warp::kDone: all)
   bool full;  ///< sweep_reg: full levels with compile-time block orders (EIGSOLVE_GPU_BULGE_FULL)
+  long long* stamps = nullptr;  ///< Prof: this sweep's row (nullptr: outside the window)
+  int cap = 0;                  ///< Prof: stamps per row
+  mutable int ns = 0;           ///< Prof: stamps written in this row
+  __device__ __forceinline__ void stamp(long long code) const {
+#if defined(__CUDA_ARCH__)
+    if constexpr (Prof) {
+      if (lane == 0 && stamps != nullptr && ns < cap) {
+        long long* q = stamps + 3 * std::size_t(ns);
+        q[0] = code;
+        q[1] = clock64();
+        q[2] = static_cast<long long>(global_ns());
+      }
+      ++ns;
+    }
+#endif
+  }
   __host__ __device__ __forceinline__ bool full_levels() const { return full; }
   template <class F>
   __host__ __device__ __forceinline__ void each(F f) const {
 #if defined(__CUDA_ARCH__)
     f(lane);
     __syncwarp();
+    stamp(kStampEach);
 #endif
   }
   template <class F>
@@ -71,6 +109,7 @@ struct DevExec {
 #if defined(__CUDA_ARCH__)
     if (lane == 0) f();
     __syncwarp();
+    stamp(kStampEach);
 #endif
   }
   __host__ __device__ __forceinline__ T load(const T* p) const {
@@ -96,10 +135,12 @@ struct DevExec {
         const int* f = prog + (i - 1);
         while (ld_relaxed(f) < c) {
         }
+        if constexpr (Prof) stamp(kStampPolled | (static_cast<long long>(c) << 4));
         fence_acq_rel();
       }
       __syncwarp();
     }
+    stamp(kStampWaited | (static_cast<long long>(c) << 4));
 #endif
   }
   /// Every lane's stores are ordered before prog[i] = c: the warp's barrier, then lane 0's
@@ -107,10 +148,12 @@ struct DevExec {
   __host__ __device__ __forceinline__ void publish(index_t i, int c) const {
 #if defined(__CUDA_ARCH__)
     __syncwarp();
+    stamp(kStampPublishing | (static_cast<long long>(c) << 4));
     if (lane == 0) {
       fence_acq_rel();
       st_relaxed(prog + i, c);
     }
+    stamp(kStampPublished | (static_cast<long long>(c) << 4));
 #endif
   }
 };
@@ -139,10 +182,16 @@ std::size_t warp_bytes(int bb) {
 /// Reg: the register path (bulge_warp::sweep_reg<32>, blocks of order <= 32, Split only).
 /// Keep: every level's reflector also stored to keep.V2 / keep.tau2 (eigenvectors); without it
 /// the kernel is the one it was (keep is not read).
-template <bool Split, bool Reg, bool Keep, class T>
+/// The stamp window of the instrumented kernel: sweeps s0 .. s0+count-1, cap stamps each.
+struct StampWindow {
+  long long* buf = nullptr;
+  int s0 = 0, count = 0, cap = 0;
+};
+
+template <bool Split, bool Reg, bool Keep, class T, bool Prof = false>
 __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
     chase_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int wbytes,
-                 bulge_warp::KeepRefl<T> keep, bool full) {
+                 bulge_warp::KeepRefl<T> keep, bool full, StampWindow sw) {
   using R = real_t<T>;
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
@@ -162,18 +211,25 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
   W.v = W.x + bb;
   W.w = W.v + bb;
   W.y = W.w + bb;
-  const DevExec<T> X{lane, ctr + 1, full};
+  DevExec<T, Prof> X{lane, ctr + 1, full};
   [[maybe_unused]] bulge_warp::LaneRegs<T, 32> regs;
   for (;;) {
     int i = 0;
     if (lane == 0) i = atomicAdd(ctr, 1);
     i = __shfl_sync(0xffffffffu, i, 0);
     if (index_t(i) >= n - 1) break;
+    if constexpr (Prof) {
+      const bool in = i >= sw.s0 && i < sw.s0 + sw.count;
+      X.stamps = in ? sw.buf + 3 * std::size_t(i - sw.s0) * std::size_t(sw.cap) : nullptr;
+      X.cap = sw.cap;
+      X.ns = 0;
+      X.stamp(kStampSweep);
+    }
     if constexpr (Reg)
-      bulge_warp::sweep_reg<32, T, DevExec<T>, ThreadRegs<T>, Keep>(X, W, ThreadRegs<T>{&regs}, n,
-                                                                    b, AB, ldab, index_t(i), keep);
+      bulge_warp::sweep_reg<32, T, DevExec<T, Prof>, ThreadRegs<T>, Keep>(
+          X, W, ThreadRegs<T>{&regs}, n, b, AB, ldab, index_t(i), keep);
     else
-      bulge_warp::sweep<Split, T, DevExec<T>, Keep>(X, W, n, b, AB, ldab, index_t(i), keep);
+      bulge_warp::sweep<Split, T, DevExec<T, Prof>, Keep>(X, W, n, b, AB, ldab, index_t(i), keep);
   }
 }
 
@@ -193,6 +249,31 @@ __global__ void extract_kernel(index_t n, const T* AB, index_t ldab, real_t<T>* 
   const index_t i = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) d[i] = real_part(AB[i * ldab]);
   if (i + 1 < n) e[i] = real_part(AB[1 + i * ldab]);
+}
+
+/// Downloads the stamp window (synchronises the stream) and writes it as text: a header, then
+/// one line per stamp: sweep, index in the sweep, code, clock64, globaltimer (ns).
+template <class T>
+void write_stamps(StampWindow sw, std::size_t sbytes, cudaStream_t st, const std::string& path,
+                  index_t n, index_t b, int blocks, int wpb) {
+  std::vector<long long> h(sbytes / sizeof(long long));
+  ck(cudaMemcpyAsync(h.data(), sw.buf, sbytes, cudaMemcpyDeviceToHost, st), "stamps download");
+  ck(cudaStreamSynchronize(st), "stamps sync");
+  ck(cudaFree(sw.buf), "cudaFree");
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) throw OutputError(path, "cannot open for writing (EIGSOLVE_GPU_BULGE_STAMPS_OUT)");
+  std::fprintf(f, "# chase stamps %s n=%lld b=%lld blocks=%d warps_per_block=%d s0=%d count=%d\n",
+               ScalarTraits<T>::name, static_cast<long long>(n), static_cast<long long>(b), blocks,
+               wpb, sw.s0, sw.count);
+  std::fprintf(f, "sweep,idx,code,clock,ns\n");
+  for (int s = 0; s < sw.count; ++s)
+    for (int j = 0; j < sw.cap; ++j) {
+      const long long* q = h.data() + 3 * (std::size_t(s) * std::size_t(sw.cap) + std::size_t(j));
+      if (q[0] == 0) break;
+      std::fprintf(f, "%d,%d,%lld,%lld,%lld\n", sw.s0 + s, j, q[0], q[1], q[2]);
+    }
+  const bool bad = std::ferror(f) != 0;
+  if (std::fclose(f) != 0 || bad) throw OutputError(path, "write failed");
 }
 
 }  // namespace
@@ -264,6 +345,33 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
                      : (reg     ? chase_kernel<true, true, false, T>
                         : split ? chase_kernel<true, false, false, T>
                                 : chase_kernel<false, false, false, T>);
+    // EIGSOLVE_GPU_BULGE_STAMPS=s0,count (with EIGSOLVE_GPU_BULGE_STAMPS_OUT=file): a diagnostic
+    // build of the register path's kernel that stamps every phase, wait and publish of sweeps
+    // s0 .. s0+count-1 (clock64 and globaltimer) and writes them to the file after the call
+    // (scripts/chase_stamps.py reads it). Same operations, same bits; the call synchronises.
+    StampWindow sw;
+    std::string stamps_out;
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_STAMPS")) {
+      long s0 = -1, cnt = -1;
+      if (std::sscanf(s, "%ld,%ld", &s0, &cnt) != 2 || s0 < 0 || cnt < 1 || cnt > 4096)
+        throw UsageError(std::string("EIGSOLVE_GPU_BULGE_STAMPS='") + s +
+                         "': expected s0,count (count 1 .. 4096)");
+      const char* o = std::getenv("EIGSOLVE_GPU_BULGE_STAMPS_OUT");
+      if (o == nullptr || *o == '\0')
+        throw UsageError("EIGSOLVE_GPU_BULGE_STAMPS needs EIGSOLVE_GPU_BULGE_STAMPS_OUT=file");
+      if (!reg || keep)
+        throw UsageError(
+            "EIGSOLVE_GPU_BULGE_STAMPS: only the register path without kept reflectors (s, d, c "
+            "eigenvalues, b <= 32)");
+      stamps_out = o;
+      sw.s0 = int(s0);
+      sw.count = int(cnt);
+      sw.cap = int(16 * (chase_levels(n, b) + 1) + 2);
+    }
+    const bool prof = !stamps_out.empty();
+    if constexpr (sizeof(T) <= 8) {
+      if (prof) kern = chase_kernel<true, true, false, T, true>;
+    }
     ck(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
        "cudaFuncSetAttribute");
     int per_sm = 0;
@@ -283,10 +391,17 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     const std::size_t cbytes = std::size_t(n + 1) * sizeof(int);
     ck(cudaMallocAsync(reinterpret_cast<void**>(&ctr), cbytes, st), "cudaMallocAsync");
     ck(cudaMemsetAsync(ctr, 0, cbytes, st), "cudaMemsetAsync");
+    const std::size_t sbytes = std::size_t(sw.count) * std::size_t(sw.cap) * 3 * sizeof(long long);
+    if (prof) {
+      ck(cudaMallocAsync(reinterpret_cast<void**>(&sw.buf), sbytes, st), "cudaMallocAsync");
+      ck(cudaMemsetAsync(sw.buf, 0, sbytes, st), "cudaMemsetAsync");
+    }
     kern<<<blocks, wpb * 32, smem, st>>>(n, b, bb, dAB, ldab, ctr, int(wb),
-                                         bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2}, full);
+                                         bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2}, full,
+                                         sw);
     ck(cudaGetLastError(), "chase_kernel");
     ck(cudaFreeAsync(ctr, st), "cudaFreeAsync");
+    if (prof) write_stamps<T>(sw, sbytes, st, stamps_out, n, b, blocks, wpb);
   }
   extract_kernel<T><<<int((n + 255) / 256), 256, 0, st>>>(n, dAB, ldab, d_dev, e_dev);
   ck(cudaGetLastError(), "extract_kernel");
