@@ -18,6 +18,8 @@
 //   EIGSOLVE_GPU_BULGE_WARPS=w: w warps in flight (default: half the first sweep's levels + 32).
 //   EIGSOLVE_GPU_BULGE_FULL=0: the register path's full levels (block orders both 32) with
 //   runtime orders like the others (default 1: compile-time orders there, no per-element tests).
+//   EIGSOLVE_GPU_BULGE_PAD=0: a sweep's last level (fewer than 32 rows) by the runtime-order code
+//   (default 1: the full level's code on a block padded with +0 rows, bulge_warp::sweep_reg).
 //   Every setting gives the same bits. With dV2/dtau2 (eigenvectors) each level also stores
 //   its reflector there (bulge_warp::KeepRefl: the v the warp holds, one tau), a kernel of its
 //   own (template Keep), so the chase without them is unchanged.
@@ -79,6 +81,7 @@ struct DevExec {
   int lane;
   int* prog;  ///< prog[i]: levels of sweep i finished (bulge_warp::kDone: all)
   bool full;  ///< sweep_reg: full levels with compile-time block orders (EIGSOLVE_GPU_BULGE_FULL)
+  bool pad;   ///< sweep_reg: a sweep's last level as a padded full level (EIGSOLVE_GPU_BULGE_PAD)
   long long* stamps = nullptr;  ///< Prof: this sweep's row (nullptr: outside the window)
   int cap = 0;                  ///< Prof: stamps per row
   mutable int ns = 0;           ///< Prof: stamps written in this row
@@ -96,6 +99,7 @@ struct DevExec {
 #endif
   }
   __host__ __device__ __forceinline__ bool full_levels() const { return full; }
+  __host__ __device__ __forceinline__ bool pad_last() const { return pad; }
   template <class F>
   __host__ __device__ __forceinline__ void each(F f) const {
 #if defined(__CUDA_ARCH__)
@@ -191,7 +195,7 @@ struct StampWindow {
 template <bool Split, bool Reg, bool Keep, class T, bool Prof = false>
 __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
     chase_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int wbytes,
-                 bulge_warp::KeepRefl<T> keep, bool full, StampWindow sw) {
+                 bulge_warp::KeepRefl<T> keep, bool full, bool pad, StampWindow sw) {
   using R = real_t<T>;
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
@@ -211,7 +215,7 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
   W.v = W.x + bb;
   W.w = W.v + bb;
   W.y = W.w + bb;
-  DevExec<T, Prof> X{lane, ctr + 1, full};
+  DevExec<T, Prof> X{lane, ctr + 1, full, pad};
   [[maybe_unused]] bulge_warp::LaneRegs<T, 32> regs;
   for (;;) {
     int i = 0;
@@ -339,6 +343,11 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     // runtime orders too (session 19's A/B; same operations, same bits)
     bool full = true;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_FULL")) full = std::atoi(s) != 0;
+    // EIGSOLVE_GPU_BULGE_PAD=0: a sweep's last level (fewer than b rows) by the runtime-order
+    // code as before session 32, instead of the full level's code on a block padded with +0 rows
+    // (bulge_warp::sweep_reg; same bits)
+    bool pad = true;
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_PAD")) pad = std::atoi(s) != 0;
     auto kern = keep ? (reg     ? chase_kernel<true, true, true, T>
                         : split ? chase_kernel<true, false, true, T>
                                 : chase_kernel<false, false, true, T>)
@@ -398,7 +407,7 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     }
     kern<<<blocks, wpb * 32, smem, st>>>(n, b, bb, dAB, ldab, ctr, int(wb),
                                          bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2}, full,
-                                         sw);
+                                         pad, sw);
     ck(cudaGetLastError(), "chase_kernel");
     ck(cudaFreeAsync(ctr, st), "cudaFreeAsync");
     if (prof) write_stamps<T>(sw, sbytes, st, stamps_out, n, b, blocks, wpb);

@@ -764,14 +764,24 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
   index_t st = i + 1;
   index_t ed = i + b < n - 1 ? i + b : n - 1;
   int L = int(ed - st + 1);
-  // task C on D = B(s0:s0+m, s0:s0+m): load, sym2, store, publish
-  auto task_c = [&](index_t s0, auto m_, bool last, int k) {
+  // A padded row (a full level's code on a block of `rows` < NB rows): every element +0.
+  auto zero_row = [&](LaneRegs<T, NB>& R) {
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c)
+      R.a[c] = T(0);
+  };
+  // task C on D = B(s0:s0+rows, s0:s0+rows), computed as a block of order m >= rows (m = NB on
+  // a padded full level: rows rows .. m-1 are +0, see level below): load, sym2, store, publish
+  auto task_c = [&](index_t s0, auto m_, int rows, bool last, int k) {
     const int m = m_;  // a compile-time NB on a full level (FullLevel)
     X.each([&](int lane) {
       LaneRegs<T, NB>& R = rf(lane);
-      if (lane < m) {
+      if (lane < rows) {
         load_row(R, at(s0 + lane, s0), lane);
         R.dg = X.load(at(s0 + lane, s0 + lane));
+      } else if (lane < m) {
+        zero_row(R);
+        R.dg = T(0);
       }
       r_sym2_share(lane, W, R, m);
     });
@@ -779,7 +789,7 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
     X.each([&](int lane) {
       LaneRegs<T, NB>& R = rf(lane);
       r_sym2_update(lane, W, R, m);
-      if (lane < m) {
+      if (lane < rows) {
         store_row(at(s0 + lane, s0), R, lane);
         X.store(at(s0 + lane, s0 + lane), R.dg);
       }
@@ -807,7 +817,10 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
     });
     X.publish(i, 1);
     X.wait(i, 4);
-    task_c(st, L, last, 0);
+    if (X.full_levels() && X.pad_last() && L == NB)
+      task_c(st, FullLevel<NB>{}, L, last, 0);
+    else
+      task_c(st, L, L, last, 0);
   }
   // ---- levels k >= 1: task B on C = B(J1:J2+1, st:ed+1), then task C
   for (int k = 1;; ++k) {
@@ -820,34 +833,49 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
     // sweep but its last when b = NB) gets them as compile-time constants, so that the
     // unrolled loops' `c < L` / `lane < M` tests fold away; the operations and their order are
     // the same either way (EIGSOLVE_GPU_BULGE_FULL=0 on the device: the runtime form only).
-    auto level = [&](auto M_, auto L_) {
+    //
+    // rows = Mr <= M: the block's rows in the band. A sweep's last level (Mr < NB when the band
+    // ends inside it) runs as a full level too (M = NB), on a block padded with +0 rows: lanes
+    // rows .. NB-1 load nothing, hold +0 and store nothing. That keeps every real element's bits:
+    // each chain over rows (larfg's maximum and chunk chains, left's u_c, sym2's y_r, alpha)
+    // gets its padded terms after the real ones, each an exact zero (a padded +0 times a finite
+    // w_r or y_c, themselves +-0 on padded rows), and a chain that starts from +0 is never -0,
+    // so adding them changes nothing; larfg's trivial case (x = 0, alpha real) is the same
+    // test; the padded rows' own results are never stored. The point is speed, not arithmetic:
+    // the runtime-order code of a last level ran once per sweep, out of a cold instruction
+    // cache, ~3x slower than a full level (bench/NOTES.md, session 32), and the chase's
+    // critical path passes through every sweep's last level.
+    auto level = [&](auto M_, auto L_, int rows) {
       const int M = M_, L = L_;
       X.wait(i, 2 * k + 3);
       X.each([&](int lane) {
         LaneRegs<T, NB>& R = rf(lane);
-        if (lane < M) load_row(R, at(J1 + lane, st), L);
+        if (lane < rows)
+          load_row(R, at(J1 + lane, st), L);
+        else if (lane < M)
+          zero_row(R);
         r_right(lane, W, R, M, L);
       });
       X.each([&](int lane) { r_larfg_2(lane, W, rf(lane), M); });
       X.each([&](int lane) {
         LaneRegs<T, NB>& R = rf(lane);
         r_larfg_3(lane, W, R, M);
-        if constexpr (Keep) r_keep_level(X, lane, R, keep, i, k, J1, M);
+        if constexpr (Keep) r_keep_level(X, lane, R, keep, i, k, J1, rows);
       });
       X.each([&](int lane) { r_left_u(lane, W, rf(lane), M, L); });
       X.each([&](int lane) {
         LaneRegs<T, NB>& R = rf(lane);
         r_left_update(lane, W, R, M, L);
-        if (lane < M) store_row(at(J1 + lane, st), R, L);
+        if (lane < rows) store_row(at(J1 + lane, st), R, L);
       });
       X.publish(i, 2 * k + 1);
       X.wait(i, 2 * k + 4);
-      task_c(J1, M_, last, k);
+      task_c(J1, M_, rows, last, k);
     };
-    if (X.full_levels() && Mr == NB && L == NB)
-      level(FullLevel<NB>{}, FullLevel<NB>{});
+    if (X.full_levels() && L == NB && (Mr == NB || X.pad_last()))
+      level(FullLevel<NB>{}, FullLevel<NB>{}, Mr);
     else
-      level(Mr, L);
+      level(Mr, L, Mr);
     st = J1;
     ed = J2;
     L = Mr;

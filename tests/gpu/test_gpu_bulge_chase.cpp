@@ -152,7 +152,9 @@ template <class T>
 struct HostExec {
   std::atomic<int>* prog = nullptr;
   bool full = true;  ///< sweep_reg's full levels with compile-time block orders
+  bool pad = true;   ///< sweep_reg's last levels as padded full levels
   bool full_levels() const { return full; }
+  bool pad_last() const { return pad; }
   template <class F>
   void each(F f) const {
     for (int lane = 0; lane < bulge_warp::kLanes; ++lane)
@@ -247,6 +249,7 @@ DE<T> emulated_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int 
     HostExec<T> X;
     for (index_t i = 0; i + 1 < n; ++i) {
       X.full = i % 2 == 0;  // the register path's full levels both ways (the same bits)
+      X.pad = i % 4 != 1;   // and its last levels padded or by the runtime-order code
       emulated_sweep<Split, Reg>(hw, X, n, b, AB.data(), ldab, i, refl);
     }
   } else {
