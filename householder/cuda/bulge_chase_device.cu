@@ -20,6 +20,8 @@
 //   runtime orders like the others (default 1: compile-time orders there, no per-element tests).
 //   EIGSOLVE_GPU_BULGE_PAD=0: a sweep's last level (fewer than 32 rows) by the runtime-order code
 //   (default 1: the full level's code on a block padded with +0 rows, bulge_warp::sweep_reg).
+//   EIGSOLVE_GPU_BULGE_EARLY=0: task C waits before it reads its block (default 1: the register
+//   path reads all of it but the diagonal element sweep i-1 still writes, then waits for that).
 //   Every setting gives the same bits. With dV2/dtau2 (eigenvectors) each level also stores
 //   its reflector there (bulge_warp::KeepRefl: the v the warp holds, one tau), a kernel of its
 //   own (template Keep), so the chase without them is unchanged.
@@ -82,6 +84,7 @@ struct DevExec {
   int* prog;  ///< prog[i]: levels of sweep i finished (bulge_warp::kDone: all)
   bool full;  ///< sweep_reg: full levels with compile-time block orders (EIGSOLVE_GPU_BULGE_FULL)
   bool pad;   ///< sweep_reg: a sweep's last level as a padded full level (EIGSOLVE_GPU_BULGE_PAD)
+  bool early;  ///< sweep_reg: task C's block read before its wait (EIGSOLVE_GPU_BULGE_EARLY)
   long long* stamps = nullptr;  ///< Prof: this sweep's row (nullptr: outside the window)
   int cap = 0;                  ///< Prof: stamps per row
   mutable int ns = 0;           ///< Prof: stamps written in this row
@@ -100,6 +103,7 @@ struct DevExec {
   }
   __host__ __device__ __forceinline__ bool full_levels() const { return full; }
   __host__ __device__ __forceinline__ bool pad_last() const { return pad; }
+  __host__ __device__ __forceinline__ bool early_c() const { return early; }
   template <class F>
   __host__ __device__ __forceinline__ void each(F f) const {
 #if defined(__CUDA_ARCH__)
@@ -195,7 +199,8 @@ struct StampWindow {
 template <bool Split, bool Reg, bool Keep, class T, bool Prof = false>
 __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
     chase_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int wbytes,
-                 bulge_warp::KeepRefl<T> keep, bool full, bool pad, StampWindow sw) {
+                 bulge_warp::KeepRefl<T> keep, bool full, bool pad, bool early,
+                 StampWindow sw) {
   using R = real_t<T>;
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
@@ -215,7 +220,7 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
   W.v = W.x + bb;
   W.w = W.v + bb;
   W.y = W.w + bb;
-  DevExec<T, Prof> X{lane, ctr + 1, full, pad};
+  DevExec<T, Prof> X{lane, ctr + 1, full, pad, early};
   [[maybe_unused]] bulge_warp::LaneRegs<T, 32> regs;
   for (;;) {
     int i = 0;
@@ -348,6 +353,11 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     // (bulge_warp::sweep_reg; same bits)
     bool pad = true;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_PAD")) pad = std::atoi(s) != 0;
+    // EIGSOLVE_GPU_BULGE_EARLY=0: task C waits for sweep i-1 before reading its block, as before
+    // session 32 (default 1: it reads all but the one element sweep i-1 still writes first;
+    // bulge_warp::sweep_reg's task_c; same bits)
+    bool early = true;
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_EARLY")) early = std::atoi(s) != 0;
     auto kern = keep ? (reg     ? chase_kernel<true, true, true, T>
                         : split ? chase_kernel<true, false, true, T>
                                 : chase_kernel<false, false, true, T>)
@@ -407,7 +417,7 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     }
     kern<<<blocks, wpb * 32, smem, st>>>(n, b, bb, dAB, ldab, ctr, int(wb),
                                          bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2}, full,
-                                         pad, sw);
+                                         pad, early, sw);
     ck(cudaGetLastError(), "chase_kernel");
     ck(cudaFreeAsync(ctr, st), "cudaFreeAsync");
     if (prof) write_stamps<T>(sw, sbytes, st, stamps_out, n, b, blocks, wpb);

@@ -377,7 +377,10 @@ ES_HD_INLINE void gather(const Exec& X, int lane, int rows, int cols, Src src, D
 /// (i-1, k+1) (the diagonal element (ed_k, ed_k)) and part 1 (row ed_k). Hence:
 ///   Split:  part 1 of level k waits for c >= 2k+3, part 2 for c >= 2k+4
 ///   !Split: level k waits for c >= 2k+4 (both parts of sweep i-1's levels 0 .. k+1)
-/// Later parts of sweep i-1 touch no element of the waiting part, in either direction.
+/// Later parts of sweep i-1 touch no element of the waiting part, in either direction. Since
+/// part 2's only element in common with part 2 of (i-1, k+1) is (ed_k, ed_k) (also when ed_k is
+/// clipped at n-1: then (i-1, k+1) starts at row >= n-1), the register path (sweep_reg) reads
+/// the rest of its block before its wait for 2k+4, and that element after it.
 constexpr int kDone = 0x7fffffff;
 
 template <bool Split, class T, class Exec, bool Keep = false>
@@ -672,20 +675,38 @@ ES_HD_INLINE void r_sym2_share(int lane, const Work<T>& W, LaneRegs<T, NB>& R, i
 }
 
 /// Task C, 2: the full Hermitian row (R.a[c] := conj(D(c, r)) for c > r), then sym2_y's chain:
-/// y_r = tau2 * (chain c: madd(D^(r, c), w_c)) into W.y[r].
+/// y_r = tau2 * (chain c: madd(D^(r, c), w_c)) into W.y[r]. Lane `pend` (whose diagonal R.dg is
+/// not loaded yet) stops its chain before term c = pend and keeps the partial sum in R.x;
+/// r_sym2_y_tail finishes it (pend >= M: no such lane).
 template <class T, int NB>
-ES_HD_INLINE void r_sym2_y(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int M) {
+ES_HD_INLINE void r_sym2_y_head(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int M, int pend) {
   if (lane < M) {
     ES_BULGE_UNROLL
     for (int c = 0; c < NB; ++c)
       if (c > lane && c < M) R.a[c] = conj(W.D[c * W.P + lane]);
     const T dr = real_only(R.dg);
+    const int lim = lane == pend ? pend : M;
     T s = T(0);
     ES_BULGE_UNROLL
     for (int c = 0; c < NB; ++c)
-      if (c < M) s = madd(c == lane ? dr : R.a[c], W.w[c], s);
-    W.y[lane] = R.tau2 * s;
+      if (c < M && c < lim) s = madd(c == lane ? dr : R.a[c], W.w[c], s);
+    if (lane == pend)
+      R.x = s;
+    else
+      W.y[lane] = R.tau2 * s;
   }
+}
+
+/// Task C, 2 (lane pend only, its diagonal R.dg now loaded): the rest of its chain, terms
+/// c = pend .. M-1 after the partial sum R.x, into W.y[pend].
+template <class T, int NB>
+ES_HD_INLINE void r_sym2_y_tail(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int M) {
+  const T dr = real_only(R.dg);
+  T s = R.x;
+  ES_BULGE_UNROLL
+  for (int c = 0; c < NB; ++c)
+    if (c >= lane && c < M) s = madd(c == lane ? dr : R.a[c], W.w[c], s);
+  W.y[lane] = R.tau2 * s;
 }
 
 /// Task C, 3: alpha (sym2_alpha's chain, by every lane), y_c := madd(alpha, w_c, y_c) as
@@ -771,21 +792,39 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
       R.a[c] = T(0);
   };
   // task C on D = B(s0:s0+rows, s0:s0+rows), computed as a block of order m >= rows (m = NB on
-  // a padded full level: rows rows .. m-1 are +0, see level below): load, sym2, store, publish
-  auto task_c = [&](index_t s0, auto m_, int rows, bool last, int k) {
+  // a padded full level: rows rows .. m-1 are +0, see level below): load, sym2, store, publish.
+  // The wait for sweep i-1's part 2 of level k+1 (progress >= wc) comes only before the one
+  // element of D that part writes, the last diagonal D(rows-1, rows-1) (see the dependency rule
+  // above sweep): the rest of D is loaded, shared and run through sym2_y's chains while sweep
+  // i-1 finishes (X.early_c(); otherwise the wait comes first, as before session 32). The
+  // chains and their order are the same either way.
+  auto task_c = [&](index_t s0, auto m_, int rows, bool last, int k, int wc) {
     const int m = m_;  // a compile-time NB on a full level (FullLevel)
+    const bool early = X.early_c();
+    const int pend = early ? rows - 1 : NB;  // the lane whose diagonal waits
+    if (!early) X.wait(i, wc);
     X.each([&](int lane) {
       LaneRegs<T, NB>& R = rf(lane);
       if (lane < rows) {
         load_row(R, at(s0 + lane, s0), lane);
-        R.dg = X.load(at(s0 + lane, s0 + lane));
+        if (lane != pend) R.dg = X.load(at(s0 + lane, s0 + lane));
       } else if (lane < m) {
         zero_row(R);
         R.dg = T(0);
       }
       r_sym2_share(lane, W, R, m);
     });
-    X.each([&](int lane) { r_sym2_y(lane, W, rf(lane), m); });
+    X.each([&](int lane) { r_sym2_y_head(lane, W, rf(lane), m, pend); });
+    if (early) {
+      X.wait(i, wc);
+      X.each([&](int lane) {
+        if (lane == pend) {
+          LaneRegs<T, NB>& R = rf(lane);
+          R.dg = X.load(at(s0 + pend, s0 + pend));
+          r_sym2_y_tail(lane, W, R, m);
+        }
+      });
+    }
     X.each([&](int lane) {
       LaneRegs<T, NB>& R = rf(lane);
       r_sym2_update(lane, W, R, m);
@@ -816,11 +855,10 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
       if constexpr (Keep) r_keep_level(X, lane, R, keep, i, 0, st, L);
     });
     X.publish(i, 1);
-    X.wait(i, 4);
     if (X.full_levels() && X.pad_last() && L == NB)
-      task_c(st, FullLevel<NB>{}, L, last, 0);
+      task_c(st, FullLevel<NB>{}, L, last, 0, 4);
     else
-      task_c(st, L, L, last, 0);
+      task_c(st, L, L, last, 0, 4);
   }
   // ---- levels k >= 1: task B on C = B(J1:J2+1, st:ed+1), then task C
   for (int k = 1;; ++k) {
@@ -869,8 +907,7 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
         if (lane < rows) store_row(at(J1 + lane, st), R, L);
       });
       X.publish(i, 2 * k + 1);
-      X.wait(i, 2 * k + 4);
-      task_c(J1, M_, rows, last, k);
+      task_c(J1, M_, rows, last, k, 2 * k + 4);
     };
     if (X.full_levels() && L == NB && (Mr == NB || X.pad_last()))
       level(FullLevel<NB>{}, FullLevel<NB>{}, Mr);
