@@ -20,8 +20,9 @@
 //   runtime orders like the others (default 1: compile-time orders there, no per-element tests).
 //   EIGSOLVE_GPU_BULGE_PAD=0: a sweep's last level (fewer than 32 rows) by the runtime-order code
 //   (default 1: the full level's code on a block padded with +0 rows, bulge_warp::sweep_reg).
-//   EIGSOLVE_GPU_BULGE_EARLY=0: task C waits before it reads its block (default 1: the register
-//   path reads all of it but the diagonal element sweep i-1 still writes, then waits for that).
+//   EIGSOLVE_GPU_BULGE_EARLY=0: task C waits before it reads its block (default 1 for s, d: the
+//   register path reads all of it but the diagonal element sweep i-1 still writes, then waits
+//   for that; 0 for c, where it was slower).
 //   Every setting gives the same bits. With dV2/dtau2 (eigenvectors) each level also stores
 //   its reflector there (bulge_warp::KeepRefl: the v the warp holds, one tau), a kernel of its
 //   own (template Keep), so the chase without them is unchanged.
@@ -354,9 +355,10 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     bool pad = true;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_PAD")) pad = std::atoi(s) != 0;
     // EIGSOLVE_GPU_BULGE_EARLY=0: task C waits for sweep i-1 before reading its block, as before
-    // session 32 (default 1: it reads all but the one element sweep i-1 still writes first;
-    // bulge_warp::sweep_reg's task_c; same bits)
-    bool early = true;
+    // session 32 (=1: it reads all but the one element sweep i-1 still writes first;
+    // bulge_warp::sweep_reg's task_c; same bits). Default 1 for s and d (the chase at 16384 on
+    // the H200: d 272 -> 258 ms, s 227 -> 214 ms), 0 for c (417 -> 424 ms with it: slower).
+    bool early = !is_complex_v<T>;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_EARLY")) early = std::atoi(s) != 0;
     auto kern = keep ? (reg     ? chase_kernel<true, true, true, T>
                         : split ? chase_kernel<true, false, true, T>
