@@ -880,9 +880,9 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
     // w_r or y_c, themselves +-0 on padded rows), and a chain that starts from +0 is never -0,
     // so adding them changes nothing; larfg's trivial case (x = 0, alpha real) is the same
     // test; the padded rows' own results are never stored. The point is speed, not arithmetic:
-    // the runtime-order code of a last level ran once per sweep, out of a cold instruction
-    // cache, ~3x slower than a full level (bench/NOTES.md, session 32), and the chase's
-    // critical path passes through every sweep's last level.
+    // the runtime-order code of a last level, run once per sweep (probably from a cold
+    // instruction cache), took ~3x a full level's time (bench/NOTES.md, session 32), and the
+    // chase's critical path passes through every sweep's last level.
     auto level = [&](auto M_, auto L_, int rows) {
       const int M = M_, L = L_;
       X.wait(i, 2 * k + 3);
