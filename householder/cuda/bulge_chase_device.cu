@@ -102,6 +102,10 @@ struct DevExec {
     }
 #endif
   }
+  /// A wait's or publish's stamp: the event and its progress value c.
+  __device__ __forceinline__ void stamp(StampEvent ev, int c) const {
+    stamp(ev | (static_cast<long long>(c) << 4));
+  }
   __host__ __device__ __forceinline__ bool full_levels() const { return full; }
   __host__ __device__ __forceinline__ bool pad_last() const { return pad; }
   __host__ __device__ __forceinline__ bool early_c() const { return early; }
@@ -144,12 +148,12 @@ struct DevExec {
         const int* f = prog + (i - 1);
         while (ld_relaxed(f) < c) {
         }
-        if constexpr (Prof) stamp(kStampPolled | (static_cast<long long>(c) << 4));
+        stamp(kStampPolled, c);
         fence_acq_rel();
       }
       __syncwarp();
     }
-    stamp(kStampWaited | (static_cast<long long>(c) << 4));
+    stamp(kStampWaited, c);
 #endif
   }
   /// Every lane's stores are ordered before prog[i] = c: the warp's barrier, then lane 0's
@@ -157,12 +161,12 @@ struct DevExec {
   __host__ __device__ __forceinline__ void publish(index_t i, int c) const {
 #if defined(__CUDA_ARCH__)
     __syncwarp();
-    stamp(kStampPublishing | (static_cast<long long>(c) << 4));
+    stamp(kStampPublishing, c);
     if (lane == 0) {
       fence_acq_rel();
       st_relaxed(prog + i, c);
     }
-    stamp(kStampPublished | (static_cast<long long>(c) << 4));
+    stamp(kStampPublished, c);
 #endif
   }
 };
@@ -188,15 +192,16 @@ std::size_t warp_bytes(int bb) {
          align16((2 * std::size_t(bb) * P + 4 * std::size_t(bb)) * sizeof(T));
 }
 
-/// Reg: the register path (bulge_warp::sweep_reg<32>, blocks of order <= 32, Split only).
-/// Keep: every level's reflector also stored to keep.V2 / keep.tau2 (eigenvectors); without it
-/// the kernel is the one it was (keep is not read).
 /// The stamp window of the instrumented kernel: sweeps s0 .. s0+count-1, cap stamps each.
 struct StampWindow {
   long long* buf = nullptr;
   int s0 = 0, count = 0, cap = 0;
 };
 
+/// Reg: the register path (bulge_warp::sweep_reg<32>, blocks of order <= 32, Split only).
+/// Keep: every level's reflector also stored to keep.V2 / keep.tau2 (eigenvectors); without it
+/// the kernel is the one it was (keep is not read). Prof: the stamps build
+/// (EIGSOLVE_GPU_BULGE_STAMPS).
 template <bool Split, bool Reg, bool Keep, class T, bool Prof = false>
 __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
     chase_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int wbytes,
@@ -380,7 +385,7 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
       const char* o = std::getenv("EIGSOLVE_GPU_BULGE_STAMPS_OUT");
       if (o == nullptr || *o == '\0')
         throw UsageError("EIGSOLVE_GPU_BULGE_STAMPS needs EIGSOLVE_GPU_BULGE_STAMPS_OUT=file");
-      if (!reg || keep)
+      if (!reg || keep || sizeof(T) > 8)
         throw UsageError(
             "EIGSOLVE_GPU_BULGE_STAMPS: only the register path without kept reflectors (s, d, c "
             "eigenvalues, b <= 32)");
