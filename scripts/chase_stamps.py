@@ -13,9 +13,11 @@ a wait or publish. Per sweep the kernel runs
     level k >= 1: wait(2k+3) B1 .. B5 publish(2k+1) wait(2k+4) C1 C2 C3 publish(2k+2)
 
 (B1 load + right + larfg 1, B2 larfg 2, B3 larfg 3, B4 left's chains, B5 left's update + store;
-C1 load + share, C2 sym2's y, C3 alpha + update + store; with task C's early reads, s and d since
-session 32, C1 and C2 run before the wait, then C3 the one deferred chain's end and C4 alpha +
-update + store). The report gives, over the full levels
+C1 load + share, C2 sym2's y, C3 alpha + update + store). With task C's early reads (s and d since
+session 32) C1 and C2 run before the wait, then C3 the one deferred chain's end and C4 alpha +
+update + store; with task B's (session 33) B1 (load + right but one chain's last term) runs before
+the wait, then B2 that chain's end + larfg 1, B3 .. B6 as B2 .. B5 above. Steps are named in the
+order they run (B1, B2, ... counting the phases of a part). The report gives, over the full levels
 of the window's sweeps (the last --skip-last levels of each sweep left out), the median cycles of
 every step, the spin of each wait (from the stamp before it to the poll's success), the handoff
 (the waiter's poll success minus the publisher's flag store, globaltimer, where the waiter was
@@ -94,6 +96,7 @@ def main():
     spin_ns = defaultdict(list)
     handoff = defaultdict(list)
     level_ns = []
+    seqs = defaultdict(int)
     for s in sweeps:
         lv = levels_of(rows[s])
         first = 1
@@ -117,6 +120,7 @@ def main():
                 elif ev == PUBLISHED:
                     names.append(f"{part}.fence_out")
                     part, nb = "C", 0
+            seqs[tuple(names)] += 1
             prev = lv[li - 1][-1]
             for (ev, val, clk, ns), nm in zip(L, names):
                 if prev is not None:
@@ -131,14 +135,10 @@ def main():
                         handoff[nm].append(h)
                 prev = (ev, val, clk, ns)
             level_ns.append(L[-1][3] - L[0][3])
-    # the default order; with task C's early reads (EIGSOLVE_GPU_BULGE_EARLY, s and d) the
-    # kernel runs C1 (load, share), C2 (sym2_y but one chain) before the poll, then C3 (that
-    # chain's end) and C4 (alpha, update, store) after it: the steps print in the order they run
-    order = ["B.poll", "B.fence_in", "B1", "B2", "B3", "B4", "B5", "B.bar", "B.fence_out",
-             "C.poll", "C.fence_in", "C1", "C2", "C3", "C4", "C.bar", "C.fence_out"]
-    if steps.get("C4"):
-        order = order[:9] + ["C1", "C2", "C.poll", "C.fence_in", "C3", "C4", "C.bar",
-                             "C.fence_out"]
+    # the steps print in the order they run: the most common sequence of a level's steps (with
+    # the early reads, EIGSOLVE_GPU_BULGE_EARLY, a task's first steps come before its poll)
+    common = max(seqs, key=seqs.get) if seqs else ()
+    order = list(common) + sorted(nm for nm in steps if nm not in common)
     total = 0.0
     print(f"{'step':<12}{'median cyc':>11}{'  ~ns':>8}{'   p10 cyc':>11}{'   p90 cyc':>11}{'  count':>8}")
     for nm in order:
