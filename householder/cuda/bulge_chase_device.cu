@@ -7,7 +7,7 @@
 //             level 0 (task A), levels 1, 2, ... (tasks B, C): bulge_warp::sweep
 //             (householder/cuda/bulge_chase_warp.hpp, which states the dependency rule):
 //             part 1 of level k (task B) once progress[i-1] >= 2k+3, part 2 (task C) once
-//             >= 2k+4 (lane 0 polls with ld.acquire, then __syncwarp); a part's blocks are
+//             >= 2k+4 (lane 0 polls, then fence.acq_rel, __syncwarp); a part's blocks are
 //             copied from the band (L2, ld.global.cg) into the warp's shared memory, computed
 //             there, written back (st.global.cg), then __syncwarp, lane 0's fence.acq_rel and
 //             progress[i] := 2k+1 / 2k+2 (kDone after the last level)
@@ -20,12 +20,9 @@
 //   runtime orders like the others (default 1: compile-time orders there, no per-element tests).
 //   EIGSOLVE_GPU_BULGE_PAD=0: a sweep's last level (fewer than 32 rows) by the runtime-order code
 //   (default 1: the full level's code on a block padded with +0 rows, bulge_warp::sweep_reg).
-//   EIGSOLVE_GPU_BULGE_EARLY=mask: the register path's tasks that read their block before their
-//   wait, all of it but the one element sweep i-1 still writes, that one after the wait: bit 0
-//   task C (the diagonal element), bit 1 task B (its last row's last element). Default 3 for s
-//   and d, 0 for c (task C's was slower there); 0: both wait first.
-//   EIGSOLVE_GPU_BULGE_ACQ=0: lane 0 polls with relaxed loads and then fences (fence.acq_rel)
-//   instead of polling with acquiring loads (default 1; session 33).
+//   EIGSOLVE_GPU_BULGE_EARLY=0: task C waits before it reads its block (default 1 for s, d: the
+//   register path reads all of it but the diagonal element sweep i-1 still writes, then waits
+//   for that; 0 for c, where it was slower).
 //   Every setting gives the same bits. With dV2/dtau2 (eigenvectors) each level also stores
 //   its reflector there (bulge_warp::KeepRefl: the v the warp holds, one tau), a kernel of its
 //   own (template Keep), so the chase without them is unchanged.
@@ -88,9 +85,7 @@ struct DevExec {
   int* prog;  ///< prog[i]: levels of sweep i finished (bulge_warp::kDone: all)
   bool full;  ///< sweep_reg: full levels with compile-time block orders (EIGSOLVE_GPU_BULGE_FULL)
   bool pad;   ///< sweep_reg: a sweep's last level as a padded full level (EIGSOLVE_GPU_BULGE_PAD)
-  int early;   ///< sweep_reg: bit 0 task C's, bit 1 task B's block read before its wait
-               ///< (EIGSOLVE_GPU_BULGE_EARLY)
-  bool acq;    ///< wait: lane 0 polls with acquiring loads, no fence (EIGSOLVE_GPU_BULGE_ACQ)
+  bool early;  ///< sweep_reg: task C's block read before its wait (EIGSOLVE_GPU_BULGE_EARLY)
   long long* stamps = nullptr;  ///< Prof: this sweep's row (nullptr: outside the window)
   int cap = 0;                  ///< Prof: stamps per row
   mutable int ns = 0;           ///< Prof: stamps written in this row
@@ -113,8 +108,7 @@ struct DevExec {
   }
   __host__ __device__ __forceinline__ bool full_levels() const { return full; }
   __host__ __device__ __forceinline__ bool pad_last() const { return pad; }
-  __host__ __device__ __forceinline__ bool early_c() const { return (early & 1) != 0; }
-  __host__ __device__ __forceinline__ bool early_b() const { return (early & 2) != 0; }
+  __host__ __device__ __forceinline__ bool early_c() const { return early; }
   template <class F>
   __host__ __device__ __forceinline__ void each(F f) const {
 #if defined(__CUDA_ARCH__)
@@ -145,24 +139,17 @@ struct DevExec {
     *p = v;
 #endif
   }
-  /// Returns once sweep i-1 has published progress >= c: lane 0 polls with acquiring loads
-  /// (acq; otherwise relaxed loads and then an acquiring fence), then the warp's barrier orders
-  /// every lane's later loads after it.
+  /// Returns once sweep i-1 has published progress >= c: lane 0 polls (relaxed), then an
+  /// acquiring fence, then the warp's barrier orders every lane's later loads after it.
   __host__ __device__ __forceinline__ void wait(index_t i, int c) const {
 #if defined(__CUDA_ARCH__)
     if (i > 0) {
       if (lane == 0) {
         const int* f = prog + (i - 1);
-        if (acq) {
-          while (ld_acquire(f) < c) {
-          }
-          stamp(kStampPolled, c);
-        } else {
-          while (ld_relaxed(f) < c) {
-          }
-          stamp(kStampPolled, c);
-          fence_acq_rel();
+        while (ld_relaxed(f) < c) {
         }
+        stamp(kStampPolled, c);
+        fence_acq_rel();
       }
       __syncwarp();
     }
@@ -218,7 +205,7 @@ struct StampWindow {
 template <bool Split, bool Reg, bool Keep, class T, bool Prof = false>
 __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
     chase_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int wbytes,
-                 bulge_warp::KeepRefl<T> keep, bool full, bool pad, int early, bool acq,
+                 bulge_warp::KeepRefl<T> keep, bool full, bool pad, bool early,
                  StampWindow sw) {
   using R = real_t<T>;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -239,7 +226,7 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
   W.v = W.x + bb;
   W.w = W.v + bb;
   W.y = W.w + bb;
-  DevExec<T, Prof> X{lane, ctr + 1, full, pad, early, acq};
+  DevExec<T, Prof> X{lane, ctr + 1, full, pad, early};
   [[maybe_unused]] bulge_warp::LaneRegs<T, 32> regs;
   for (;;) {
     int i = 0;
@@ -372,17 +359,12 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     // (bulge_warp::sweep_reg; same bits)
     bool pad = true;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_PAD")) pad = std::atoi(s) != 0;
-    // EIGSOLVE_GPU_BULGE_EARLY=mask: which tasks read their block before their wait for sweep
-    // i-1 (all but the one element that sweep still writes; that one after the wait; same bits,
-    // bulge_warp::sweep_reg): bit 0 task C (session 32: the chase at 16384 on the H200, d 272 ->
-    // 258 ms, s 227 -> 214 ms, c 417 -> 424 ms), bit 1 task B (session 33). 0: both wait first.
-    int early = is_complex_v<T> ? 0 : 3;
-    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_EARLY")) early = std::atoi(s) & 3;
-    // EIGSOLVE_GPU_BULGE_ACQ=0: a wait polls with relaxed loads, then fences (fence.acq_rel.gpu),
-    // as before session 33; 1: the poll's loads acquire (ld.acquire.gpu), no fence. The order of
-    // the waits and publishes is the same, so are the bits.
-    bool acq = true;
-    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_ACQ")) acq = std::atoi(s) != 0;
+    // EIGSOLVE_GPU_BULGE_EARLY=0: task C waits for sweep i-1 before reading its block, as before
+    // session 32 (=1: it reads all but the one element sweep i-1 still writes first;
+    // bulge_warp::sweep_reg's task_c; same bits). Default 1 for s and d (the chase at 16384 on
+    // the H200: d 272 -> 258 ms, s 227 -> 214 ms), 0 for c (417 -> 424 ms with it: slower).
+    bool early = !is_complex_v<T>;
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_EARLY")) early = std::atoi(s) != 0;
     auto kern = keep ? (reg     ? chase_kernel<true, true, true, T>
                         : split ? chase_kernel<true, false, true, T>
                                 : chase_kernel<false, false, true, T>)
@@ -442,7 +424,7 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     }
     kern<<<blocks, wpb * 32, smem, st>>>(n, b, bb, dAB, ldab, ctr, int(wb),
                                          bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2}, full,
-                                         pad, early, acq, sw);
+                                         pad, early, sw);
     ck(cudaGetLastError(), "chase_kernel");
     ck(cudaFreeAsync(ctr, st), "cudaFreeAsync");
     if (prof) write_stamps<T>(sw, sbytes, st, stamps_out, n, b, blocks, wpb);

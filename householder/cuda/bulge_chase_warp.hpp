@@ -380,10 +380,7 @@ ES_HD_INLINE void gather(const Exec& X, int lane, int rows, int cols, Src src, D
 /// Later parts of sweep i-1 touch no element of the waiting part, in either direction. Since
 /// part 2's only element in common with part 2 of (i-1, k+1) is (ed_k, ed_k) (also when ed_k is
 /// clipped at n-1: then (i-1, k+1) starts at row >= n-1), the register path (sweep_reg) reads
-/// the rest of its block before its wait for 2k+4, and that element after it. Likewise part 1's
-/// only element in common with part 1 of (i-1, k+1) is (ed_k, ed_(k-1)), its C(rows-1, L-1);
-/// the rest of C was last written by (i-1, k) and earlier, which part 2 of (i, k-1)'s wait for
-/// 2k+2 has ordered: so part 1 reads the rest before its wait for 2k+3, that element after it.
+/// the rest of its block before its wait for 2k+4, and that element after it.
 constexpr int kDone = 0x7fffffff;
 
 template <bool Split, class T, class Exec, bool Keep = false>
@@ -496,15 +493,12 @@ ES_HD void sweep(const Exec& X, const Work<T>& W, index_t n, index_t b, T* AB, i
 //            columns); larfg's head and tail are computed by every lane (same inputs, same
 //            order, same bits: no lane-0 phase, no broadcast of scalars); left: lane c runs
 //            column c's chain into u_c (shared), then lane r updates its own row with every u_c
-//            and stores it to the band. With X.early_b() the loads and right's chains run
-//            before the wait for sweep i-1, all but the last row's last term (the one element
-//            that sweep still writes), which that row's lane adds after the wait.
+//            and stores it to the band.
 //   task C   lane r holds row r of the lower triangle of D (raw diagonal apart), writes it to
 //            shared memory, builds the full Hermitian row in registers (conj of the column
 //            read back, the diagonal made real) and runs sym2_y's plain chain; alpha's chain and
 //            every y_c's update are computed by every lane; lane r updates its lower row and
-//            stores it. With X.early_c() the loads, the share and sym2_y's chains run before
-//            the wait, all but the last row's diagonal term, as for task B.
+//            stores it.
 //   v / w    two buffers swapped per level (no copy), tau kept per lane.
 //
 // The kernel runs it as phases with a __syncwarp() between two; the host emulation calls each
@@ -622,50 +616,26 @@ ES_HD_INLINE void r_larfg_3(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int 
   }
 }
 
-/// Task B, 1 (after right's chain s of this lane's row): t = -(tau * s), the row updated
-/// (registers), written to shared memory (columns 1 .. L-1, for left), R.x := C(r, 0).
+/// Task B, 1: right on this lane's row (registers; v from W.v), the row to shared memory
+/// (columns 1 .. L-1, for left), R.x := C(r, 0), then larfg, 1 on column 0.
 template <class T, int NB>
-ES_HD_INLINE void r_right_apply(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int L, T s) {
-  const T t = neg_rounded(R.tau * s);
-  T* row = W.C + lane * W.P;
-  ES_BULGE_UNROLL
-  for (int c = 0; c < NB; ++c)
-    if (c < L) {
-      R.a[c] = madd(t, conj(W.v[c]), R.a[c]);
-      if (c > 0) row[c] = R.a[c];
-    }
-  R.x = R.a[0];
-}
-
-/// Task B, 1: right on this lane's row (registers; v from W.v): the chain s = sum over c
-/// ascending of madd(C(r, c), v_c), then r_right_apply. Lane `pend` (whose last element
-/// C(pend, L-1) is not loaded yet) stops its chain before term c = L-1 and keeps the partial sum
-/// in R.x; r_right_tail finishes it (pend >= M: no such lane). larfg, 1 is the caller's.
-template <class T, int NB>
-ES_HD_INLINE void r_right_head(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int M, int L,
-                               int pend) {
+ES_HD_INLINE void r_right(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int M, int L) {
   if (lane < M) {
-    const int lim = lane == pend ? L - 1 : L;
     T s = T(0);
     ES_BULGE_UNROLL
     for (int c = 0; c < NB; ++c)
-      if (c < lim) s = madd(R.a[c], W.v[c], s);
-    if (lane == pend)
-      R.x = s;
-    else
-      r_right_apply(lane, W, R, L, s);
+      if (c < L) s = madd(R.a[c], W.v[c], s);
+    const T t = neg_rounded(R.tau * s);
+    T* row = W.C + lane * W.P;
+    ES_BULGE_UNROLL
+    for (int c = 0; c < NB; ++c)
+      if (c < L) {
+        R.a[c] = madd(t, conj(W.v[c]), R.a[c]);
+        if (c > 0) row[c] = R.a[c];
+      }
+    R.x = R.a[0];
   }
-}
-
-/// Task B, 1 (lane pend only, its C(pend, L-1) now in R.a[L-1]): the chain's last term after
-/// the partial sum R.x, then r_right_apply.
-template <class T, int NB>
-ES_HD_INLINE void r_right_tail(int lane, const Work<T>& W, LaneRegs<T, NB>& R, int L) {
-  T s = R.x;
-  ES_BULGE_UNROLL
-  for (int c = 0; c < NB; ++c)
-    if (c == L - 1) s = madd(R.a[c], W.v[c], s);
-  r_right_apply(lane, W, R, L, s);
+  r_larfg_1(lane, W, R, M);
 }
 
 /// Task B, 2: left's chain for column c = lane (1 <= c < L): u_c = -(conj(tau2) * chain) into
@@ -913,40 +883,17 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
     // the runtime-order code of a last level, run once per sweep (probably from a cold
     // instruction cache), took ~3x a full level's time (bench/NOTES.md, session 32), and the
     // chase's critical path passes through every sweep's last level.
-    //
-    // Task B's wait for sweep i-1's part 1 of level k+1 (progress >= 2k+3) comes only before
-    // the one element of C that part writes, C(rows-1, L-1) (the dependency rule above sweep):
-    // the rest of C is loaded and run through right's chains while sweep i-1 finishes
-    // (X.early_b(); otherwise the wait comes first). The last row's chain stops before that
-    // term and finishes after the wait; the chains and their order are the same either way.
     auto level = [&](auto M_, auto L_, int rows) {
       const int M = M_, L = L_;
-      const bool early = X.early_b();
-      const int pend = early ? rows - 1 : NB;  // the lane whose last element waits
-      if (!early) X.wait(i, 2 * k + 3);
+      X.wait(i, 2 * k + 3);
       X.each([&](int lane) {
         LaneRegs<T, NB>& R = rf(lane);
         if (lane < rows)
-          load_row(R, at(J1 + lane, st), lane == pend ? L - 1 : L);
+          load_row(R, at(J1 + lane, st), L);
         else if (lane < M)
           zero_row(R);
-        r_right_head(lane, W, R, M, L, pend);
-        if (!early) r_larfg_1(lane, W, R, M);
+        r_right(lane, W, R, M, L);
       });
-      if (early) {
-        X.wait(i, 2 * k + 3);
-        X.each([&](int lane) {
-          LaneRegs<T, NB>& R = rf(lane);
-          if (lane == pend) {
-            const T e = X.load(at(J1 + pend, st + (L - 1)));
-            ES_BULGE_UNROLL
-            for (int c = 0; c < NB; ++c)
-              if (c == L - 1) R.a[c] = e;
-            r_right_tail(lane, W, R, L);
-          }
-          r_larfg_1(lane, W, R, M);
-        });
-      }
       X.each([&](int lane) { r_larfg_2(lane, W, rf(lane), M); });
       X.each([&](int lane) {
         LaneRegs<T, NB>& R = rf(lane);

@@ -153,12 +153,10 @@ struct HostExec {
   std::atomic<int>* prog = nullptr;
   bool full = true;  ///< sweep_reg's full levels with compile-time block orders
   bool pad = true;   ///< sweep_reg's last levels as padded full levels
-  bool early = true;    ///< sweep_reg's task C reads its block before its wait
-  bool early_b_ = true;  ///< and task B
+  bool early = true;  ///< sweep_reg's task C reads its block before its wait
   bool full_levels() const { return full; }
   bool pad_last() const { return pad; }
   bool early_c() const { return early; }
-  bool early_b() const { return early_b_; }
   template <class F>
   void each(F f) const {
     for (int lane = 0; lane < bulge_warp::kLanes; ++lane)
@@ -270,8 +268,7 @@ DE<T> emulated_chase(index_t n, index_t b, std::vector<T> AB, index_t ldab, int 
         for (;;) {
           const index_t i = next.fetch_add(1);
           if (i + 1 >= n) break;
-          X.early = i % 3 != 2;    // task C's early reads and the wait first, mixed
-          X.early_b_ = i % 5 != 3;  // task B's too, on another period
+          X.early = i % 3 != 2;  // task C's early reads and the wait first, mixed
           emulated_sweep<Split, Reg>(hw, X, n, b, AB.data(), ldab, i, refl);
         }
       });
