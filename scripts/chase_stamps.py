@@ -15,9 +15,8 @@ a wait or publish. Per sweep the kernel runs
 (B1 load + right + larfg 1, B2 larfg 2, B3 larfg 3, B4 left's chains, B5 left's update + store;
 C1 load + share, C2 sym2's y, C3 alpha + update + store). With task C's early reads (s and d since
 session 32) C1 and C2 run before the wait, then C3 the one deferred chain's end and C4 alpha +
-update + store; with task B's (session 33) B1 (load + right but one chain's last term) runs before
-the wait, then B2 that chain's end + larfg 1, B3 .. B6 as B2 .. B5 above. Steps are named in the
-order they run (B1, B2, ... counting the phases of a part). The report gives, over the full levels
+update + store (session 33's reverted build also moved task B's B1 before its wait). Steps are
+named in the order they run (B1, B2, ... counting the phases of a part). The report gives, over the full levels
 of the window's sweeps (the last --skip-last levels of each sweep left out), the median cycles of
 every step, the spin of each wait (from the stamp before it to the poll's success), the handoff
 (the waiter's poll success minus the publisher's flag store, globaltimer, where the waiter was
