@@ -7,7 +7,7 @@
 //             level 0 (task A), levels 1, 2, ... (tasks B, C): bulge_warp::sweep
 //             (householder/cuda/bulge_chase_warp.hpp, which states the dependency rule):
 //             part 1 of level k (task B) once progress[i-1] >= 2k+3, part 2 (task C) once
-//             >= 2k+4 (lane 0 polls, then fence.acq_rel, __syncwarp); a part's blocks are
+//             >= 2k+4 (lane 0 polls with ld.acquire, then __syncwarp); a part's blocks are
 //             copied from the band (L2, ld.global.cg) into the warp's shared memory, computed
 //             there, written back (st.global.cg), then __syncwarp, lane 0's fence.acq_rel and
 //             progress[i] := 2k+1 / 2k+2 (kDone after the last level)
@@ -23,6 +23,8 @@
 //   EIGSOLVE_GPU_BULGE_EARLY=0: task C waits before it reads its block (default 1 for s, d: the
 //   register path reads all of it but the diagonal element sweep i-1 still writes, then waits
 //   for that; 0 for c, where it was slower).
+//   EIGSOLVE_GPU_BULGE_ACQ=0: lane 0 polls with relaxed loads and then fences (fence.acq_rel)
+//   instead of polling with acquiring loads (default 1; session 34).
 //   Every setting gives the same bits. With dV2/dtau2 (eigenvectors) each level also stores
 //   its reflector there (bulge_warp::KeepRefl: the v the warp holds, one tau), a kernel of its
 //   own (template Keep), so the chase without them is unchanged.
@@ -86,6 +88,7 @@ struct DevExec {
   bool full;  ///< sweep_reg: full levels with compile-time block orders (EIGSOLVE_GPU_BULGE_FULL)
   bool pad;   ///< sweep_reg: a sweep's last level as a padded full level (EIGSOLVE_GPU_BULGE_PAD)
   bool early;  ///< sweep_reg: task C's block read before its wait (EIGSOLVE_GPU_BULGE_EARLY)
+  bool acq;    ///< wait: lane 0 polls with acquiring loads, no fence (EIGSOLVE_GPU_BULGE_ACQ)
   long long* stamps = nullptr;  ///< Prof: this sweep's row (nullptr: outside the window)
   int cap = 0;                  ///< Prof: stamps per row
   mutable int ns = 0;           ///< Prof: stamps written in this row
@@ -139,17 +142,24 @@ struct DevExec {
     *p = v;
 #endif
   }
-  /// Returns once sweep i-1 has published progress >= c: lane 0 polls (relaxed), then an
-  /// acquiring fence, then the warp's barrier orders every lane's later loads after it.
+  /// Returns once sweep i-1 has published progress >= c: lane 0 polls with acquiring loads
+  /// (acq; otherwise relaxed loads and then an acquiring fence), then the warp's barrier orders
+  /// every lane's later loads after it.
   __host__ __device__ __forceinline__ void wait(index_t i, int c) const {
 #if defined(__CUDA_ARCH__)
     if (i > 0) {
       if (lane == 0) {
         const int* f = prog + (i - 1);
-        while (ld_relaxed(f) < c) {
+        if (acq) {
+          while (ld_acquire(f) < c) {
+          }
+          stamp(kStampPolled, c);
+        } else {
+          while (ld_relaxed(f) < c) {
+          }
+          stamp(kStampPolled, c);
+          fence_acq_rel();
         }
-        stamp(kStampPolled, c);
-        fence_acq_rel();
       }
       __syncwarp();
     }
@@ -205,7 +215,7 @@ struct StampWindow {
 template <bool Split, bool Reg, bool Keep, class T, bool Prof = false>
 __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
     chase_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int wbytes,
-                 bulge_warp::KeepRefl<T> keep, bool full, bool pad, bool early,
+                 bulge_warp::KeepRefl<T> keep, bool full, bool pad, bool early, bool acq,
                  StampWindow sw) {
   using R = real_t<T>;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -226,7 +236,7 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
   W.v = W.x + bb;
   W.w = W.v + bb;
   W.y = W.w + bb;
-  DevExec<T, Prof> X{lane, ctr + 1, full, pad, early};
+  DevExec<T, Prof> X{lane, ctr + 1, full, pad, early, acq};
   [[maybe_unused]] bulge_warp::LaneRegs<T, 32> regs;
   for (;;) {
     int i = 0;
@@ -365,6 +375,11 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     // the H200: d 272 -> 258 ms, s 227 -> 214 ms), 0 for c (417 -> 424 ms with it: slower).
     bool early = !is_complex_v<T>;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_EARLY")) early = std::atoi(s) != 0;
+    // EIGSOLVE_GPU_BULGE_ACQ=0: a wait polls with relaxed loads, then fences (fence.acq_rel.gpu),
+    // as before session 34; 1: the poll's loads acquire (ld.acquire.gpu), no fence. The order of
+    // the waits and publishes is the same, so are the bits.
+    bool acq = true;
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_ACQ")) acq = std::atoi(s) != 0;
     auto kern = keep ? (reg     ? chase_kernel<true, true, true, T>
                         : split ? chase_kernel<true, false, true, T>
                                 : chase_kernel<false, false, true, T>)
@@ -423,8 +438,8 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
       ck(cudaMemsetAsync(sw.buf, 0, sbytes, st), "cudaMemsetAsync");
     }
     kern<<<blocks, wpb * 32, smem, st>>>(n, b, bb, dAB, ldab, ctr, int(wb),
-                                         bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2}, full,
-                                         pad, early, sw);
+                                         bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2}, full, pad,
+                                         early, acq, sw);
     ck(cudaGetLastError(), "chase_kernel");
     ck(cudaFreeAsync(ctr, st), "cudaFreeAsync");
     if (prof) write_stamps<T>(sw, sbytes, st, stamps_out, n, b, blocks, wpb);

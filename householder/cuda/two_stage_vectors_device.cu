@@ -92,13 +92,15 @@ __device__ __forceinline__ dd_real ldro(const dd_real* p) {
 }
 
 /// The warp's executor of two_stage_vectors_warp.hpp: phases separated by __syncwarp, Z through
-/// L2, flags with release/acquire (lane 0 polls, fences, then the warp's barrier). Host-device
+/// L2, flags with release/acquire (lane 0 polls with acquiring loads, or polls and fences, then
+/// the warp's barrier). Host-device
 /// like bulge_chase_device.cu's DevExec (the per-lane code is __host__ __device__); only the
 /// device branch ever runs.
 template <class T>
 struct Q2Exec {
   int lane;
   unsigned long long* flags;
+  bool acq;  ///< wait: lane 0 polls with acquiring loads, no fence (EIGSOLVE_GPU_Q2_ACQ)
   template <class F>
   __host__ __device__ __forceinline__ void each(F f) const {
 #if defined(__CUDA_ARCH__)
@@ -129,10 +131,10 @@ struct Q2Exec {
   }
   /// Async copies dst[c] := src[c ld] (c < cols), zero for cols <= c < 32 (their src is not
   /// read: the copy's source size is 0 and its address src itself), to shared memory: 4- and
-  /// 8-byte elements through L1 (.ca: the lines a level reads come after its acquire, whose
-  /// fence invalidates L1, so they are L2's current ones), 16-byte ones through L2 only. One
-  /// shared base, immediate offsets, the global address stepped by ld (session 24: the generic
-  /// form spent ~17 integer instructions per copy).
+  /// 8-byte elements through L1 (.ca: the lines a level reads come after its acquire -- the
+  /// fence or the acquiring load, either of which invalidates L1 -- so they are L2's current ones),
+  /// 16-byte ones through L2 only. One shared base, immediate offsets, the global address stepped
+  /// by ld (session 24: the generic form spent ~17 integer instructions per copy).
   __host__ __device__ __forceinline__ void cprow(T* dst, const T* src, index_t ld, int cols) const {
 #if defined(__CUDA_ARCH__)
     static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "cp.async sizes");
@@ -179,9 +181,14 @@ struct Q2Exec {
 #if defined(__CUDA_ARCH__)
     if (lane == 0) {
       const unsigned long long* f = flags + idx;
-      while (ld_relaxed(f) < target)
-        __nanosleep(64);
-      fence_acq_rel();
+      if (acq) {
+        while (ld_acquire(f) < target)
+          __nanosleep(64);
+      } else {
+        while (ld_relaxed(f) < target)
+          __nanosleep(64);
+        fence_acq_rel();
+      }
     }
     __syncwarp();
 #else
@@ -224,11 +231,11 @@ constexpr int kAsyncWarps = 12;
 /// session 17: 1.24 against 0.98 s.)
 template <class T, bool Fast, int C, bool Packed = false, bool IL = false, int AsyncW = 0>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, AsyncW > 0 ? AsyncW : 1)
-    q2_kernel(Geo g, Args<T> a, int welems, unsigned long long* sync) {
+    q2_kernel(Geo g, Args<T> a, int welems, unsigned long long* sync, bool acq) {
   extern __shared__ __align__(16) unsigned char smem_q2[];
   const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
   T* sm = reinterpret_cast<T*>(smem_q2) + std::size_t(wid) * std::size_t(welems);
-  const Q2Exec<T> X{lane, sync + 1};
+  const Q2Exec<T> X{lane, sync + 1, acq};
   [[maybe_unused]] q2_warp::LaneY<T, C> Y;
   const unsigned long long tasks =
       static_cast<unsigned long long>(g.S) * static_cast<unsigned long long>(g.NG);
@@ -372,7 +379,7 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
                      " bytes of shared memory per warp, the device has " + std::to_string(optin));
   const int wpb = int(std::min<std::size_t>(kWarpsPerBlock, std::size_t(optin) / wbytes));
   const std::size_t smem = wbytes * std::size_t(wpb);
-  void (*kern)(Geo, Args<T>, int, unsigned long long*) = q2_kernel<T, false, 1>;
+  void (*kern)(Geo, Args<T>, int, unsigned long long*, bool) = q2_kernel<T, false, 1>;
   // the packed V tiles where the caller has them (q2_packed_bytes > 0: the fast path, one column
   // per lane)
   bool packed = false;
@@ -446,7 +453,11 @@ void apply_q2_canonical_device(index_t n, index_t b, const T* dV2, index_t ldv2,
   a.Z = dZ;
   a.ldz = lddz;
   a.Vp = packed ? dVp : nullptr;
-  kern<<<unsigned(blocks), unsigned(wpb * 32), smem, st>>>(g, a, welems, sync);
+  // EIGSOLVE_GPU_Q2_ACQ=0: a wait polls with relaxed loads, then fences (fence.acq_rel.gpu), as
+  // before session 34; default 1: the poll's loads acquire (ld.acquire.gpu), no fence. The same
+  // order of waits and publishes, the same bits.
+  const bool acq = env_flag("EIGSOLVE_GPU_Q2_ACQ", true);
+  kern<<<unsigned(blocks), unsigned(wpb * 32), smem, st>>>(g, a, welems, sync, acq);
   ck(cudaGetLastError(), "q2_kernel");
 }
 

@@ -467,12 +467,14 @@ TYPED_TEST(GpuBulgeChase, BitwiseEqualToCpu) {
 }
 
 /// The other kernels (EIGSOLVE_GPU_BULGE_REG=0: the shared-memory phases; SPLIT=0: one progress
-/// step per level) give the same bits as the CPU too, hence as the default register path.
+/// step per level) and the waits' relaxed polls plus fence (ACQ=0) give the same bits as the CPU
+/// too, hence as the default register path.
 TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
   const bool dd = std::is_same<T, dd_real>::value;
-  for (const char* var : {"EIGSOLVE_GPU_BULGE_REG", "EIGSOLVE_GPU_BULGE_SPLIT"}) {
+  for (const char* var :
+       {"EIGSOLVE_GPU_BULGE_REG", "EIGSOLVE_GPU_BULGE_SPLIT", "EIGSOLVE_GPU_BULGE_ACQ"}) {
     ASSERT_EQ(setenv(var, "0", 1), 0);
     for (Case c : {Case{2, 1}, Case{40, 1}, Case{100, 3}, Case{33, 32}, Case{1000, 32},
                    Case{dd ? 300 : 3000, 32}}) {

@@ -433,7 +433,8 @@ TYPED_TEST(GpuTwoStageVectors, Q2BitwiseEqualToCpu) {
 /// (EIGSOLVE_GPU_Q2_GENERIC=1) with its automatic G and G = 1, 5; one and three warps in flight
 /// (EIGSOLVE_GPU_Q2_WARPS); one and two columns per lane (EIGSOLVE_GPU_Q2_COLS); the update
 /// interleaved (EIGSOLVE_GPU_Q2_IL); d's async loads (EIGSOLVE_GPU_Q2_ASYNC, the default) and
-/// its loads through registers (=0); repeated calls.
+/// its loads through registers (=0); the waits' relaxed polls plus fence (EIGSOLVE_GPU_Q2_ACQ=0;
+/// the default polls with acquiring loads); repeated calls.
 TYPED_TEST(GpuTwoStageVectors, EveryPathSameBits) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -476,6 +477,12 @@ TYPED_TEST(GpuTwoStageVectors, EveryPathSameBits) {
             << " WARPS=" << (k.warps ? k.warps : "-") << " COLS=" << (k.cols ? k.cols : "-")
             << " IL=" << (k.il ? k.il : "-") << " ASYNC=" << (k.async ? k.async : "-")
             << (packed ? " packed" : "") << ", n = " << n;
+    }
+    {
+      EnvScope env({{"EIGSOLVE_GPU_Q2_ACQ", "0"}});
+      for (bool packed : {false, true})
+        EXPECT_TRUE(same_bytes(device_q2(c, nc, Z0, ldz, packed), zc))
+            << "ACQ=0" << (packed ? " packed" : "") << ", n = " << n;
     }
   }
   // a wider generic case: b = 48 with G = 3 and two warps
