@@ -25,6 +25,10 @@
 //   for that; 0 for c, where it was slower).
 //   EIGSOLVE_GPU_BULGE_ACQ=0: lane 0 polls with relaxed loads and then fences (fence.acq_rel)
 //   instead of polling with acquiring loads (default 1; session 34).
+//   EIGSOLVE_GPU_BULGE_GROUP=0: every warp draws its own next sweep and every hand-off is at gpu
+//   scope; =1: a thread block draws its warps' count of consecutive sweeps at once; =2 (default,
+//   session 34): as 1, and the hand-offs between the block's own warps (sweep i-1 to i within
+//   the group) fence and flag at CTA scope; the block's last sweep publishes at gpu scope.
 //   Every setting gives the same bits. With dV2/dtau2 (eigenvectors) each level also stores
 //   its reflector there (bulge_warp::KeepRefl: the v the warp holds, one tau), a kernel of its
 //   own (template Keep), so the chase without them is unchanged.
@@ -89,6 +93,8 @@ struct DevExec {
   bool pad;   ///< sweep_reg: a sweep's last level as a padded full level (EIGSOLVE_GPU_BULGE_PAD)
   bool early;  ///< sweep_reg: task C's block read before its wait (EIGSOLVE_GPU_BULGE_EARLY)
   bool acq;    ///< wait: lane 0 polls with acquiring loads, no fence (EIGSOLVE_GPU_BULGE_ACQ)
+  bool cta_in = false;   ///< this sweep's wait: sweep i-1 runs in this thread block (CTA scope)
+  bool cta_out = false;  ///< this sweep's publish: sweep i+1 runs in this thread block
   long long* stamps = nullptr;  ///< Prof: this sweep's row (nullptr: outside the window)
   int cap = 0;                  ///< Prof: stamps per row
   mutable int ns = 0;           ///< Prof: stamps written in this row
@@ -150,7 +156,18 @@ struct DevExec {
     if (i > 0) {
       if (lane == 0) {
         const int* f = prog + (i - 1);
-        if (acq) {
+        if (cta_in) {
+          if (acq) {
+            while (ld_acquire_cta(f) < c) {
+            }
+            stamp(kStampPolled, c);
+          } else {
+            while (ld_relaxed_cta(f) < c) {
+            }
+            stamp(kStampPolled, c);
+            fence_acq_rel_cta();
+          }
+        } else if (acq) {
           while (ld_acquire(f) < c) {
           }
           stamp(kStampPolled, c);
@@ -167,14 +184,22 @@ struct DevExec {
 #endif
   }
   /// Every lane's stores are ordered before prog[i] = c: the warp's barrier, then lane 0's
-  /// releasing fence (cumulative over what the barrier ordered before it) and store.
+  /// releasing fence (cumulative over what the barrier ordered before it) and store. CTA scope
+  /// where sweep i+1 runs in this thread block (cta_out); the gpu-scope fence of the block's last
+  /// sweep is cumulative over what it acquired from the block's other warps, so sweeps in other
+  /// blocks see their stores too.
   __host__ __device__ __forceinline__ void publish(index_t i, int c) const {
 #if defined(__CUDA_ARCH__)
     __syncwarp();
     stamp(kStampPublishing, c);
     if (lane == 0) {
-      fence_acq_rel();
-      st_relaxed(prog + i, c);
+      if (cta_out) {
+        fence_acq_rel_cta();
+        st_relaxed_cta(prog + i, c);
+      } else {
+        fence_acq_rel();
+        st_relaxed(prog + i, c);
+      }
     }
     stamp(kStampPublished, c);
 #endif
@@ -189,6 +214,7 @@ struct ThreadRegs {
 };
 
 constexpr int kMaxWarpsPerBlock = 4;
+constexpr std::size_t kSlotBytes = 16;  ///< the block's draw (EIGSOLVE_GPU_BULGE_GROUP > 0)
 
 /// Bytes of one warp's shared memory for blocks of order up to bb.
 __host__ __device__ constexpr std::size_t align16(std::size_t x) {
@@ -216,7 +242,7 @@ template <bool Split, bool Reg, bool Keep, class T, bool Prof = false>
 __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
     chase_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int wbytes,
                  bulge_warp::KeepRefl<T> keep, bool full, bool pad, bool early, bool acq,
-                 StampWindow sw) {
+                 int group, StampWindow sw) {
   using R = real_t<T>;
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
@@ -238,11 +264,27 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
   W.y = W.w + bb;
   DevExec<T, Prof> X{lane, ctr + 1, full, pad, early, acq};
   [[maybe_unused]] bulge_warp::LaneRegs<T, 32> regs;
+  // group > 0: the block draws wpb consecutive sweeps at a time (its slot after the warps' shared
+  // memory), warp w runs sweep g wpb + w; group 2: the hand-offs between them at CTA scope
+  const int wpb = int(blockDim.x >> 5);
+  int* slot = reinterpret_cast<int*>(smem + std::size_t(wpb) * std::size_t(wbytes));
   for (;;) {
     int i = 0;
-    if (lane == 0) i = atomicAdd(ctr, 1);
-    i = __shfl_sync(0xffffffffu, i, 0);
-    if (index_t(i) >= n - 1) break;
+    if (group > 0) {
+      __syncthreads();  // every warp has read the slot's last group
+      if (threadIdx.x == 0) *slot = atomicAdd(ctr, 1);
+      __syncthreads();
+      const index_t g0 = index_t(*slot) * wpb;
+      if (g0 >= n - 1) break;  // the same for the whole block
+      i = int(g0) + wid;
+      X.cta_in = group == 2 && wid > 0;
+      X.cta_out = group == 2 && wid + 1 < wpb;
+      if (index_t(i) >= n - 1) continue;  // past the last sweep: wait for the block's next draw
+    } else {
+      if (lane == 0) i = atomicAdd(ctr, 1);
+      i = __shfl_sync(0xffffffffu, i, 0);
+      if (index_t(i) >= n - 1) break;
+    }
     if constexpr (Prof) {
       const bool in = i >= sw.s0 && i < sw.s0 + sw.count;
       X.stamps = in ? sw.buf + 3 * std::size_t(i - sw.s0) * std::size_t(sw.cap) : nullptr;
@@ -340,14 +382,15 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     ck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "attribute");
     ck(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "attribute");
     const std::size_t wb = warp_bytes<T>(bb);
-    if (wb > std::size_t(optin))
+    if (wb + kSlotBytes > std::size_t(optin))
       throw UsageError("band_to_tridiagonal_cuda: band width " + std::to_string(b) + " needs " +
                        std::to_string(wb) + " bytes of shared memory per warp, the device has " +
                        std::to_string(optin));
-    int wpb = int(std::min<std::size_t>(kMaxWarpsPerBlock, std::size_t(optin) / wb));
+    int wpb =
+        int(std::min<std::size_t>(kMaxWarpsPerBlock, (std::size_t(optin) - kSlotBytes) / wb));
     // two warps per block at most for the larger blocks: more blocks, finer placement
     if (wb > 24 * 1024) wpb = std::min(wpb, 2);
-    const std::size_t smem = wb * std::size_t(wpb);
+    const std::size_t smem = wb * std::size_t(wpb) + kSlotBytes;
     // EIGSOLVE_GPU_BULGE_SPLIT=0: one progress step per level instead of one per part (same
     // bits; the split lets sweep i's task B run while sweep i-1 does its task C)
     bool split = true;
@@ -380,6 +423,15 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     // the waits and publishes is the same, so are the bits.
     bool acq = true;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_ACQ")) acq = std::atoi(s) != 0;
+    // EIGSOLVE_GPU_BULGE_GROUP: 0 every warp draws its next sweep (the counter's order) and
+    // every hand-off is at gpu scope, as before session 34; 1 a thread block draws wpb
+    // consecutive sweeps at once, warp w runs the w-th; 2 (default) as 1 with the hand-offs
+    // between a block's own warps at CTA scope (no wait for L2). Same waits, same bits.
+    int group = 2;
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_GROUP")) group = std::atoi(s);
+    if (group < 0 || group > 2)
+      throw UsageError(std::string("EIGSOLVE_GPU_BULGE_GROUP='") + std::getenv("EIGSOLVE_GPU_BULGE_GROUP") +
+                       "': expected 0, 1 or 2");
     auto kern = keep ? (reg     ? chase_kernel<true, true, true, T>
                         : split ? chase_kernel<true, false, true, T>
                                 : chase_kernel<false, false, true, T>)
@@ -439,7 +491,7 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     }
     kern<<<blocks, wpb * 32, smem, st>>>(n, b, bb, dAB, ldab, ctr, int(wb),
                                          bulge_warp::KeepRefl<T>{dV2, ldv2, dtau2, ldt2}, full, pad,
-                                         early, acq, sw);
+                                         early, acq, group, sw);
     ck(cudaGetLastError(), "chase_kernel");
     ck(cudaFreeAsync(ctr, st), "cudaFreeAsync");
     if (prof) write_stamps<T>(sw, sbytes, st, stamps_out, n, b, blocks, wpb);
