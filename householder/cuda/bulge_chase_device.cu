@@ -25,10 +25,12 @@
 //   for that; 0 for c, where it was slower).
 //   EIGSOLVE_GPU_BULGE_ACQ=0: lane 0 polls with relaxed loads and then fences (fence.acq_rel)
 //   instead of polling with acquiring loads (default 1; session 34).
-//   EIGSOLVE_GPU_BULGE_GROUP=0: every warp draws its own next sweep and every hand-off is at gpu
-//   scope; =1: a thread block draws its warps' count of consecutive sweeps at once; =2 (default,
-//   session 34): as 1, and the hand-offs between the block's own warps (sweep i-1 to i within
-//   the group) fence and flag at CTA scope; the block's last sweep publishes at gpu scope.
+//   EIGSOLVE_GPU_BULGE_GROUP=0 (default): every warp draws its own next sweep and every hand-off
+//   is at gpu scope; =1: a thread block draws its warps' count of consecutive sweeps at once;
+//   =2: as 1, and the hand-offs between the block's own warps (sweep i-1 to i within the group)
+//   fence and flag at CTA scope; the block's last sweep publishes at gpu scope. Session 34 on the
+//   H200: 2 is faster at n <= 8192 (d 4096 58.1 -> 54.9 ms) and for z at 16384 (678 -> 667 ms),
+//   slower for d and s at 16384 (250 -> 266 ms: its compute steps slow down; not understood).
 //   Every setting gives the same bits. With dV2/dtau2 (eigenvectors) each level also stores
 //   its reflector there (bulge_warp::KeepRefl: the v the warp holds, one tau), a kernel of its
 //   own (template Keep), so the chase without them is unchanged.
@@ -423,11 +425,13 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     // the waits and publishes is the same, so are the bits.
     bool acq = true;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_ACQ")) acq = std::atoi(s) != 0;
-    // EIGSOLVE_GPU_BULGE_GROUP: 0 every warp draws its next sweep (the counter's order) and
-    // every hand-off is at gpu scope, as before session 34; 1 a thread block draws wpb
-    // consecutive sweeps at once, warp w runs the w-th; 2 (default) as 1 with the hand-offs
-    // between a block's own warps at CTA scope (no wait for L2). Same waits, same bits.
-    int group = 2;
+    // EIGSOLVE_GPU_BULGE_GROUP: 0 (default) every warp draws its next sweep (the counter's
+    // order) and every hand-off is at gpu scope; 1 a thread block draws wpb consecutive sweeps at
+    // once, warp w runs the w-th; 2 as 1 with the hand-offs between a block's own warps at CTA
+    // scope (no wait for L2: the publish's fence 800 -> 160 cycles). Same waits, same bits.
+    // Session 34 (bench/NOTES.md): 2 wins at 4096 and 8192 and for z, loses for d and s at
+    // 16384, where the two-stage reduction runs, so 0 stays the default.
+    int group = 0;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_GROUP")) group = std::atoi(s);
     if (group < 0 || group > 2)
       throw UsageError(std::string("EIGSOLVE_GPU_BULGE_GROUP='") + std::getenv("EIGSOLVE_GPU_BULGE_GROUP") +

@@ -467,9 +467,9 @@ TYPED_TEST(GpuBulgeChase, BitwiseEqualToCpu) {
 }
 
 /// The other kernels (EIGSOLVE_GPU_BULGE_REG=0: the shared-memory phases; SPLIT=0: one progress
-/// step per level), the waits' relaxed polls plus fence (ACQ=0), every warp drawing its own
-/// sweeps with gpu-scope hand-offs only (GROUP=0) and a block's group of sweeps without the
-/// CTA-scope hand-offs (GROUP=1) give the same bits as the CPU too, hence as the default.
+/// step per level), the waits' relaxed polls plus fence (ACQ=0), a block's group of consecutive
+/// sweeps at gpu scope (GROUP=1) and with the hand-offs inside the block at CTA scope (GROUP=2)
+/// give the same bits as the CPU too, hence as the default.
 TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -478,8 +478,8 @@ TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
     const char *var, *value;
   };
   for (Mode m : {Mode{"EIGSOLVE_GPU_BULGE_REG", "0"}, Mode{"EIGSOLVE_GPU_BULGE_SPLIT", "0"},
-                 Mode{"EIGSOLVE_GPU_BULGE_ACQ", "0"}, Mode{"EIGSOLVE_GPU_BULGE_GROUP", "0"},
-                 Mode{"EIGSOLVE_GPU_BULGE_GROUP", "1"}}) {
+                 Mode{"EIGSOLVE_GPU_BULGE_ACQ", "0"}, Mode{"EIGSOLVE_GPU_BULGE_GROUP", "1"},
+                 Mode{"EIGSOLVE_GPU_BULGE_GROUP", "2"}}) {
     const char* var = m.var;
     ASSERT_EQ(setenv(var, m.value, 1), 0);
     for (Case c : {Case{2, 1}, Case{40, 1}, Case{100, 3}, Case{33, 32}, Case{1000, 32},
@@ -544,6 +544,17 @@ TYPED_TEST(GpuBulgeChase, RepeatedRunsSameBits) {
     EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "EIGSOLVE_GPU_BULGE_WARPS=" << w;
   }
   unsetenv("EIGSOLVE_GPU_BULGE_WARPS");
+  // a block's group of consecutive sweeps with CTA-scope hand-offs, repeated, and with one
+  // block (its warps draw many groups)
+  setenv("EIGSOLVE_GPU_BULGE_GROUP", "2", 1);
+  for (int rep = 0; rep < 3; ++rep)
+    EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "GROUP=2, repetition " << rep;
+  for (const char* w : {"1", "5"}) {
+    setenv("EIGSOLVE_GPU_BULGE_WARPS", w, 1);
+    EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "GROUP=2, WARPS=" << w;
+  }
+  unsetenv("EIGSOLVE_GPU_BULGE_WARPS");
+  unsetenv("EIGSOLVE_GPU_BULGE_GROUP");
 }
 
 /// A NaN in the band: the kernel finishes (counters are counts, never data); the result may be
