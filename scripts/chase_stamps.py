@@ -7,7 +7,7 @@ householder/cuda/bulge_chase_device.cu) and prints where a level's time goes.
 The file has one line per stamp: sweep, idx, code, clock (the SM's clock64), ns (globaltimer).
 code & 15 is the event (1 after a phase's barrier, 2 a wait's poll saw its value, 3 the wait
 returned, 4 a publish began, 5 it ended, 6 the sweep was drawn), code >> 4 the progress value of
-a wait or publish. Per sweep the kernel runs
+a wait or publish (of a draw: the SM that runs the sweep, since session 34). Per sweep the kernel runs
 
     level 0:      wait(3) A1 A2 A3 publish(1) wait(4) C1 C2 C3 publish(2)
     level k >= 1: wait(2k+3) B1 .. B5 publish(2k+1) wait(2k+4) C1 C2 C3 publish(2k+2)
@@ -166,6 +166,13 @@ def main():
             if v in a1 and v % 2 == 1 and v > 5:
                 lag.append(a0[v] - a1[v])
     print(f"lag between sweeps (same wait, sweep i minus i-1): median {med(lag):.0f} ns over {len(lag)}")
+    # where the sweeps ran (the draw's value; files before session 34 have 0 there)
+    sm = {s: val for s in sweeps for _, ev, val, clk, ns in rows[s] if ev == SWEEP}
+    if sm and any(sm.values()):
+        same = sum(1 for s in sweeps[1:] if s in sm and s - 1 in sm and sm[s] == sm[s - 1])
+        print(f"SMs: {len(set(sm.values()))} for {len(sm)} sweeps; sweep i on sweep i-1's SM: "
+              f"{same} of {len(sm) - 1}")
+        print("sweep:SM " + " ".join(f"{s}:{sm[s]}" for s in sorted(sm)))
 
 
 if __name__ == "__main__":

@@ -75,7 +75,7 @@ enum StampEvent : int {
   kStampWaited = 3,       ///< wait: returned (after the fence and the barrier)
   kStampPublishing = 4,   ///< publish: after the barrier, before the fence
   kStampPublished = 5,    ///< publish: after the fence and the flag's store
-  kStampSweep = 6,        ///< the sweep drawn (before level 0)
+  kStampSweep = 6,        ///< the sweep drawn (before level 0); its value: the SM's id
 };
 
 __device__ __forceinline__ unsigned long long global_ns() {
@@ -292,7 +292,9 @@ __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
       X.stamps = in ? sw.buf + 3 * std::size_t(i - sw.s0) * std::size_t(sw.cap) : nullptr;
       X.cap = sw.cap;
       X.ns = 0;
-      X.stamp(kStampSweep);
+      unsigned smid;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+      X.stamp(kStampSweep, int(smid));  // the SM that runs the sweep
     }
     if constexpr (Reg)
       bulge_warp::sweep_reg<32, T, DevExec<T, Prof>, ThreadRegs<T>, Keep>(
