@@ -70,12 +70,12 @@ void ck(cudaError_t st, const char* what) {
 /// Stamp codes of the instrumented kernel (EIGSOLVE_GPU_BULGE_STAMPS): the low 4 bits the event,
 /// the rest the progress value of a wait or publish (0 for the others).
 enum StampEvent : int {
-  kStampEach = 1,         ///< after a phase's barrier
-  kStampPolled = 2,       ///< wait: the poll saw its value (before the fence)
-  kStampWaited = 3,       ///< wait: returned (after the fence and the barrier)
-  kStampPublishing = 4,   ///< publish: after the barrier, before the fence
-  kStampPublished = 5,    ///< publish: after the fence and the flag's store
-  kStampSweep = 6,        ///< the sweep drawn (before level 0); its value: the SM's id
+  kStampEach = 1,        ///< after a phase's barrier
+  kStampPolled = 2,      ///< wait: the poll saw its value (before the fence)
+  kStampWaited = 3,      ///< wait: returned (after the fence and the barrier)
+  kStampPublishing = 4,  ///< publish: after the barrier, before the fence
+  kStampPublished = 5,   ///< publish: after the fence and the flag's store
+  kStampSweep = 6,       ///< the sweep drawn (before level 0); its value: the SM's id
 };
 
 __device__ __forceinline__ unsigned long long global_ns() {
@@ -243,8 +243,8 @@ struct StampWindow {
 template <bool Split, bool Reg, bool Keep, class T, bool Prof = false>
 __global__ void __launch_bounds__(kMaxWarpsPerBlock * 32)
     chase_kernel(index_t n, index_t b, int bb, T* AB, index_t ldab, int* ctr, int wbytes,
-                 bulge_warp::KeepRefl<T> keep, bool full, bool pad, bool early, bool acq,
-                 int group, StampWindow sw) {
+                 bulge_warp::KeepRefl<T> keep, bool full, bool pad, bool early, bool acq, int group,
+                 StampWindow sw) {
   using R = real_t<T>;
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = int(threadIdx.x & 31), wid = int(threadIdx.x >> 5);
@@ -390,8 +390,7 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
       throw UsageError("band_to_tridiagonal_cuda: band width " + std::to_string(b) + " needs " +
                        std::to_string(wb) + " bytes of shared memory per warp, the device has " +
                        std::to_string(optin));
-    int wpb =
-        int(std::min<std::size_t>(kMaxWarpsPerBlock, (std::size_t(optin) - kSlotBytes) / wb));
+    int wpb = int(std::min<std::size_t>(kMaxWarpsPerBlock, (std::size_t(optin) - kSlotBytes) / wb));
     // two warps per block at most for the larger blocks: more blocks, finer placement
     if (wb > 24 * 1024) wpb = std::min(wpb, 2);
     const std::size_t smem = wb * std::size_t(wpb) + kSlotBytes;
@@ -436,8 +435,8 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     int group = 0;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_GROUP")) group = std::atoi(s);
     if (group < 0 || group > 2)
-      throw UsageError(std::string("EIGSOLVE_GPU_BULGE_GROUP='") + std::getenv("EIGSOLVE_GPU_BULGE_GROUP") +
-                       "': expected 0, 1 or 2");
+      throw UsageError(std::string("EIGSOLVE_GPU_BULGE_GROUP='") +
+                       std::getenv("EIGSOLVE_GPU_BULGE_GROUP") + "': expected 0, 1 or 2");
     auto kern = keep ? (reg     ? chase_kernel<true, true, true, T>
                         : split ? chase_kernel<true, false, true, T>
                                 : chase_kernel<false, false, true, T>)

@@ -93,9 +93,8 @@ __device__ __forceinline__ dd_real ldro(const dd_real* p) {
 
 /// The warp's executor of two_stage_vectors_warp.hpp: phases separated by __syncwarp, Z through
 /// L2, flags with release/acquire (lane 0 polls with acquiring loads, or polls and fences, then
-/// the warp's barrier). Host-device
-/// like bulge_chase_device.cu's DevExec (the per-lane code is __host__ __device__); only the
-/// device branch ever runs.
+/// the warp's barrier). Host-device like bulge_chase_device.cu's DevExec (the per-lane code is
+/// __host__ __device__); only the device branch ever runs.
 template <class T>
 struct Q2Exec {
   int lane;
