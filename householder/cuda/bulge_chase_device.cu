@@ -433,10 +433,11 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     // Session 34 (bench/NOTES.md): 2 wins at 4096 and 8192 and for z, loses for d and s at
     // 16384, where the two-stage reduction runs, so 0 stays the default.
     int group = 0;
-    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_GROUP")) group = std::atoi(s);
-    if (group < 0 || group > 2)
-      throw UsageError(std::string("EIGSOLVE_GPU_BULGE_GROUP='") +
-                       std::getenv("EIGSOLVE_GPU_BULGE_GROUP") + "': expected 0, 1 or 2");
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_GROUP")) {
+      group = std::atoi(s);
+      if (group < 0 || group > 2)
+        throw UsageError(std::string("EIGSOLVE_GPU_BULGE_GROUP='") + s + "': expected 0, 1 or 2");
+    }
     auto kern = keep ? (reg     ? chase_kernel<true, true, true, T>
                         : split ? chase_kernel<true, false, true, T>
                                 : chase_kernel<false, false, true, T>)
