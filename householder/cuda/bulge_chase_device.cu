@@ -393,6 +393,16 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     int wpb = int(std::min<std::size_t>(kMaxWarpsPerBlock, (std::size_t(optin) - kSlotBytes) / wb));
     // two warps per block at most for the larger blocks: more blocks, finer placement
     if (wb > 24 * 1024) wpb = std::min(wpb, 2);
+    // EIGSOLVE_GPU_BULGE_WPB=1..4: warps per block (at most the default above). The same warps
+    // in smaller blocks spread over more SMs (72 blocks of 4 warps at d 16384 use 72 of the
+    // H200's 132 SMs). Which warp runs which sweep does not change a chain: same bits.
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_WPB")) {
+      const int w = std::atoi(s);
+      if (w < 1 || w > kMaxWarpsPerBlock)
+        throw UsageError(std::string("EIGSOLVE_GPU_BULGE_WPB='") + s + "': expected 1 .. " +
+                         std::to_string(kMaxWarpsPerBlock));
+      wpb = std::min(wpb, w);
+    }
     const std::size_t smem = wb * std::size_t(wpb) + kSlotBytes;
     // EIGSOLVE_GPU_BULGE_SPLIT=0: one progress step per level instead of one per part (same
     // bits; the split lets sweep i's task B run while sweep i-1 does its task C)

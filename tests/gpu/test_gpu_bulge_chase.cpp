@@ -469,7 +469,7 @@ TYPED_TEST(GpuBulgeChase, BitwiseEqualToCpu) {
 /// The other kernels (EIGSOLVE_GPU_BULGE_REG=0: the shared-memory phases; SPLIT=0: one progress
 /// step per level), the waits' relaxed polls plus fence (ACQ=0), a block's group of consecutive
 /// sweeps at gpu scope (GROUP=1) and with the hand-offs inside the block at CTA scope (GROUP=2)
-/// give the same bits as the CPU too, hence as the default.
+/// give the same bits as the CPU too, hence as the default; so do blocks of 1 and 2 warps (WPB).
 TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -479,7 +479,8 @@ TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
   };
   for (Mode m : {Mode{"EIGSOLVE_GPU_BULGE_REG", "0"}, Mode{"EIGSOLVE_GPU_BULGE_SPLIT", "0"},
                  Mode{"EIGSOLVE_GPU_BULGE_ACQ", "0"}, Mode{"EIGSOLVE_GPU_BULGE_GROUP", "1"},
-                 Mode{"EIGSOLVE_GPU_BULGE_GROUP", "2"}}) {
+                 Mode{"EIGSOLVE_GPU_BULGE_GROUP", "2"}, Mode{"EIGSOLVE_GPU_BULGE_WPB", "1"},
+                 Mode{"EIGSOLVE_GPU_BULGE_WPB", "2"}}) {
     const char* var = m.var;
     ASSERT_EQ(setenv(var, m.value, 1), 0);
     for (Case c : {Case{2, 1}, Case{40, 1}, Case{100, 3}, Case{33, 32}, Case{1000, 32},
@@ -554,6 +555,11 @@ TYPED_TEST(GpuBulgeChase, RepeatedRunsSameBits) {
     EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "GROUP=2, WARPS=" << w;
   }
   unsetenv("EIGSOLVE_GPU_BULGE_WARPS");
+  // pairs of consecutive sweeps per block (two warps), CTA-scope hand-offs, repeated
+  setenv("EIGSOLVE_GPU_BULGE_WPB", "2", 1);
+  for (int rep = 0; rep < 2; ++rep)
+    EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "GROUP=2, WPB=2, repetition " << rep;
+  unsetenv("EIGSOLVE_GPU_BULGE_WPB");
   unsetenv("EIGSOLVE_GPU_BULGE_GROUP");
 }
 
