@@ -393,15 +393,32 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     int wpb = int(std::min<std::size_t>(kMaxWarpsPerBlock, (std::size_t(optin) - kSlotBytes) / wb));
     // two warps per block at most for the larger blocks: more blocks, finer placement
     if (wb > 24 * 1024) wpb = std::min(wpb, 2);
-    // EIGSOLVE_GPU_BULGE_WPB=1..4: warps per block (at most the default above). The same warps
-    // in smaller blocks spread over more SMs (72 blocks of 4 warps at d 16384 use 72 of the
-    // H200's 132 SMs). Which warp runs which sweep does not change a chain: same bits.
+    // EIGSOLVE_GPU_BULGE_GROUP: 0 every warp draws its next sweep (the counter's order) and
+    // every hand-off is at gpu scope; 1 a thread block draws wpb consecutive sweeps at once, warp
+    // w runs the w-th; 2 as 1 with the hand-offs between a block's own warps at CTA scope (no
+    // wait for L2: the publish's fence 800 -> 160 cycles). Same waits, same bits. Default: 2 in
+    // blocks of 2 warps for s and d, 0 in blocks of 4 for c, z and dd. On the H200 (bench/NOTES.md
+    // sessions 34, 35) groups of 4 lose for d and s at 16384 (d 250 -> 266 ms), pairs win at
+    // every size (d 4096 57.7 -> 55.7 ms, 8192 118.3 -> 112.6, 16384 249.2 -> 246.3; s 16384
+    // 207.3 -> 201.4).
+    const bool pairs = !is_complex_v<T> && sizeof(T) <= 8;
+    int group = pairs ? 2 : 0;
+    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_GROUP")) {
+      group = std::atoi(s);
+      if (group < 0 || group > 2)
+        throw UsageError(std::string("EIGSOLVE_GPU_BULGE_GROUP='") + s + "': expected 0, 1 or 2");
+    }
+    // EIGSOLVE_GPU_BULGE_WPB=1..4: warps per block (at most what the shared memory allows; by
+    // default 2 for s and d, 4 otherwise). The same warps in smaller blocks spread over more SMs
+    // (at d 16384, 72 blocks of 4 warps use 72 of the H200's 132 SMs: no faster in blocks of 1 or
+    // 2 alone, session 35). Which warp runs which sweep does not change a chain: same bits.
+    if (pairs) wpb = std::min(wpb, 2);
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_WPB")) {
       const int w = std::atoi(s);
       if (w < 1 || w > kMaxWarpsPerBlock)
         throw UsageError(std::string("EIGSOLVE_GPU_BULGE_WPB='") + s + "': expected 1 .. " +
                          std::to_string(kMaxWarpsPerBlock));
-      wpb = std::min(wpb, w);
+      wpb = int(std::min<std::size_t>(std::size_t(w), (std::size_t(optin) - kSlotBytes) / wb));
     }
     const std::size_t smem = wb * std::size_t(wpb) + kSlotBytes;
     // EIGSOLVE_GPU_BULGE_SPLIT=0: one progress step per level instead of one per part (same
@@ -436,18 +453,6 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     // the waits and publishes is the same, so are the bits.
     bool acq = true;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_ACQ")) acq = std::atoi(s) != 0;
-    // EIGSOLVE_GPU_BULGE_GROUP: 0 (default) every warp draws its next sweep (the counter's
-    // order) and every hand-off is at gpu scope; 1 a thread block draws wpb consecutive sweeps at
-    // once, warp w runs the w-th; 2 as 1 with the hand-offs between a block's own warps at CTA
-    // scope (no wait for L2: the publish's fence 800 -> 160 cycles). Same waits, same bits.
-    // Session 34 (bench/NOTES.md): 2 wins at 4096 and 8192 and for z, loses for d and s at
-    // 16384, where the two-stage reduction runs, so 0 stays the default.
-    int group = 0;
-    if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_GROUP")) {
-      group = std::atoi(s);
-      if (group < 0 || group > 2)
-        throw UsageError(std::string("EIGSOLVE_GPU_BULGE_GROUP='") + s + "': expected 0, 1 or 2");
-    }
     auto kern = keep ? (reg     ? chase_kernel<true, true, true, T>
                         : split ? chase_kernel<true, false, true, T>
                                 : chase_kernel<false, false, true, T>)

@@ -467,9 +467,10 @@ TYPED_TEST(GpuBulgeChase, BitwiseEqualToCpu) {
 }
 
 /// The other kernels (EIGSOLVE_GPU_BULGE_REG=0: the shared-memory phases; SPLIT=0: one progress
-/// step per level), the waits' relaxed polls plus fence (ACQ=0), a block's group of consecutive
-/// sweeps at gpu scope (GROUP=1) and with the hand-offs inside the block at CTA scope (GROUP=2)
-/// give the same bits as the CPU too, hence as the default; so do blocks of 1 and 2 warps (WPB).
+/// step per level), the waits' relaxed polls plus fence (ACQ=0), every warp drawing its own
+/// sweep (GROUP=0), a block's group of consecutive sweeps at gpu scope (GROUP=1) and with the
+/// hand-offs inside the block at CTA scope (GROUP=2; the default for s and d), blocks of 1, 2
+/// (the default for s and d) and 4 warps (WPB) give the same bits as the CPU too.
 TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -478,9 +479,10 @@ TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
     const char *var, *value;
   };
   for (Mode m : {Mode{"EIGSOLVE_GPU_BULGE_REG", "0"}, Mode{"EIGSOLVE_GPU_BULGE_SPLIT", "0"},
-                 Mode{"EIGSOLVE_GPU_BULGE_ACQ", "0"}, Mode{"EIGSOLVE_GPU_BULGE_GROUP", "1"},
-                 Mode{"EIGSOLVE_GPU_BULGE_GROUP", "2"}, Mode{"EIGSOLVE_GPU_BULGE_WPB", "1"},
-                 Mode{"EIGSOLVE_GPU_BULGE_WPB", "2"}}) {
+                 Mode{"EIGSOLVE_GPU_BULGE_ACQ", "0"}, Mode{"EIGSOLVE_GPU_BULGE_GROUP", "0"},
+                 Mode{"EIGSOLVE_GPU_BULGE_GROUP", "1"}, Mode{"EIGSOLVE_GPU_BULGE_GROUP", "2"},
+                 Mode{"EIGSOLVE_GPU_BULGE_WPB", "1"}, Mode{"EIGSOLVE_GPU_BULGE_WPB", "2"},
+                 Mode{"EIGSOLVE_GPU_BULGE_WPB", "4"}}) {
     const char* var = m.var;
     ASSERT_EQ(setenv(var, m.value, 1), 0);
     for (Case c : {Case{2, 1}, Case{40, 1}, Case{100, 3}, Case{33, 32}, Case{1000, 32},
