@@ -29,10 +29,10 @@
 //   scope; =1: a thread block draws its warps' count of consecutive sweeps at once; =2: as 1,
 //   and the hand-offs between the block's own warps (sweep i-1 to i within the group) fence and
 //   flag at CTA scope; the block's last sweep publishes at gpu scope. EIGSOLVE_GPU_BULGE_WPB=1..4:
-//   warps per block. Default: GROUP=2 in blocks of 2 warps (pairs of consecutive sweeps) for s,
-//   d, c and z, GROUP=0 in blocks of 4 for dd. H200 (sessions 34, 35): pairs are faster at every
-//   order measured (d 16384 249 -> 245 ms, s 207 -> 201, c 424 -> 394, z 671 -> 664; groups of
-//   4 lose at 16384: their compute steps slow down, not understood).
+//   warps per block. Default: GROUP=2 in blocks of 2 warps (pairs of consecutive sweeps) for
+//   every precision. H200 (sessions 34-36): pairs are faster at every order measured (d 16384
+//   249 -> 245 ms, s 207 -> 201, c 424 -> 394, z 671 -> 664, dd 1228 -> 1218; groups of 4
+//   lose at 16384: their compute steps slow down, not understood).
 //   Every setting gives the same bits. With dV2/dtau2 (eigenvectors) each level also stores
 //   its reflector there (bulge_warp::KeepRefl: the v the warp holds, one tau), a kernel of its
 //   own (template Keep), so the chase without them is unchanged.
@@ -393,28 +393,25 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
                        std::to_string(wb) + " bytes of shared memory per warp, the device has " +
                        std::to_string(optin));
     int wpb = int(std::min<std::size_t>(kMaxWarpsPerBlock, (std::size_t(optin) - kSlotBytes) / wb));
-    // two warps per block at most for the larger blocks: more blocks, finer placement
-    if (wb > 24 * 1024) wpb = std::min(wpb, 2);
     // EIGSOLVE_GPU_BULGE_GROUP: 0 every warp draws its next sweep (the counter's order) and
     // every hand-off is at gpu scope; 1 a thread block draws wpb consecutive sweeps at once, warp
     // w runs the w-th; 2 as 1 with the hand-offs between a block's own warps at CTA scope (no
     // wait for L2: the publish's fence 800 -> 160 cycles). Same waits, same bits. Default: 2 in
-    // blocks of 2 warps for s, d, c and z, 0 in blocks of 4 for dd (not measured there). On the
-    // H200 (bench/NOTES.md sessions 34, 35) groups of 4 lose for d and s at 16384 (d 250 -> 266
-    // ms), pairs win at every size (d 4096 57.7 -> 55.7 ms, 8192 118.3 -> 112.6, 16384 249.2 ->
-    // 246.3; s 16384 207.3 -> 201.4; c 16384 424 -> 394, z 671 -> 664).
-    const bool pairs = sizeof(typename ScalarTraits<T>::real_type) <= 8;
-    int group = pairs ? 2 : 0;
+    // blocks of 2 warps. On the H200 (bench/NOTES.md sessions 34-36) groups of 4 lose for d and
+    // s at 16384 (d 250 -> 266 ms), pairs win at every size (d 4096 57.7 -> 55.7 ms, 8192 118.3
+    // -> 112.6, 16384 249.2 -> 246.3; s 16384 207.3 -> 201.4; c 16384 424 -> 394, z 671 -> 664,
+    // dd 1228 -> 1218).
+    int group = 2;
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_GROUP")) {
       group = std::atoi(s);
       if (group < 0 || group > 2)
         throw UsageError(std::string("EIGSOLVE_GPU_BULGE_GROUP='") + s + "': expected 0, 1 or 2");
     }
     // EIGSOLVE_GPU_BULGE_WPB=1..4: warps per block (at most what the shared memory allows; by
-    // default 2 for s, d, c and z, 4 for dd). The same warps in smaller blocks spread over more SMs
+    // default 2). The same warps in smaller blocks spread over more SMs
     // (at d 16384, 72 blocks of 4 warps use 72 of the H200's 132 SMs: no faster in blocks of 1 or
     // 2 alone, session 35). Which warp runs which sweep does not change a chain: same bits.
-    if (pairs) wpb = std::min(wpb, 2);
+    wpb = std::min(wpb, 2);
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_WPB")) {
       const int w = std::atoi(s);
       if (w < 1 || w > kMaxWarpsPerBlock)
