@@ -598,8 +598,8 @@ class DeviceBt {
     // step 1's segments in step 3's row blocks (0: one segment, read top to bottom)
     const int segrb = seg_rows_ > 0 ? int(std::max<index_t>(1, seg_rows_ / C::kRT3)) : 0;
     if (back3_)
-      step3_kernel<T, true><<<grid, kThreads, kSmem3, st_>>>(vp(b), L, k, NY_, p_.pw, Zp + i0,
-                                                             lddz, nc, per3, segrb);
+      step3_kernel<T, true><<<grid, kThreads, kSmem3, st_>>>(vp(b), L, k, NY_, p_.pw, Zp + i0, lddz,
+                                                             nc, per3, segrb);
     else
       step3_kernel<T, false><<<grid, kThreads, kSmem3, st_>>>(vp(b), L, k, NY_, p_.pw, Zp + i0,
                                                               lddz, nc, per3, segrb);
@@ -610,8 +610,8 @@ class DeviceBt {
   Plan p_;
   cudaStream_t st_;
   int nsm_ = 0;
-  bool back3_ = false;     ///< EIGSOLVE_GPU_BT_BACK3
-  index_t seg_rows_ = 0;   ///< rows of the last step 1's segments (0: one segment)
+  bool back3_ = false;    ///< EIGSOLVE_GPU_BT_BACK3
+  index_t seg_rows_ = 0;  ///< rows of the last step 1's segments (0: one segment)
   T *Tall_ = nullptr, *G_ = nullptr, *P_ = nullptr, *NY_ = nullptr, *Vp_ = nullptr;
   T* Vall_ = nullptr;          ///< every block's packed V (work_bytes >= bytes_once), or null
   std::vector<index_t> voff_;  ///< block b's packed V at Vall_ + voff_[b]

@@ -123,19 +123,19 @@ TYPED_TEST(GpuBackTransform, EveryStep1ModeBitwiseEqualToCpu) {
   std::uint64_t seed = 301;
   for (const char* sweep : kSweepModes)
     for (const char* back3 : {"0", "1"}) {
-    EnvScope env({{"EIGSOLVE_GPU_BT_SWEEP", sweep}, {"EIGSOLVE_GPU_BT_BACK3", back3}});
-    const std::string what = sweep_name(sweep) + " BACK3=" + back3;
-    for (index_t n : {2, 3, 33, 34, 35, 63, 65, 66, 97, 128, 129, 130, 200, 257}) {
-      std::vector<index_t> ms = {1, 3, std::max<index_t>(1, n / 3), n, 63, 65, n + 37};
-      std::sort(ms.begin(), ms.end());
-      ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
-      const index_t pad = n % 2 ? 3 : 0, lda = n + pad, ldz = n + 2 * pad + 1;
-      std::vector<T> A, tau;
-      make_reflectors<T>(n, lda, seed++, A, tau);
-      for (index_t m : ms)
-        check<T>(n, m, lda, A, tau, ldz, random_z<T>(m, ldz, seed++), what);
+      EnvScope env({{"EIGSOLVE_GPU_BT_SWEEP", sweep}, {"EIGSOLVE_GPU_BT_BACK3", back3}});
+      const std::string what = sweep_name(sweep) + " BACK3=" + back3;
+      for (index_t n : {2, 3, 33, 34, 35, 63, 65, 66, 97, 128, 129, 130, 200, 257}) {
+        std::vector<index_t> ms = {1, 3, std::max<index_t>(1, n / 3), n, 63, 65, n + 37};
+        std::sort(ms.begin(), ms.end());
+        ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
+        const index_t pad = n % 2 ? 3 : 0, lda = n + pad, ldz = n + 2 * pad + 1;
+        std::vector<T> A, tau;
+        make_reflectors<T>(n, lda, seed++, A, tau);
+        for (index_t m : ms)
+          check<T>(n, m, lda, A, tau, ldz, random_z<T>(m, ldz, seed++), what);
+      }
     }
-  }
 }
 
 /// The host-form transfers: pinned chunks of 4 KiB (many chunks, both buffers, pieces wider than

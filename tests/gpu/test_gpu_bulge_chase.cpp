@@ -469,8 +469,8 @@ TYPED_TEST(GpuBulgeChase, BitwiseEqualToCpu) {
 /// The other kernels (EIGSOLVE_GPU_BULGE_REG=0: the shared-memory phases; SPLIT=0: one progress
 /// step per level), the waits' relaxed polls plus fence (ACQ=0), every warp drawing its own
 /// sweep (GROUP=0), a block's group of consecutive sweeps at gpu scope (GROUP=1) and with the
-/// hand-offs inside the block at CTA scope (GROUP=2; the default for s and d), blocks of 1, 2
-/// (the default for s and d) and 4 warps (WPB) give the same bits as the CPU too.
+/// hand-offs inside the block at CTA scope (GROUP=2, the default), blocks of 1, 2 (the default)
+/// and 4 warps (WPB) give the same bits as the CPU too.
 TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -557,7 +557,8 @@ TYPED_TEST(GpuBulgeChase, RepeatedRunsSameBits) {
     EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "GROUP=2, WARPS=" << w;
   }
   unsetenv("EIGSOLVE_GPU_BULGE_WARPS");
-  // pairs of consecutive sweeps per block (two warps), CTA-scope hand-offs, repeated
+  // pairs of consecutive sweeps per block (two warps), CTA-scope hand-offs (the default),
+  // repeated with the variables set
   setenv("EIGSOLVE_GPU_BULGE_WPB", "2", 1);
   for (int rep = 0; rep < 2; ++rep)
     EXPECT_TRUE(gpu_chase<T>(n, b, AB, ldab) == first) << "GROUP=2, WPB=2, repetition " << rep;
