@@ -198,51 +198,21 @@ __global__ void __launch_bounds__(Cfg<T>::kThreads1, 2)
   }
 }
 
-/// Step 3's row block for the d-th in dispatch order (blocks start roughly in blockIdx order, y
-/// after x) when the nr3 row blocks fall into segments of S = segrb row blocks, as step 1's
-/// segments read them, each from its top down, all at once: the last row blocks of every
-/// segment first, then the ones above them, ..., the segments' first row blocks last (one
-/// segment: plainly bottom to top). The last segment has S' = nr3 - (nseg - 1) S <= S row blocks,
-/// so the first (S - S')(nseg - 1) positions take the other segments only. A bijection of
-/// 0 .. nr3-1:
-///
-///    segments   |  0  |  1  |  2 |     S = 3, S' = 2: d = 0, 1 the bottom row blocks of segments
-///    row blocks |0 1 2|3 4 5|6 7 |     0, 1 (step 1 read them last); d = 2, 3, 4 the ones read
-///    d          |5 2 0|6 3 1|7 4 |     just before (1, 4 and segment 2's bottom 7); then 0, 3, 6
-__host__ __device__ inline index_t step3_row_block(index_t d, index_t nr3, index_t S) {
-  if (S < 1 || S >= nr3) return nr3 - 1 - d;
-  const index_t nseg = (nr3 + S - 1) / S, Sl = nr3 - (nseg - 1) * S;
-  const index_t d0 = (S - Sl) * (nseg - 1);
-  index_t p, j;
-  if (d < d0) {
-    p = d / (nseg - 1);
-    j = d % (nseg - 1);
-  } else {
-    p = (S - Sl) + (d - d0) / nseg;
-    j = (d - d0) % nseg;
-  }
-  return j * S + (S - 1 - p);
-}
-
 /// Step 3. Block (x, y): rows s of [RT y, RT y + RT), row s being matrix row i0 + s (V row
 /// s - 1; only 1 <= s <= L are touched), sub-batches [x per, x per + per) of JC3 columns;
 /// Zs = &Z(i0, 0):  z = madd(v_rc, ny_cj, z) for c = 0 .. k-1.  NY[c * ldny + j].
 /// The next sub-batch's NY (cp.async) and Z (registers) load while this one computes.
-/// Back: the row blocks in the reverse of the order step 1 last read them (step3_row_block), so
-/// that the first ones find Z in L2; the same chains on the same elements either way.
-template <class T, bool Back>
+template <class T>
 __global__ void __launch_bounds__(kThreads, 2)
     step3_kernel(const T* Vp, index_t L, int k, const T* NY, index_t ldny, T* Zs, index_t ldz,
-                 index_t ncols, int per, int segrb) {
+                 index_t ncols, int per) {
   using C = Cfg<T>;
   constexpr int RR = C::kRR3, JJ = C::kJJ3;
   extern __shared__ __align__(16) unsigned char smem3[];
   T* vs3 = reinterpret_cast<T*>(smem3);
   T* ns3 = vs3 + kB * C::kVS3;  // two buffers of kB x JC3
   const int tid = threadIdx.x;
-  index_t yb = blockIdx.y;
-  if constexpr (Back) yb = step3_row_block(index_t(blockIdx.y), index_t(gridDim.y), segrb);
-  const index_t s0 = yb * C::kRT3;
+  const index_t s0 = index_t(blockIdx.y) * C::kRT3;
   const index_t jb = index_t(blockIdx.x) * per * C::kJC3;
   const index_t left = (ncols - jb + C::kJC3 - 1) / C::kJC3;  // >= 1 by the grid
   const int nb = static_cast<int>(left < per ? left : per);
@@ -489,17 +459,9 @@ class DeviceBt {
     ck(cudaFuncSetAttribute(step1_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                             int(kSmem1)),
        "step 1 shared memory");
-    ck(cudaFuncSetAttribute(step3_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    ck(cudaFuncSetAttribute(step3_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                             int(kSmem3)),
        "step 3 shared memory");
-    ck(cudaFuncSetAttribute(step3_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            int(kSmem3)),
-       "step 3 shared memory");
-    // EIGSOLVE_GPU_BT_BACK3=1: step 3's row blocks in the reverse of step 1's reading order
-    // (step3_row_block), 0 (default): top to bottom. Same chains, same bits. H200, session 35:
-    // d 16384 with vectors 2.631-2.634 s against 2.612-2.626 s, step 3 0.451 against 0.439 s:
-    // the L2 reuse it aims at does not show, so it stays opt-in.
-    back3_ = env_flag("EIGSOLVE_GPU_BT_BACK3", false);
     int dev = 0;
     ck(cudaGetDevice(&dev), "cudaGetDevice");
     ck(cudaDeviceGetAttribute(&nsm_, cudaDevAttrMultiProcessorCount, dev), "SM count");
@@ -572,7 +534,6 @@ class DeviceBt {
     const T* Tb = Tall_ + kB * kB * b;
     bool sweep = false;
     const index_t tps = step1_tiles_per_block(ng, nt, nsm_, sweep);
-    seg_rows_ = sweep ? 0 : tps * kTile;  // step 3's reading order follows step 1's segments
     if (sweep) {
       step1_kernel<T, true><<<dim3(unsigned(ng), 1), C::kThreads1, kSmem1, st_>>>(
           vp(b), Zp + (i0 + 1), 1, lddz, L, nc, int(nt), 0, k, nullptr, 0, Tb, NY_, p_.pw);
@@ -594,15 +555,8 @@ class DeviceBt {
     block(b, i0, k, L);
     const index_t ns3 = ceil_div(nc, C::kJC3), nr3 = ceil_div(L + 1, C::kRT3);
     const int per3 = step3_per_block(ns3, nr3);
-    const dim3 grid(unsigned(ceil_div(ns3, per3)), unsigned(nr3));
-    // step 1's segments in step 3's row blocks (0: one segment, read top to bottom)
-    const int segrb = seg_rows_ > 0 ? int(std::max<index_t>(1, seg_rows_ / C::kRT3)) : 0;
-    if (back3_)
-      step3_kernel<T, true><<<grid, kThreads, kSmem3, st_>>>(vp(b), L, k, NY_, p_.pw, Zp + i0, lddz,
-                                                             nc, per3, segrb);
-    else
-      step3_kernel<T, false><<<grid, kThreads, kSmem3, st_>>>(vp(b), L, k, NY_, p_.pw, Zp + i0,
-                                                              lddz, nc, per3, segrb);
+    step3_kernel<T><<<dim3(unsigned(ceil_div(ns3, per3)), unsigned(nr3)), kThreads, kSmem3, st_>>>(
+        vp(b), L, k, NY_, p_.pw, Zp + i0, lddz, nc, per3);
   }
 
   index_t n_, m_, ldda_;
@@ -610,8 +564,6 @@ class DeviceBt {
   Plan p_;
   cudaStream_t st_;
   int nsm_ = 0;
-  bool back3_ = false;    ///< EIGSOLVE_GPU_BT_BACK3
-  index_t seg_rows_ = 0;  ///< rows of the last step 1's segments (0: one segment)
   T *Tall_ = nullptr, *G_ = nullptr, *P_ = nullptr, *NY_ = nullptr, *Vp_ = nullptr;
   T* Vall_ = nullptr;          ///< every block's packed V (work_bytes >= bytes_once), or null
   std::vector<index_t> voff_;  ///< block b's packed V at Vall_ + voff_[b]

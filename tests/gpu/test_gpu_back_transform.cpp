@@ -115,27 +115,25 @@ TYPED_TEST(GpuBackTransform, BitwiseEqualToCpu) {
 /// Every step-1 mode: sizes around the block (32), half-tile (32), tile (64) and step 3's
 /// 128-row thread blocks (n - 1 = 127, 128, 129) and not multiples of them (a last block of 1 or
 /// 2 reflectors: k < 32), m = 1, m < n, m > n, column counts around step 1's thread blocks (64 /
-/// 32) and step 3's sub-batches, padded leading dimensions; step 3's row blocks top to bottom and
-/// in step 1's reverse reading order (EIGSOLVE_GPU_BT_BACK3).
+/// 32) and step 3's sub-batches, padded leading dimensions.
 TYPED_TEST(GpuBackTransform, EveryStep1ModeBitwiseEqualToCpu) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
   std::uint64_t seed = 301;
-  for (const char* sweep : kSweepModes)
-    for (const char* back3 : {"0", "1"}) {
-      EnvScope env({{"EIGSOLVE_GPU_BT_SWEEP", sweep}, {"EIGSOLVE_GPU_BT_BACK3", back3}});
-      const std::string what = sweep_name(sweep) + " BACK3=" + back3;
-      for (index_t n : {2, 3, 33, 34, 35, 63, 65, 66, 97, 128, 129, 130, 200, 257}) {
-        std::vector<index_t> ms = {1, 3, std::max<index_t>(1, n / 3), n, 63, 65, n + 37};
-        std::sort(ms.begin(), ms.end());
-        ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
-        const index_t pad = n % 2 ? 3 : 0, lda = n + pad, ldz = n + 2 * pad + 1;
-        std::vector<T> A, tau;
-        make_reflectors<T>(n, lda, seed++, A, tau);
-        for (index_t m : ms)
-          check<T>(n, m, lda, A, tau, ldz, random_z<T>(m, ldz, seed++), what);
-      }
+  for (const char* sweep : kSweepModes) {
+    EnvScope env({{"EIGSOLVE_GPU_BT_SWEEP", sweep}});
+    const std::string what = sweep_name(sweep);
+    for (index_t n : {2, 3, 33, 34, 35, 63, 65, 66, 97, 128, 129, 130, 200, 257}) {
+      std::vector<index_t> ms = {1, 3, std::max<index_t>(1, n / 3), n, 63, 65, n + 37};
+      std::sort(ms.begin(), ms.end());
+      ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
+      const index_t pad = n % 2 ? 3 : 0, lda = n + pad, ldz = n + 2 * pad + 1;
+      std::vector<T> A, tau;
+      make_reflectors<T>(n, lda, seed++, A, tau);
+      for (index_t m : ms)
+        check<T>(n, m, lda, A, tau, ldz, random_z<T>(m, ldz, seed++), what);
     }
+  }
 }
 
 /// The host-form transfers: pinned chunks of 4 KiB (many chunks, both buffers, pieces wider than
@@ -320,8 +318,7 @@ TEST(GpuBackTransformLarge, SeveralSubBatchesPerBlock) {
 /// rule), many 128-row blocks; n - 1 not a multiple of 32 (a short last block) and of 64; m < n
 /// and m > n; every precision; the segment counts of EIGSOLVE_GPU_BT_FIT=0 and
 /// EIGSOLVE_GPU_BT_SEGS=32; the reflectors packed for every column panel instead of once
-/// (EIGSOLVE_GPU_BT_PACK_ONCE=0); step 3's row blocks in step 1's reverse reading order
-/// (EIGSOLVE_GPU_BT_BACK3=1).
+/// (EIGSOLVE_GPU_BT_PACK_ONCE=0).
 template <class T>
 void large_modes(index_t n, index_t m, std::uint64_t seed) {
   const index_t lda = n + 1, ldz = n + 5;
@@ -344,8 +341,7 @@ void large_modes(index_t n, index_t m, std::uint64_t seed) {
   // panel instead of once by the T factors (EIGSOLVE_GPU_BT_PACK_ONCE=0)
   for (const auto& kv : {std::pair<const char*, const char*>{"EIGSOLVE_GPU_BT_FIT", "0"},
                          std::pair<const char*, const char*>{"EIGSOLVE_GPU_BT_SEGS", "32"},
-                         std::pair<const char*, const char*>{"EIGSOLVE_GPU_BT_PACK_ONCE", "0"},
-                         std::pair<const char*, const char*>{"EIGSOLVE_GPU_BT_BACK3", "1"}}) {
+                         std::pair<const char*, const char*>{"EIGSOLVE_GPU_BT_PACK_ONCE", "0"}}) {
     EnvScope env({{kv.first, kv.second}});
     std::vector<T> z2 = Z;
     apply_q_canonical_cuda(n, A.data(), lda, tau.data(), m, z2.data(), ldz);
