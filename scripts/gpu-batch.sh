@@ -60,6 +60,12 @@ gpu_digests() {  # gpu_digests LIMIT_S: scripts/crossmachine.sh's digests on the
 trace_v16k() {  # trace_v16k LIMIT_S: the kernel trace of d 16384 with vectors (its first 40 lines: the kernels, then the per-stream table)
   step trace-v16k "$1" bash -c "EIGSOLVE_GPU_TRACE=1 '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -40"
 }
+gtests() {  # gtests NAME LIMIT_S TEST:TIMEOUT_S ...: gtest binaries with EIGSOLVE_REQUIRE_GPU=1, logs and JSON in $out/t
+  local name=$1 lim=$2
+  shift 2
+  mkdir -p "$out/t"
+  step "$name" "$lim" bash -c "rc=0; for t in $*; do n=\${t%%:*}; EIGSOLVE_REQUIRE_GPU=1 timeout \${t#*:} '$bin'/tests/\$n --gtest_output=json:'$out'/t/\$n.json > '$out'/t/\$n.log 2>&1 || { rc=1; echo FAILED \$n; }; echo \$n; tail -n 3 '$out'/t/\$n.log; done; exit \$rc"
+}
 for s in "$@"; do
   case $s in
     tests) mkdir -p "$out/t"; step tests 300 "$here/scripts/gpu-tests.sh" "$bin" "$out/t" ;;
@@ -336,26 +342,26 @@ for s in "$@"; do
       step pair-bulge 150 bash -c "for e in X=1 EIGSOLVE_GPU_BULGE_PAIR=1 EIGSOLVE_GPU_BULGE_PAIR=2 'EIGSOLVE_GPU_BULGE_PAIR=2 EIGSOLVE_GPU_BULGE_WARPS=1152' X=1 EIGSOLVE_GPU_BULGE_PAIR=2; do echo \"== \$e\"; env \$e timeout 60 '$bin'/bench_bulge --sizes 4096,16384 --b 32 --prec d,s,c --runs 3; done"
       step pair-eig 260 bash -c "for e in EIGSOLVE_GPU_BULGE_PAIR=2 X=1 EIGSOLVE_GPU_BULGE_PAIR=1 EIGSOLVE_GPU_BULGE_PAIR=2 X=1; do echo \"== \$e\"; env \$e '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^d +16384 yes|^eigsolve d|rror'; done; for e in EIGSOLVE_GPU_BULGE_PAIR=2 X=1; do echo \"== eigenvalues \$e\"; env \$e '$es' bench eig -p d,s,c --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^[dsc] +16384 no|rror'; done" ;;
     s36-f) mkdir -p "$out/t"  # session 36's final binary (EIGSOLVE_GPU_BT_BACK3 removed: the back-transformation is 4192d7a's again): its tests and the two-stage vectors tests, CLI values and vectors GPU == CPU (two-stage d, s, one-stage d), d 16384 with vectors twice
-      step tests-s36f 260 bash -c "rc=0; for t in test_gpu_back_transform:170 test_gpu_two_stage_vectors:80; do n=\${t%%:*}; EIGSOLVE_REQUIRE_GPU=1 timeout \${t#*:} '$bin'/tests/\$n --gtest_output=json:'$out'/t/\$n.json > '$out'/t/\$n.log 2>&1 || { rc=1; echo FAILED \$n; }; echo \$n; tail -n 3 '$out'/t/\$n.log; done; exit \$rc"
+      gtests tests-s36f 260 test_gpu_back_transform:170 test_gpu_two_stage_vectors:80
       step cli-s36f 60 "$here/scripts/cli-vectors-vs-cpu.sh" "$es" "777 3000" "two-stage:d two-stage:s one-stage:d"
       step eigv-s36f 70 bash -c "for r in 1 2; do echo \"== \$r\"; '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-v16k-\$r.json 2>&1 | grep -E '^d +16384 yes|^eigsolve d|rror'; done" ;;
     s36-e) # session 36: where a SYMV call goes at n = 4096 (issue 6's 2x cuBLAS): bench symv s, d at 4096 (event-timed calls), then Nsight's kernel durations of ours and cuBLAS's (caches flushed, as the bench's rotating copies leave them)
       step symv4k 60 bash -c "'$es' bench symv -p s,d --sizes 4096 --runs 20 --json '$out'/symv4k.json"
       step ncu-symv4k 150 bash -c "for p in s d; do echo \"== \$p\"; ncu --clock-control none --section SpeedOfLight --launch-skip 10 -c 12 '$es' bench symv -p \$p --sizes 4096 --runs 3 2>&1 | grep -E '^  [a-z_A-Z].*\\(|Duration|DRAM Throughput'; done" ;;
     s36-d) mkdir -p "$out/t"  # session 36: the chase test with the schedule before session 35 (GROUP=0 in blocks of 4) as a mode of its own
-      step tests-s36d 150 bash -c "EIGSOLVE_REQUIRE_GPU=1 timeout 140 '$bin'/tests/test_gpu_bulge_chase --gtest_output=json:'$out'/t/test_gpu_bulge_chase.json > '$out'/t/test_gpu_bulge_chase.log 2>&1; rc=\$?; tail -n 3 '$out'/t/test_gpu_bulge_chase.log; exit \$rc" ;;
+      gtests tests-s36d 150 test_gpu_bulge_chase:140 ;;
     s36-c) # session 36: the pairs' warp count at 16384 (default levels/2 + 32 = 288 warps = 144 blocks of 2 on 132 SMs; 264 = one block per SM), bench_bulge d, s alternated twice; s and d eigenvalues at 16384 on the final binary
       step warps-s36c 120 bash -c "for r in 1 2; do for w in 288 264 320 352; do echo \"== \$r EIGSOLVE_GPU_BULGE_WARPS=\$w\"; EIGSOLVE_GPU_BULGE_WARPS=\$w timeout 25 '$bin'/bench_bulge --sizes 16384 --b 32 --prec d,s --runs 2 | grep '^bulge'; done; done"
       step eig-s36c 80 bash -c "'$es' bench eig -p s,d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-16k.json 2>&1 | grep -E '^(s|d) +16384|rror'" ;;
     s36-b) mkdir -p "$out/t"  # session 36's final binary: pairs (GROUP=2, WPB=2) the chase's default for dd too: the chase and two-stage vectors tests, CLI values and vectors GPU == CPU (two-stage dd, d), bench_bulge dd default against GROUP=0 WPB=4, dd eigenvalues at 16384 both ways, d 16384 with vectors three times, s, d, c, z eigenvalues at 16384
-      step tests-s36b 200 bash -c "rc=0; for t in test_gpu_bulge_chase:110 test_gpu_two_stage_vectors:80; do n=\${t%%:*}; EIGSOLVE_REQUIRE_GPU=1 timeout \${t#*:} '$bin'/tests/\$n --gtest_output=json:'$out'/t/\$n.json > '$out'/t/\$n.log 2>&1 || { rc=1; echo FAILED \$n; }; echo \$n; tail -n 3 '$out'/t/\$n.log; done; exit \$rc"
+      gtests tests-s36b 200 test_gpu_bulge_chase:110 test_gpu_two_stage_vectors:80
       step cli-s36b 80 "$here/scripts/cli-vectors-vs-cpu.sh" "$es" "777" "two-stage:dd two-stage:d two-stage:z"
       step chase-s36b 70 bash -c "for r in 1 2; do for e in X=1 'EIGSOLVE_GPU_BULGE_GROUP=0 EIGSOLVE_GPU_BULGE_WPB=4'; do echo \"== \$r \$e\"; env \$e timeout 30 '$bin'/bench_bulge --sizes 4096,16384 --b 32 --prec dd --runs 2 | grep '^bulge'; done; done"
       step eigdd-s36b 80 bash -c "for e in X=1 'EIGSOLVE_GPU_BULGE_GROUP=0 EIGSOLVE_GPU_BULGE_WPB=4'; do echo \"== \$e\"; env \$e '$es' bench eig -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd16k-\${e%% *}.json 2>&1 | grep -E '^dd +16384|rror'; done"
       step eigv-s36b 100 bash -c "for r in 1 2 3; do echo \"== \$r\"; '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-v16k-\$r.json 2>&1 | grep -E '^d +16384 yes|^eigsolve d|rror'; done"
       step eig-s36b 90 bash -c "'$es' bench eig -p s,d,c,z --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-16k.json 2>&1 | grep -E '^(s|d|c|z) +16384|rror'" ;;
     s36-a) mkdir -p "$out/t"  # session 36: the chase's pairs (GROUP=2, WPB=2) as the default for c and z too: the chase and two-stage vectors tests, CLI values and vectors GPU == CPU (two-stage c, z), bench_bulge c, z, dd default against GROUP=0 WPB=4 (dd also with pairs), c and z eigenvalues at 16384 both ways, d 16384 with vectors with the back-transformation's smallest group 1024 / 1536 / 2048 (the default) alternated
-      step tests-s36a 200 bash -c "rc=0; for t in test_gpu_bulge_chase:110 test_gpu_two_stage_vectors:80; do n=\${t%%:*}; EIGSOLVE_REQUIRE_GPU=1 timeout \${t#*:} '$bin'/tests/\$n --gtest_output=json:'$out'/t/\$n.json > '$out'/t/\$n.log 2>&1 || { rc=1; echo FAILED \$n; }; echo \$n; tail -n 3 '$out'/t/\$n.log; done; exit \$rc"
+      gtests tests-s36a 200 test_gpu_bulge_chase:110 test_gpu_two_stage_vectors:80
       step cli-s36a 80 "$here/scripts/cli-vectors-vs-cpu.sh" "$es" "777 3000" "two-stage:c two-stage:z"
       step chase-s36a 90 bash -c "for r in 1 2; do for e in X=1 'EIGSOLVE_GPU_BULGE_GROUP=0 EIGSOLVE_GPU_BULGE_WPB=4' 'EIGSOLVE_GPU_BULGE_GROUP=2 EIGSOLVE_GPU_BULGE_WPB=2'; do echo \"== \$r \$e\"; env \$e timeout 40 '$bin'/bench_bulge --sizes 4096,16384 --b 32 --prec c,z,dd --runs 2 | grep '^bulge'; done; done"
       step eig-s36a 120 bash -c "for e in X=1 'EIGSOLVE_GPU_BULGE_GROUP=0 EIGSOLVE_GPU_BULGE_WPB=4'; do echo \"== \$e\"; env \$e '$es' bench eig -p c,z --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-16k-\${e%% *}.json 2>&1 | grep -E '^(c|z) +16384|rror'; done"
