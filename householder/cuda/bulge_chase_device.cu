@@ -392,7 +392,8 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
       throw UsageError("band_to_tridiagonal_cuda: band width " + std::to_string(b) + " needs " +
                        std::to_string(wb) + " bytes of shared memory per warp, the device has " +
                        std::to_string(optin));
-    int wpb = int(std::min<std::size_t>(kMaxWarpsPerBlock, (std::size_t(optin) - kSlotBytes) / wb));
+    // warps per block the shared memory holds (>= 1 by the check above)
+    const std::size_t fit = (std::size_t(optin) - kSlotBytes) / wb;
     // EIGSOLVE_GPU_BULGE_GROUP: 0 every warp draws its next sweep (the counter's order) and
     // every hand-off is at gpu scope; 1 a thread block draws wpb consecutive sweeps at once, warp
     // w runs the w-th; 2 as 1 with the hand-offs between a block's own warps at CTA scope (no
@@ -411,13 +412,13 @@ void band_to_tridiagonal_cuda(index_t n, index_t b, T* dAB, index_t ldab, real_t
     // default 2). The same warps in smaller blocks spread over more SMs
     // (at d 16384, 72 blocks of 4 warps use 72 of the H200's 132 SMs: no faster in blocks of 1 or
     // 2 alone, session 35). Which warp runs which sweep does not change a chain: same bits.
-    wpb = std::min(wpb, 2);
+    int wpb = int(std::min<std::size_t>(2, fit));
     if (const char* s = std::getenv("EIGSOLVE_GPU_BULGE_WPB")) {
       const int w = std::atoi(s);
       if (w < 1 || w > kMaxWarpsPerBlock)
         throw UsageError(std::string("EIGSOLVE_GPU_BULGE_WPB='") + s + "': expected 1 .. " +
                          std::to_string(kMaxWarpsPerBlock));
-      wpb = int(std::min<std::size_t>(std::size_t(w), (std::size_t(optin) - kSlotBytes) / wb));
+      wpb = int(std::min<std::size_t>(std::size_t(w), fit));
     }
     const std::size_t smem = wb * std::size_t(wpb) + kSlotBytes;
     // EIGSOLVE_GPU_BULGE_SPLIT=0: one progress step per level instead of one per part (same
