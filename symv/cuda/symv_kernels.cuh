@@ -183,6 +183,7 @@ struct SymvArgs {
   bool beta_zero;
   bool rev;          ///< tiles visited last to first (tile t is stored tile ntiles-1-t): same bits
   bool discard_p;    ///< the row sums drop P's lines from L2 (rowsums_discard); in rev's padding
+  bool wide_p;       ///< the row sums stage P by 16-byte copies (rowsums_stage); in the padding
   int shift;         ///< Shift kernels: components between A's column starts and 16-byte lines
   T* P;              ///< partials: P[(R * nt + C) * 64 + i]
   unsigned* ticket;  ///< nt tickets, zero on entry and on exit
@@ -538,14 +539,29 @@ __device__ __forceinline__ const T* rowsums_base(const SymvArgs<T>& g, int& rows
 
 /// rowsums_chain's copy of the chunk of columns c0 .. into b (one cp.async group): element
 /// (C, r) -> b[C * kSumRows + r]; only the min(CC, nt - c0) columns that the chain reads (a
-/// small n has fewer than CC tile columns).
+/// small n has fewer than CC tile columns). A block of 32 whole rows with P 16-byte aligned
+/// copies 16 bytes at a time (s 4 rows, d and c 2, z and dd 1 per copy; a column's 32 rows are
+/// contiguous in P and in b); the last block of a panel cut short by n copies element by
+/// element and zero-fills past n. Only the copy's width changes, not what lands in b.
 template <class T>
 __device__ __forceinline__ void rowsums_stage(const SymvArgs<T>& g, index_t c0, T* b) {
   constexpr int CC = kSumChunk<T>;
   int rows;
   const T* p = rowsums_base(g, rows);
   const index_t nt = g.nt;
-  const int used = int(nt - c0 < CC ? nt - c0 : CC) * kSumRows;
+  const int cols = int(nt - c0 < CC ? nt - c0 : CC);
+  constexpr int V = sizeof(T) < 16 ? int(16 / sizeof(T)) : 1, per_col = kSumRows / V;
+  static_assert(16 % sizeof(T) == 0 || sizeof(T) % 16 == 0, "whole 16-byte copies");
+  if (g.wide_p && rows == kSumRows && reinterpret_cast<std::uintptr_t>(g.P) % 16 == 0) {
+    const T* src = p + c0 * kTile;
+    for (int q = threadIdx.x; q < cols * per_col; q += kSumThreads) {
+      const int C = q / per_col, r = (q % per_col) * V;
+      cp_async<16>(b + C * kSumRows + r, src + C * kTile + r, true);
+    }
+    cp_async_commit();
+    return;
+  }
+  const int used = cols * kSumRows;
   for (int e = threadIdx.x; e < used; e += kSumThreads) {
     const int C = e / kSumRows, r = e % kSumRows;
     const bool ok = r < rows;

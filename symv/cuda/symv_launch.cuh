@@ -74,6 +74,14 @@ inline bool discard_mode() {
   return !(e && e[0] == '0' && e[1] == 0);
 }
 
+/// EIGSOLVE_GPU_SYMV_ROWS16=0: the row sums stage P element by element (A/B; default: by 16-byte
+/// copies, symv_kernels.cuh rowsums_stage). The same bytes land in shared memory: the same bits.
+/// Read at every call, so that a test can switch it.
+inline bool rows16_mode() {
+  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ROWS16");
+  return !(e && e[0] == '0' && e[1] == 0);
+}
+
 /// launch_tiles; for complex float with 4 tiles per block (unless EIGSOLVE_GPU_SYMV_C3=0) the
 /// same kernel bounded to 3 blocks per SM.
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
@@ -313,6 +321,7 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   g.ticket = reinterpret_cast<unsigned*>(
       (reinterpret_cast<std::uintptr_t>(workspace) + ws_bytes - tb) & ~std::uintptr_t(3));
   g.discard_p = discard_mode();
+  g.wide_p = rows16_mode();
   // ddxs (EIGSOLVE_GPU_SYMV_DDXS): this dd configuration runs symv_tiles_ddxs, whatever its load
   // path (mode 2/4: its tiles per block as configured, also for st).
   DdxsMode ddxs;

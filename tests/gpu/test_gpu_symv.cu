@@ -414,6 +414,26 @@ TYPED_TEST(GpuSymv, PartialsDiscardSameBits) {
   }
 }
 
+/// EIGSOLVE_GPU_SYMV_ROWS16=0 and 1 (the row sums stage the partials element by element or by
+/// 16-byte copies, symv/cuda/symv_kernels.cuh rowsums_stage; 1 is the default): every precision,
+/// seven configurations in both visiting orders, sizes with whole 32-row blocks only and with a
+/// last block cut short (which stages element by element either way), the kernel-mode cases,
+/// against the CPU bitwise; the variable is unset afterwards.
+TYPED_TEST(GpuSymv, PartialsStagedEitherWidthSameBits) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_ROWS16"};
+  for (const char* mode : {"0", "1"}) {
+    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ROWS16", mode, 1), 0);
+    std::uint64_t seed = 6000;
+    for (index_t n : {1, 31, 32, 33, 64, 96, 97, 129, 256, 1000, 2048, 4097, 8192}) {
+      for (int kind = 0; kind < (n > 1000 ? 1 : 4); ++kind)
+        run_case<T>(mode_case(n, kind), three_configs(), seed++);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
 TEST(GpuSymvApi, BadArgumentsThrow) {
   EIGSOLVE_REQUIRE_DEVICE();
   SymvConfig cfg;
