@@ -489,7 +489,9 @@ TYPED_TEST(GpuBulgeChase, EveryKernelBitwiseEqualToCpu) {
                  Mode{"EIGSOLVE_GPU_BULGE_WPB", "4", nullptr, nullptr},
                  Mode{"EIGSOLVE_GPU_BULGE_GROUP", "0", "EIGSOLVE_GPU_BULGE_WPB", "4"}}) {
     ASSERT_EQ(setenv(m.var, m.value, 1), 0);
-    if (m.var2) ASSERT_EQ(setenv(m.var2, m.value2, 1), 0);
+    if (m.var2) {
+      ASSERT_EQ(setenv(m.var2, m.value2, 1), 0);
+    }
     const std::string what = std::string(m.var) + "=" + m.value +
                              (m.var2 ? std::string(" ") + m.var2 + "=" + m.value2 : std::string());
     for (Case c : {Case{2, 1}, Case{40, 1}, Case{100, 3}, Case{33, 32}, Case{1000, 32},

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <vector>
@@ -394,19 +395,18 @@ TEST(GpuSymvDdxs, EveryModeEveryConfig) {
   }
 }
 
-/// EIGSOLVE_GPU_SYMV_DISCARD=0 and 1 (the row sums' discard of the partials' L2 lines,
-/// symv/cuda/symv_kernels.cuh rowsums_discard; 1 is the default): every precision, seven
-/// configurations of both variants and load paths in both visiting orders (run_case reuses one
-/// workspace across them, so a discarded line is always written again before it is read), the
-/// kernel-mode cases, against the CPU bitwise; the variable is unset afterwards.
-TYPED_TEST(GpuSymv, PartialsDiscardSameBits) {
-  EIGSOLVE_REQUIRE_DEVICE();
-  using T = TypeParam;
-  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_DISCARD"};
+/// The row sums' A/B switches (`name` = "0", then "1"; the variable is unset afterwards): every
+/// precision, seven configurations of both variants and load paths in both visiting orders
+/// (run_case reuses one workspace across them), the kernel-mode cases at each of `sizes`,
+/// against the CPU bitwise; seeds from `seed`.
+template <class T>
+void row_sums_switch_same_bits(const char* name, std::initializer_list<index_t> sizes,
+                               std::uint64_t seed0) {
+  const UnsetAtExit unset{name};
   for (const char* mode : {"0", "1"}) {
-    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_DISCARD", mode, 1), 0);
-    std::uint64_t seed = 5000;
-    for (index_t n : {1, 2, 63, 64, 65, 129, 257, 1000, 2049, 4097}) {
+    ASSERT_EQ(setenv(name, mode, 1), 0);
+    std::uint64_t seed = seed0;
+    for (index_t n : sizes) {
       for (int kind = 0; kind < (n > 1000 ? 1 : 4); ++kind)
         run_case<T>(mode_case(n, kind), three_configs(), seed++);
       if (::testing::Test::HasFailure()) return;
@@ -414,24 +414,24 @@ TYPED_TEST(GpuSymv, PartialsDiscardSameBits) {
   }
 }
 
+/// EIGSOLVE_GPU_SYMV_DISCARD=0 and 1 (the row sums' discard of the partials' L2 lines,
+/// symv/cuda/symv_kernels.cuh rowsums_discard; 1 is the default): a discarded line is always
+/// written again before it is read, since run_case's calls share one workspace.
+TYPED_TEST(GpuSymv, PartialsDiscardSameBits) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  row_sums_switch_same_bits<TypeParam>("EIGSOLVE_GPU_SYMV_DISCARD",
+                                       {1, 2, 63, 64, 65, 129, 257, 1000, 2049, 4097}, 5000);
+}
+
 /// EIGSOLVE_GPU_SYMV_ROWS16=0 and 1 (the row sums stage the partials element by element or by
-/// 16-byte copies, symv/cuda/symv_kernels.cuh rowsums_stage; 1 is the default): every precision,
-/// seven configurations in both visiting orders, sizes with whole 32-row blocks only and with a
-/// last block cut short (which stages element by element either way), the kernel-mode cases,
-/// against the CPU bitwise; the variable is unset afterwards.
+/// 16-byte copies, symv/cuda/symv_kernels.cuh rowsums_stage; 1 is the default): sizes with whole
+/// 32-row blocks only and with a last block cut short (which stages element by element either
+/// way).
 TYPED_TEST(GpuSymv, PartialsStagedEitherWidthSameBits) {
   EIGSOLVE_REQUIRE_DEVICE();
-  using T = TypeParam;
-  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_ROWS16"};
-  for (const char* mode : {"0", "1"}) {
-    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ROWS16", mode, 1), 0);
-    std::uint64_t seed = 6000;
-    for (index_t n : {1, 31, 32, 33, 64, 96, 97, 129, 256, 1000, 2048, 4097, 8192}) {
-      for (int kind = 0; kind < (n > 1000 ? 1 : 4); ++kind)
-        run_case<T>(mode_case(n, kind), three_configs(), seed++);
-      if (::testing::Test::HasFailure()) return;
-    }
-  }
+  row_sums_switch_same_bits<TypeParam>(
+      "EIGSOLVE_GPU_SYMV_ROWS16", {1, 31, 32, 33, 64, 96, 97, 129, 256, 1000, 2048, 4097, 8192},
+      6000);
 }
 
 TEST(GpuSymvApi, BadArgumentsThrow) {
