@@ -25,6 +25,22 @@ int sm_count() {
   return cached[dev];
 }
 
+int cc_major() {
+  constexpr int kMaxDevices = 64;
+  static int cached[kMaxDevices] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices)
+    throw DeviceError("symv_gpu: no current CUDA device");
+  if (cached[dev] == 0) {
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        major <= 0)
+      throw DeviceError("symv_gpu: cannot read the compute capability");
+    cached[dev] = major;
+  }
+  return cached[dev];
+}
+
 }  // namespace symv_cuda
 
 void symv_workspace_init(void* workspace, std::size_t bytes, void* stream) {

@@ -171,6 +171,9 @@ __device__ __forceinline__ T real_diag(const T& a) {
     return a;
 }
 
+/// SymvArgs::rows_mode's flags.
+constexpr unsigned char kRowsWide = 1, kRowsPdl = 2;
+
 template <class T>
 struct SymvArgs {
   index_t n, lda, nt, ntiles;
@@ -183,7 +186,10 @@ struct SymvArgs {
   bool beta_zero;
   bool rev;          ///< tiles visited last to first (tile t is stored tile ntiles-1-t): same bits
   bool discard_p;    ///< the row sums drop P's lines from L2 (rowsums_discard); in rev's padding
-  bool wide_p;       ///< the row sums stage P by 16-byte copies (rowsums_stage); in the padding
+  /// kRowsWide: the row sums stage P by 16-byte copies (rowsums_stage); kRowsPdl: the row sums
+  /// are a programmatic dependent launch that the tile kernel triggers when it starts
+  /// (trigger_rowsums). In the padding: the struct does not grow.
+  unsigned char rows_mode;
   int shift;         ///< Shift kernels: components between A's column starts and 16-byte lines
   T* P;              ///< partials: P[(R * nt + C) * 64 + i]
   unsigned* ticket;  ///< nt tickets, zero on entry and on exit
@@ -294,6 +300,18 @@ __device__ __forceinline__ void finish_tile(const SymvArgs<T>& g, bool active, i
   if constexpr (Ticket) draw_tickets(g, active, I, J, t, flag);
 }
 
+/// (two-pass, g.rows_mode & kRowsPdl) Lets the row-sum kernel, a programmatic dependent launch,
+/// start once every tile block has started: its blocks take the SMs that the tile kernel's last
+/// wave frees and wait there (griddepcontrol.wait in symv_rowsums) for the whole tile kernel,
+/// instead of being launched after it. Only when the row sums are launched; it changes when they
+/// start, never what they read.
+template <class T>
+__device__ __forceinline__ void trigger_rowsums(const SymvArgs<T>& g) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (g.rows_mode & kRowsPdl) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 /// Shared memory of one group: x of the two panels, chunk sums of the two row sets.
 template <class T>
 struct GroupSmem {
@@ -313,6 +331,7 @@ __global__ void __launch_bounds__(64 * TPB, MinB) symv_tiles(SymvArgs<T> g) {
   const int grp = threadIdx.x >> 6, t = threadIdx.x & 63, a = t & 7, k = t >> 3;
   GroupSmem<T>& s = sm[grp];
   using R = typename Parts<T>::R;
+  if constexpr (!Ticket) trigger_rowsums(g);
   for (index_t base = index_t(blockIdx.x) * TPB; base < g.ntiles;
        base += index_t(gridDim.x) * TPB) {
     const index_t tile = base + grp;
@@ -457,6 +476,7 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_staged(SymvArgs<T> g) {
   StagedSmem<T>& s = sm[grp];
   const index_t stride = index_t(gridDim.x) * TPB;
   index_t base = index_t(blockIdx.x) * TPB;
+  if constexpr (!Ticket) trigger_rowsums(g);
   stage_tile<T, Wide>(g, base + grp, s, 0, t);
   cp_async_commit();
   for (int it = 0; base < g.ntiles; ++it, base += stride) {
@@ -552,7 +572,8 @@ __device__ __forceinline__ void rowsums_stage(const SymvArgs<T>& g, index_t c0, 
   const int cols = int(nt - c0 < CC ? nt - c0 : CC);
   constexpr int V = sizeof(T) < 16 ? int(16 / sizeof(T)) : 1, per_col = kSumRows / V;
   static_assert(16 % sizeof(T) == 0 || sizeof(T) % 16 == 0, "whole 16-byte copies");
-  if (g.wide_p && rows == kSumRows && reinterpret_cast<std::uintptr_t>(g.P) % 16 == 0) {
+  if ((g.rows_mode & kRowsWide) && rows == kSumRows &&
+      reinterpret_cast<std::uintptr_t>(g.P) % 16 == 0) {
     const T* src = p + c0 * kTile;
     for (int q = threadIdx.x; q < cols * per_col; q += kSumThreads) {
       const int C = q / per_col, r = (q % per_col) * V;
@@ -636,6 +657,10 @@ __device__ __forceinline__ T rowsums_chain(const SymvArgs<T>& g, T* buf) {
 template <class T>
 __global__ void __launch_bounds__(kSumThreads) symv_rowsums(SymvArgs<T> g) {
   __shared__ __align__(16) unsigned char raw[kSumBufBytes<T>];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // a programmatic dependent launch: the tile kernel complete and its partials visible
+  if (g.rows_mode & kRowsPdl) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
   const T acc = rowsums_chain(g, reinterpret_cast<T*>(raw));
   const index_t i0 = index_t(blockIdx.x) * kSumRows;
   const int rows = int(g.n - i0 < kSumRows ? g.n - i0 : kSumRows);

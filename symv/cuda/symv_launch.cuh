@@ -82,6 +82,45 @@ inline bool rows16_mode() {
   return !(e && e[0] == '0' && e[1] == 0);
 }
 
+/// EIGSOLVE_GPU_SYMV_ROWS_PDL=0: the two-pass row-sum kernel is launched after the tile kernel
+/// as before (A/B; default: as a programmatic dependent launch from compute capability 9.0 on,
+/// its blocks resident and waiting while the tile kernel's last wave runs; symv_kernels.cuh
+/// trigger_rowsums). It waits for the whole tile kernel either way: the same bits. Not for the
+/// row sums that the tridiagonalization runs itself (SymvRunOptions::defer_rowsums). Read at
+/// every call, so that a test can switch it.
+inline bool rows_pdl_mode() {
+  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ROWS_PDL");
+  return !(e && e[0] == '0' && e[1] == 0);
+}
+
+/// Compute capability major of the current device (cached per device).
+int cc_major();
+
+/// The two-pass row-sum kernel; as a programmatic dependent launch when g.rows_mode has kRowsPdl.
+/// Errors: the caller's check_launch.
+template <class T>
+void launch_rowsums(const SymvArgs<T>& g, cudaStream_t st) {
+  const int blocks = int((g.n + kSumRows - 1) / kSumRows);
+  if (!(g.rows_mode & kRowsPdl)) {
+    symv_rowsums<T><<<blocks, kSumThreads, 0, st>>>(g);
+    return;
+  }
+  cudaLaunchConfig_t c{};
+  c.gridDim = dim3(unsigned(blocks));
+  c.blockDim = dim3(unsigned(kSumThreads));
+  c.dynamicSmemBytes = 0;
+  c.stream = st;
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
+  c.attrs = at;
+  c.numAttrs = 1;
+  const cudaError_t e = cudaLaunchKernelEx(&c, symv_rowsums<T>, g);
+  if (e != cudaSuccess)
+    throw DeviceError(std::string("symv_gpu row-sum kernel (dependent launch): ") +
+                      cudaGetErrorString(e));
+}
+
 /// launch_tiles; for complex float with 4 tiles per block (unless EIGSOLVE_GPU_SYMV_C3=0) the
 /// same kernel bounded to 3 blocks per SM.
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
@@ -321,7 +360,7 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   g.ticket = reinterpret_cast<unsigned*>(
       (reinterpret_cast<std::uintptr_t>(workspace) + ws_bytes - tb) & ~std::uintptr_t(3));
   g.discard_p = discard_mode();
-  g.wide_p = rows16_mode();
+  g.rows_mode = rows16_mode() ? kRowsWide : 0;
   // ddxs (EIGSOLVE_GPU_SYMV_DDXS): this dd configuration runs symv_tiles_ddxs, whatever its load
   // path (mode 2/4: its tiles per block as configured, also for st).
   DdxsMode ddxs;
@@ -355,6 +394,7 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
                 ? int((ua % 16) / sizeof(Rc))
                 : 0;
   const bool ticket = cfg.variant == SymvVariant::ticket;
+  if (!ticket && !opt.defer_rowsums && rows_pdl_mode() && cc_major() >= 9) g.rows_mode |= kRowsPdl;
   const int load = static_cast<int>(cfg.load);
   const int tpb = staged ? (cfg.tiles_per_block == 1   ? staged_groups<T>(1)
                             : cfg.tiles_per_block == 2 ? staged_groups<T>(2)
@@ -391,7 +431,7 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   if (!ticket && opt.defer_rowsums) {
     *static_cast<SymvArgs<T>*>(opt.defer_rowsums) = g;
   } else if (!ticket) {
-    launch_k<symv_rowsums<T>>(g, int((g.n + kSumRows - 1) / kSumRows), kSumThreads, 0, st);
+    launch_rowsums(g, st);
     check_launch("symv_gpu row-sum kernel");
   }
 }

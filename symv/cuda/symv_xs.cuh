@@ -118,6 +118,7 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_xs(SymvArgs<T> g) {
   R comp[XsShape<T, Wide>::kComp];
   const index_t stride = index_t(gridDim.x) * TPB;
   index_t base = index_t(blockIdx.x) * TPB;
+  if constexpr (!Ticket) trigger_rowsums(g);
   xs_load<T, Wide>(g, base + grp, 0, w, lane, comp);
   for (; base < g.ntiles; base += stride) {
     const index_t tile = base + grp;
@@ -289,6 +290,7 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
   double2 v[8];
   const index_t stride = index_t(gridDim.x) * TPB;
   index_t base = index_t(blockIdx.x) * TPB;
+  if constexpr (!Ticket) trigger_rowsums(g);
   x16_load<T, Wide>(g, base + grp, 0, w, lane, v);
   for (; base < g.ntiles; base += stride) {
     const index_t tile = base + grp;

@@ -401,14 +401,15 @@ TEST(GpuSymvDdxs, EveryModeEveryConfig) {
 /// against the CPU bitwise; seeds from `seed`.
 template <class T>
 void row_sums_switch_same_bits(const char* name, std::initializer_list<index_t> sizes,
-                               std::uint64_t seed0) {
+                               std::uint64_t seed0,
+                               const std::vector<SymvConfig>& cfgs = three_configs()) {
   const UnsetAtExit unset{name};
   for (const char* mode : {"0", "1"}) {
     ASSERT_EQ(setenv(name, mode, 1), 0);
     std::uint64_t seed = seed0;
     for (index_t n : sizes) {
       for (int kind = 0; kind < (n > 1000 ? 1 : 4); ++kind)
-        run_case<T>(mode_case(n, kind), three_configs(), seed++);
+        run_case<T>(mode_case(n, kind), cfgs, seed++);
       if (::testing::Test::HasFailure()) return;
     }
   }
@@ -432,6 +433,32 @@ TYPED_TEST(GpuSymv, PartialsStagedEitherWidthSameBits) {
   row_sums_switch_same_bits<TypeParam>(
       "EIGSOLVE_GPU_SYMV_ROWS16", {1, 31, 32, 33, 64, 96, 97, 129, 256, 1000, 2048, 4097, 8192},
       6000);
+}
+
+/// EIGSOLVE_GPU_SYMV_ROWS_PDL=0 and 1 (the two-pass row sums launched after the tile kernel, or
+/// as a programmatic dependent launch that waits for it, symv/cuda/symv_launch.cuh
+/// rows_pdl_mode; 1 is the default): the plain, staged and xs kernels of three_configs and more
+/// plain two-pass ones (the H200's tuned d 16384 one among them), with lda == n even too (the
+/// wide loads; mode_case's lda is odd there).
+TYPED_TEST(GpuSymv, RowSumsDependentLaunchSameBits) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  std::vector<SymvConfig> cfgs = three_configs();
+  for (const char* c : {"twopass-t4-m32-w-cs", "twopass-t2-m4-w-ldg", "twopass-t1-m64-n-cg"})
+    cfgs.push_back(parse_symv_config(c));
+  row_sums_switch_same_bits<TypeParam>(
+      "EIGSOLVE_GPU_SYMV_ROWS_PDL", {1, 31, 32, 33, 64, 65, 97, 129, 1000, 2049, 4097}, 7000, cfgs);
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_ROWS_PDL"};
+  std::uint64_t seed = 7500;
+  for (const char* mode : {"0", "1"}) {
+    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ROWS_PDL", mode, 1), 0);
+    for (index_t n : {64, 96, 2048, 4096}) {
+      Case c;
+      c.n = n;
+      c.lda = n;
+      run_case<TypeParam>(c, cfgs, seed++);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
 }
 
 TEST(GpuSymvApi, BadArgumentsThrow) {
