@@ -97,7 +97,8 @@ inline bool rows_pdl_mode() {
 int cc_major();
 
 /// The two-pass row-sum kernel; as a programmatic dependent launch when g.rows_mode has kRowsPdl.
-/// Errors: the caller's check_launch.
+/// Errors: a plain launch's through the caller's check_launch, a dependent launch's thrown here
+/// (DeviceError).
 template <class T>
 void launch_rowsums(const SymvArgs<T>& g, cudaStream_t st) {
   const int blocks = int((g.n + kSumRows - 1) / kSumRows);
