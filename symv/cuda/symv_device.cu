@@ -9,36 +9,32 @@
 namespace eigsolve {
 namespace symv_cuda {
 
-int sm_count() {
-  constexpr int kMaxDevices = 64;
-  static int cached[kMaxDevices] = {};
+namespace {
+constexpr int kMaxDevices = 64;
+
+/// Attribute attr of the current device, cached per device in cache; what names it in the error.
+int cached_attribute(cudaDeviceAttr attr, int (&cache)[kMaxDevices], const char* what) {
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices)
     throw DeviceError("symv_gpu: no current CUDA device");
-  if (cached[dev] == 0) {
-    int sms = 0;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        sms <= 0)
-      throw DeviceError("symv_gpu: cannot read the multiprocessor count");
-    cached[dev] = sms;
+  if (cache[dev] == 0) {
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, attr, dev) != cudaSuccess || v <= 0)
+      throw DeviceError(std::string("symv_gpu: cannot read the ") + what);
+    cache[dev] = v;
   }
-  return cached[dev];
+  return cache[dev];
+}
+}  // namespace
+
+int sm_count() {
+  static int cached[kMaxDevices] = {};
+  return cached_attribute(cudaDevAttrMultiProcessorCount, cached, "multiprocessor count");
 }
 
 int cc_major() {
-  constexpr int kMaxDevices = 64;
   static int cached[kMaxDevices] = {};
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices)
-    throw DeviceError("symv_gpu: no current CUDA device");
-  if (cached[dev] == 0) {
-    int major = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        major <= 0)
-      throw DeviceError("symv_gpu: cannot read the compute capability");
-    cached[dev] = major;
-  }
-  return cached[dev];
+  return cached_attribute(cudaDevAttrComputeCapabilityMajor, cached, "compute capability");
 }
 
 }  // namespace symv_cuda

@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/cuda/pdl_launch.cuh"
 #include "core/errors.hpp"
 #include "symv/cuda/symv_kernels.cuh"
 #include "symv/cuda/symv_xs.cuh"
@@ -106,17 +107,8 @@ void launch_rowsums(const SymvArgs<T>& g, cudaStream_t st) {
     symv_rowsums<T><<<blocks, kSumThreads, 0, st>>>(g);
     return;
   }
-  cudaLaunchConfig_t c{};
-  c.gridDim = dim3(unsigned(blocks));
-  c.blockDim = dim3(unsigned(kSumThreads));
-  c.dynamicSmemBytes = 0;
-  c.stream = st;
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  at[0].val.programmaticStreamSerializationAllowed = 1;
-  c.attrs = at;
-  c.numAttrs = 1;
-  const cudaError_t e = cudaLaunchKernelEx(&c, symv_rowsums<T>, g);
+  const cudaError_t e = launch_pdl(symv_rowsums<T>, dim3(unsigned(blocks)),
+                                   dim3(unsigned(kSumThreads)), 0, st, true, g);
   if (e != cudaSuccess)
     throw DeviceError(std::string("symv_gpu row-sum kernel (dependent launch): ") +
                       cudaGetErrorString(e));
