@@ -31,7 +31,7 @@ Reduction parse_reduction(const std::string& s);  ///< throws UsageError
 /// and c, 16384 for dd.
 index_t two_stage_min_order(Precision p);
 /// The same with eigenvectors, where the two-stage pipeline also pays Q2 (bench/NOTES.md,
-/// session 19): 16384 for d; never (the largest index_t) for the other precisions.
+/// sessions 19 and 23): 10240 for d; never (the largest index_t) for the other precisions.
 index_t two_stage_min_order_vectors(Precision p);
 /// one_stage or two_stage: `r` itself, or what automatic means for order n in precision p, with
 /// or without eigenvectors.
