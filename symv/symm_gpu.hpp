@@ -36,7 +36,8 @@ template <class T>
 std::string symm_config_name(int config);
 
 /// The configuration symm_canonical_gpu picks for (m, k) with config = -1 on the current device
-/// (EIGSOLVE_SYMM_CONFIG=<index> overrides it; same bits either way).
+/// (EIGSOLVE_SYMM_CONFIG=<index> overrides it, same bits either way; a value that is not an index
+/// below symm_config_count<T>() throws UsageError).
 template <class T>
 int symm_select(index_t m, index_t k);
 

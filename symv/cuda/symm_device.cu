@@ -688,9 +688,15 @@ template <class T>
 int symm_select(index_t m, index_t k) {
   using symm_cuda::Table;
   constexpr int n = symm_cuda::count<T>();
-  if (const char* env = std::getenv("EIGSOLVE_SYMM_CONFIG")) {
-    const int c = std::atoi(env);
-    if (c >= 0 && c < n) return c;
+  // EIGSOLVE_SYMM_CONFIG=<index>: force one configuration (same bits); anything but an index
+  // below n is a usage error, never a silent return to the table's pick.
+  if (const char* env = std::getenv("EIGSOLVE_SYMM_CONFIG"); env && *env) {
+    char* end = nullptr;
+    const long c = std::strtol(env, &end, 10);
+    if (*end != '\0' || c < 0 || c >= n)
+      throw UsageError(std::string("EIGSOLVE_SYMM_CONFIG='") + env + "': expected 0 .. " +
+                       std::to_string(n - 1) + " (a SYMM configuration index of this precision)");
+    return int(c);
   }
   // The first pick with enough blocks, skipping picks that would pad more than half of their
   // vectors when a later pick pads less.

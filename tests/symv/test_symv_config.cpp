@@ -12,6 +12,7 @@
 
 #include "core/context.hpp"
 #include "core/errors.hpp"
+#include "symv/symm_gpu.hpp"
 #include "symv/symv_gpu.hpp"
 
 using namespace eigsolve;
@@ -87,4 +88,27 @@ TEST(SymvConfig, TableFileFromTheEnvironment) {
   unsetenv("EIGSOLVE_SYMV_TABLE");
   std::remove(path.c_str());
   std::remove(bad.c_str());
+}
+
+/// EIGSOLVE_SYMM_CONFIG=<index> forces the SYMM's configuration (same bits); a value that is not
+/// an index of this precision's space is a usage error, never a silent return to the table's
+/// pick. Host logic: the override is read before any device query.
+TEST(SymmConfig, IndexFromTheEnvironment) {
+  if (!cuda_compiled()) GTEST_SKIP() << "SKIPPED: the SYMM configurations are CUDA builds only";
+  const int n = symm_config_count<double>();
+  ASSERT_GT(n, 1);
+  ASSERT_EQ(setenv("EIGSOLVE_SYMM_CONFIG", "0", 1), 0);
+  EXPECT_EQ(symm_select<double>(4096, 32), 0);
+  const std::string last = std::to_string(n - 1);
+  ASSERT_EQ(setenv("EIGSOLVE_SYMM_CONFIG", last.c_str(), 1), 0);
+  EXPECT_EQ(symm_select<double>(4096, 32), n - 1);
+  for (const std::string bad : {std::to_string(n), std::string("-1"), std::string("x"),
+                                std::string("2x"), std::string("99999999999999999999")}) {
+    ASSERT_EQ(setenv("EIGSOLVE_SYMM_CONFIG", bad.c_str(), 1), 0);
+    EXPECT_THROW(symm_select<double>(4096, 32), UsageError) << bad;
+  }
+  ASSERT_EQ(setenv("EIGSOLVE_SYMM_CONFIG", std::to_string(symm_config_count<float>()).c_str(), 1),
+            0);
+  EXPECT_THROW(symm_select<float>(4096, 32), UsageError);
+  unsetenv("EIGSOLVE_SYMM_CONFIG");
 }
