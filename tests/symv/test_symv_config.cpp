@@ -102,8 +102,8 @@ TEST(SymmConfig, IndexFromTheEnvironment) {
   const std::string last = std::to_string(n - 1);
   ASSERT_EQ(setenv("EIGSOLVE_SYMM_CONFIG", last.c_str(), 1), 0);
   EXPECT_EQ(symm_select<double>(4096, 32), n - 1);
-  for (const std::string bad : {std::to_string(n), std::string("-1"), std::string("x"),
-                                std::string("2x"), std::string("99999999999999999999")}) {
+  for (const std::string& bad : {std::to_string(n), std::string("-1"), std::string("x"),
+                                 std::string("2x"), std::string("99999999999999999999")}) {
     ASSERT_EQ(setenv("EIGSOLVE_SYMM_CONFIG", bad.c_str(), 1), 0);
     EXPECT_THROW(symm_select<double>(4096, 32), UsageError) << bad;
   }
