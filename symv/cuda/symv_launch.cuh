@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "core/cuda/pdl_launch.cuh"
+#include "core/env_flag.hpp"
 #include "core/errors.hpp"
 #include "symv/cuda/symv_kernels.cuh"
 #include "symv/cuda/symv_xs.cuh"
@@ -63,24 +64,21 @@ void launch_tiles(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
 /// EIGSOLVE_GPU_SYMV_C3=0: the unbounded kernels (A/B). Register allocation only: same bits.
 /// Read at every call, so that a test can switch it.
 inline bool c3_mode() {
-  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_C3");
-  return !(e && e[0] == '0' && e[1] == 0);
+  return env_flag("EIGSOLVE_GPU_SYMV_C3", true);
 }
 
 /// EIGSOLVE_GPU_SYMV_DISCARD=0: the row sums leave the partials' lines in L2 (A/B; default: they
 /// discard them, symv_kernels.cuh rowsums_discard). A hint only: the same bits. Read at every
 /// call, so that a test can switch it.
 inline bool discard_mode() {
-  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_DISCARD");
-  return !(e && e[0] == '0' && e[1] == 0);
+  return env_flag("EIGSOLVE_GPU_SYMV_DISCARD", true);
 }
 
 /// EIGSOLVE_GPU_SYMV_ROWS16=0: the row sums stage P element by element (A/B; default: by 16-byte
 /// copies, symv_kernels.cuh rowsums_stage). The same bytes land in shared memory: the same bits.
 /// Read at every call, so that a test can switch it.
 inline bool rows16_mode() {
-  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ROWS16");
-  return !(e && e[0] == '0' && e[1] == 0);
+  return env_flag("EIGSOLVE_GPU_SYMV_ROWS16", true);
 }
 
 /// EIGSOLVE_GPU_SYMV_ROWS_PDL=0: the two-pass row-sum kernel is launched after the tile kernel
@@ -90,8 +88,7 @@ inline bool rows16_mode() {
 /// row sums that the tridiagonalization runs itself (SymvRunOptions::defer_rowsums). Read at
 /// every call, so that a test can switch it.
 inline bool rows_pdl_mode() {
-  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ROWS_PDL");
-  return !(e && e[0] == '0' && e[1] == 0);
+  return env_flag("EIGSOLVE_GPU_SYMV_ROWS_PDL", true);
 }
 
 /// Compute capability major of the current device (cached per device).
