@@ -253,6 +253,10 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
     out.push_back(e);
   }
   if constexpr (has_vendor_lapack_v<T>) {
+    if (api == "none") {  // ours only (--cusolver-api none): experiments between our own paths
+      out[0].w0.clear();
+      return out;
+    }
     cusolverDnHandle_t h;
     cks(cusolverDnCreate(&h), "cusolverDnCreate");
     const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
@@ -347,8 +351,9 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
 std::vector<EigImplResult> bench_eig_size(Precision p, index_t n, int runs, bool vectors,
                                           bool check_cpu, bool host_input,
                                           const std::string& cusolver_api, Reduction reduction) {
-  if (cusolver_api != "auto" && cusolver_api != "x" && cusolver_api != "legacy")
-    throw UsageError("--cusolver-api must be auto, x or legacy (got '" + cusolver_api + "')");
+  if (cusolver_api != "auto" && cusolver_api != "x" && cusolver_api != "legacy" &&
+      cusolver_api != "none")
+    throw UsageError("--cusolver-api must be auto, x, legacy or none (got '" + cusolver_api + "')");
   return dispatch(p, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return bench_eig<T>(n, runs, vectors, check_cpu, host_input, cusolver_api, reduction);

@@ -296,7 +296,8 @@ int main_bench_eig(int argc, char** argv) {
       "host-input-max", po::value(&host_input_max)->default_value(host_input_max),
       "also time one solve from host memory (upload included) up to this n")(
       "cusolver-api", po::value(&api)->default_value(api),
-      "auto (Xsyevd above n = 16384), x (cusolverDnXsyevd, deterministic mode) or legacy")(
+      "auto (Xsyevd above n = 16384), x (cusolverDnXsyevd, deterministic mode), legacy or "
+      "none (ours only: no cuSOLVER run, no ratio)")(
       "reduction", po::value(&reduction)->default_value(reduction),
       "ours with the reduction the CLI picks (auto, the default), one-stage or two-stage; the "
       "records say which was used");
