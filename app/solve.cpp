@@ -38,6 +38,32 @@ double json_number(const std::string& digits) {
   return std::strtod(digits.c_str(), nullptr);
 }
 
+/// One line on stderr when nonzero input values became zero in the chosen precision (README,
+/// "Usage"). Printed with --quiet too: a warning is not the summary; the exit code stays 0.
+template <class R>
+void warn_underflows(const std::string& input, const MatrixFileInfo& ri, Precision prec) {
+  if (ri.underflows == 0) return;
+  const char* type = std::is_same<R, float>::value    ? "float"
+                     : std::is_same<R, double>::value ? "double"
+                                                      : "dd_real";
+  std::string where;
+  if (ri.underflow_line > 0) {
+    where = "at line " + std::to_string(ri.underflow_line) + " (entry (" +
+            std::to_string(ri.underflow_row) + ", " + std::to_string(ri.underflow_col) + "))";
+  } else {
+    where = "is element (" + std::to_string(ri.underflow_row) + ", " +
+            std::to_string(ri.underflow_col) + ")";
+  }
+  const char* wider = prec == Precision::s   ? "; --precision d keeps them"
+                      : prec == Precision::c ? "; --precision z keeps them"
+                                             : "";
+  std::fprintf(stderr,
+               "eigsolve: warning: %s: %lld nonzero value%s underflowed to zero in %s (the chosen "
+               "precision %s); the first %s%s\n",
+               input.c_str(), static_cast<long long>(ri.underflows), ri.underflows == 1 ? "" : "s",
+               type, precision_name(prec), where.c_str(), wider);
+}
+
 template <class T>
 int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
                 const MatrixFileInfo& info) {
@@ -47,9 +73,12 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
 
   auto t0 = Clock::now();
   bar.update("reading", 0.0);
-  MatrixFileInfo read_info;  // the probe's info plus what only the reader knows (duplicates)
+  // the probe's info plus what only the reader knows (duplicates, underflows)
+  MatrixFileInfo read_info;
   HostMatrix<T> A = read_matrix<T>(opt.input, &read_info);
   const double t_read = seconds_since(t0);
+  bar.clear();
+  warn_underflows<R>(opt.input, read_info, prec);
   const index_t n = A.n;
 
   SolveOptions so;
@@ -148,6 +177,8 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
     j["symmetry"] = info.symmetry;
     if (read_info.duplicates > 0)  // coordinate entries summed (docs/formats.md)
       j["duplicates_summed"] = static_cast<long long>(read_info.duplicates);
+    if (read_info.underflows > 0)  // nonzero values that became zero (the warning)
+      j["input_underflows"] = static_cast<long long>(read_info.underflows);
     j["n"] = static_cast<long long>(n);
     j["precision"] = pname;
     j["device"] = backend_name(ctx.backend);

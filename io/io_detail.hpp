@@ -127,6 +127,56 @@ enum class NumStatus { kOk, kBad, kNonFinite, kOverflow };
 template <class R>
 NumStatus parse_real(const char* b, const char* e, R& out);
 
+/// True when the decimal token [b, e) has a nonzero digit before its exponent marker ('e',
+/// 'E', 'd', 'D'): a token that parse_real turned into zero then underflowed. Called only for
+/// zero results, so the hot loops pay one comparison per value.
+inline bool has_nonzero_digit(const char* b, const char* e) {
+  for (; b < e; ++b) {
+    const char c = *b;
+    if (c >= '1' && c <= '9') return true;
+    if (c == 'e' || c == 'E' || c == 'd' || c == 'D') return false;
+  }
+  return false;
+}
+
+/// Nonzero values of a file that became exactly zero (MatrixFileInfo::underflows): counted
+/// per chunk or block of a body and merged in file order, so the first one does not depend on
+/// the thread count.
+struct Underflows {
+  index_t count = 0;
+  const char* line = nullptr;  ///< the start of the first one's line (Matrix Market)
+  index_t row = 0;             ///< its (row, col), 0-based as the file stores it
+  index_t col = 0;
+  /// `parts` values (1, or 2 for both parts of a complex value) at (i, j) on `line`.
+  void note(const char* at, index_t i, index_t j, int parts) {
+    if (count == 0) {
+      line = at;
+      row = i;
+      col = j;
+    }
+    count += parts;
+  }
+  /// Adds the values of a later part of the file.
+  void merge(const Underflows& later) {
+    if (later.count == 0) return;
+    if (count == 0) {
+      line = later.line;
+      row = later.row;
+      col = later.col;
+    }
+    count += later.count;
+  }
+  /// Writes the count and the first one's place (1-based) into info, if given.
+  void report(const TextBuffer& buf, MatrixFileInfo* info) const {
+    if (info == nullptr) return;
+    info->underflows = count;
+    if (count == 0) return;
+    info->underflow_line = line ? buf.line_of(line) : 0;
+    info->underflow_row = row + 1;
+    info->underflow_col = col + 1;
+  }
+};
+
 /// Parses a whole token as a signed 64-bit integer (leading '+' accepted). kOverflow when it
 /// does not fit.
 NumStatus parse_int64(const char* b, const char* e, std::int64_t& out);

@@ -1,6 +1,7 @@
 // Reading dense symmetric/Hermitian matrices (Matrix Market, NumPy .npy) and writing results.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,15 @@ struct MatrixFileInfo {
   /// Coordinate files (set by read_matrix, not by the probe): entries summed into an earlier
   /// entry of the same (i, j) and triangle (docs/formats.md, "Duplicate entries").
   index_t duplicates = 0;
+  /// Set by read_matrix: nonzero values of the file that became exactly zero in the chosen
+  /// precision (real and imaginary parts count apart; a value that becomes subnormal does not
+  /// count; integer and pattern fields never underflow), and where the first of them in file
+  /// order is: its line (Matrix Market; 0 for .npy) and its (row, column), 1-based as the
+  /// file stores it (0 when there is none).
+  index_t underflows = 0;
+  std::int64_t underflow_line = 0;
+  index_t underflow_row = 0;
+  index_t underflow_col = 0;
   bool is_complex() const { return field == "complex"; }
 };
 

@@ -40,7 +40,8 @@ class ArrayReader : public BodyReader<T> {
   using BodyReader<T>::n_;
   using BodyReader<T>::nvals_;
 
-  void run(HostMatrix<T>& a) {
+  /// Reads the body into a; returns the values that underflowed.
+  Underflows run(HostMatrix<T>& a) {
     const index_t n = n_;
     general_ = h_.info.symmetry == "general";
     const index_t expected = general_ ? n * n : n * (n + 1) / 2;
@@ -64,12 +65,13 @@ class ArrayReader : public BodyReader<T> {
     }
     std::vector<std::exception_ptr> err(static_cast<std::size_t>(nchunks));
     std::vector<index_t> parsed(static_cast<std::size_t>(nchunks), 0);
+    std::vector<Underflows> zeroed(static_cast<std::size_t>(nchunks));
     T* A = a.ptr();
 #pragma omp parallel for num_threads(nchunks) schedule(static, 1) if (nchunks > 1)
     for (int c = 0; c < nchunks; ++c) {
       const std::size_t u = static_cast<std::size_t>(c);
       try {
-        parsed[u] = parse_chunk(cut[u], cut[u + 1], first[u], expected, A);
+        parsed[u] = parse_chunk(cut[u], cut[u + 1], first[u], expected, A, zeroed[u]);
       } catch (...) {
         err[u] = std::current_exception();
       }
@@ -89,6 +91,10 @@ class ArrayReader : public BodyReader<T> {
       }
     }
     mirror_lower(a);
+    Underflows all;
+    for (const Underflows& z : zeroed)
+      all.merge(z);
+    return all;
   }
 
  private:
@@ -125,7 +131,8 @@ class ArrayReader : public BodyReader<T> {
     i = j + (k - (j * n - j * (j - 1) / 2));
   }
 
-  index_t parse_chunk(const char* b, const char* e, index_t k0, index_t expected, T* A) const {
+  index_t parse_chunk(const char* b, const char* e, index_t k0, index_t expected, T* A,
+                      Underflows& zeroed) const {
     using R = real_t<T>;
     const index_t n = n_;
     index_t i = 0, j = 0, k = k0;
@@ -142,7 +149,9 @@ class ArrayReader : public BodyReader<T> {
       // "extra data" (a later chunk may start past the end: k0 > expected)
       if (k >= expected) this->check_count(expected, expected, l.begin);
       if (l.ntok != nvals_) this->bad_token_count(l, nvals_, "", " (one value per line)");
-      T v = this->value(l, 0);
+      int z = 0;
+      T v = this->value(l, 0, z);
+      if (z != 0) zeroed.note(l.begin, i, j, z);
       if (!general_) {
         if (i == j) this->check_real_diagonal(l, i, v);
         this->check_complex_symmetric(l, i, j, v);
@@ -165,6 +174,7 @@ class ArrayReader : public BodyReader<T> {
           const char* q = r.ptr;
           if (*q == '\r') ++q;
           if (r.ec == std::errc() && q < e && *q == '\n' && is_finite(x)) {
+            if (x == R(0) && has_nonzero_digit(p, r.ptr)) zeroed.note(p, i, j, 1);
             store(T(x));
             p = q + 1;
             continue;
@@ -225,10 +235,12 @@ HostMatrix<T> read_matrix_market(const TextBuffer& buf, MatrixFileInfo* info) {
   }
   HostMatrix<T> a = allocate_matrix<T>(buf.path(), h.size_line, h.info.rows);
   if (h.info.format == "coordinate") {
-    const index_t summed = read_coordinate_body<T>(buf, h, a);
+    Underflows zeroed;
+    const index_t summed = read_coordinate_body<T>(buf, h, a, zeroed);
     if (info) info->duplicates = summed;
+    zeroed.report(buf, info);
   } else {
-    ArrayReader<T>(buf, h).run(a);
+    ArrayReader<T>(buf, h).run(a).report(buf, info);
   }
   return a;
 }

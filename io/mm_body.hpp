@@ -30,9 +30,11 @@ inline std::vector<const char*> chunk_cuts(const char* body, const char* end, in
 }
 
 /// Reads a coordinate body (io/mm_coordinate.cpp) into a (zeroed, n x n): validated, repeated
-/// entries summed in file order, mirrored. Returns the number of entries summed.
+/// entries summed in file order, mirrored. Returns the number of entries summed; `zeroed`
+/// gets the values that underflowed to zero.
 template <class T>
-index_t read_coordinate_body(const TextBuffer& buf, const MMHeader& h, HostMatrix<T>& a);
+index_t read_coordinate_body(const TextBuffer& buf, const MMHeader& h, HostMatrix<T>& a,
+                             Underflows& zeroed);
 
 enum class Field { kReal, kInteger, kPattern, kComplex };
 
@@ -77,7 +79,8 @@ class BodyReader {
     return v;
   }
 
-  R real_value(const DataLine& l, const Token& t) const {
+  /// The value of token t; a nonzero token that became zero adds 1 to `zeroed`.
+  R real_value(const DataLine& l, const Token& t, int& zeroed) const {
     R x;
     if (field_ == Field::kInteger) {
       std::int64_t k = 0;
@@ -97,15 +100,17 @@ class BodyReader {
       }
       fail(l.begin, number_error(s, t.view(), "value"));
     }
+    if (x == R(0) && has_nonzero_digit(t.b, t.e)) ++zeroed;
     return x;
   }
 
-  /// The value of a data line starting at token `first` (pattern: 1).
-  T value(const DataLine& l, int first) const {
+  /// The value of a data line starting at token `first` (pattern: 1); `zeroed` counts its
+  /// nonzero parts that became zero (underflow).
+  T value(const DataLine& l, int first, int& zeroed) const {
     if (field_ == Field::kPattern) return T(R(1));
-    R re = real_value(l, l.tok[first]);
+    R re = real_value(l, l.tok[first], zeroed);
     if (field_ == Field::kComplex) {
-      R im = real_value(l, l.tok[first + 1]);
+      R im = real_value(l, l.tok[first + 1], zeroed);
       return make_scalar<T>(re, im);
     }
     return T(re);

@@ -70,8 +70,8 @@ class CoordinateReader : public BodyReader<T> {
   using BodyReader<T>::nvals_;
 
   /// Reads the body into a (zeroed, n x n); returns the number of entries summed into an
-  /// earlier entry of the same (i, j) and triangle.
-  index_t run(HostMatrix<T>& a) {
+  /// earlier entry of the same (i, j) and triangle. `zeroed`: the values that underflowed.
+  index_t run(HostMatrix<T>& a, Underflows& zeroed) {
     const index_t n = n_, nnz = h_.info.entries;
     const bool general = h_.info.symmetry == "general";
     const bool herm = h_.info.symmetry == "hermitian";
@@ -120,7 +120,7 @@ class CoordinateReader : public BodyReader<T> {
           [&](const char* lb, index_t i, index_t j, const T& v) {
             put([lb] { return lb; }, i, j, v);
           },
-          [&] { return count == nnz; }, nullptr);
+          [&] { return count == nnz; }, nullptr, zeroed);
     } else {
       // Blocks of about coordinate_block_bytes(), taken in file order by whichever thread is
       // free: it parses its block into its own buffer (reused, so its pages stay warm), waits
@@ -136,6 +136,7 @@ class CoordinateReader : public BodyReader<T> {
 #pragma omp parallel num_threads(nt)
       {
         std::vector<Entry> out;
+        Underflows out_zeroed;  // of the block
         for (;;) {
           const std::size_t b = next.fetch_add(1);
           if (b >= nblocks || stop.load()) break;
@@ -146,6 +147,7 @@ class CoordinateReader : public BodyReader<T> {
           std::exception_ptr err;
           try {
             out.clear();
+            out_zeroed = Underflows();
             // Expected entries of the block, at most one per 4 bytes ("1 1\n").
             const double len = static_cast<double>(ce - cb);
             const double guess = static_cast<double>(nnz) * len /
@@ -158,7 +160,7 @@ class CoordinateReader : public BodyReader<T> {
                   out.push_back(
                       Entry{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), v});
                 },
-                [] { return false; }, &cur);
+                [] { return false; }, &cur, out_zeroed);
           } catch (const std::bad_alloc&) {
             err = std::make_exception_ptr(
                 OutOfMemory("reading a coordinate file (parsed entries)",
@@ -180,6 +182,7 @@ class CoordinateReader : public BodyReader<T> {
               }
               put(line, out[k].i, out[k].j, out[k].v);
             }
+            zeroed.merge(out_zeroed);  // in file order: this block holds the turn
             if (extra == nullptr && err) {
               if (err_line && count == nnz) {
                 extra = err_line;  // the serial reader stops at the count before parsing
@@ -256,10 +259,11 @@ class CoordinateReader : public BodyReader<T> {
   // put(line_begin, i, j, value) with 0-based range-checked indices. Before each data line
   // full() is asked whether the announced count is reached: then that line is "extra data"
   // and its start is returned (nullptr otherwise). When cur is given, *cur is the start of
-  // the line being parsed by the general path (the line of an exception).
+  // the line being parsed by the general path (the line of an exception). Values that
+  // underflowed are noted in `zeroed`.
   template <class Put, class Full>
-  const char* scan(const char* p, const char* const e, Put&& put, Full&& full,
-                   const char** cur) const {
+  const char* scan(const char* p, const char* const e, Put&& put, Full&& full, const char** cur,
+                   Underflows& zeroed) const {
     const index_t n = n_;
     const int expect = 2 + nvals_;
     const char* extra = nullptr;
@@ -272,7 +276,10 @@ class CoordinateReader : public BodyReader<T> {
       if (l.ntok != expect) this->bad_token_count(l, expect, "row column", "");
       index_t i = this->index(l, l.tok[0], "row") - 1;
       index_t j = this->index(l, l.tok[1], "column") - 1;
-      put(l.begin, i, j, this->value(l, 2));
+      int z = 0;
+      const T v = this->value(l, 2, z);
+      if (z != 0) zeroed.note(l.begin, i, j, z);
+      put(l.begin, i, j, v);
       return false;  // one line at a time
     };
     using R = real_t<T>;
@@ -295,12 +302,14 @@ class CoordinateReader : public BodyReader<T> {
               ++q;
             R x{};
             if constexpr (kFast) {
+              const char* const vb = q;
               auto r3 = std::from_chars(q, e, x);
               q = r3.ptr;
               if (r3.ec == std::errc() && is_finite(x)) {
                 while (is_hspace(*q))
                   ++q;
                 if (*q == '\n') {
+                  if (x == R(0) && has_nonzero_digit(vb, r3.ptr)) zeroed.note(p, i - 1, j - 1, 1);
                   put(p, i - 1, j - 1, T(x));
                   p = q + 1;
                   continue;
@@ -344,12 +353,14 @@ std::size_t& coordinate_block_bytes() {
 }
 
 template <class T>
-index_t read_coordinate_body(const TextBuffer& buf, const MMHeader& h, HostMatrix<T>& a) {
-  return CoordinateReader<T>(buf, h).run(a);
+index_t read_coordinate_body(const TextBuffer& buf, const MMHeader& h, HostMatrix<T>& a,
+                             Underflows& zeroed) {
+  return CoordinateReader<T>(buf, h).run(a, zeroed);
 }
 
-#define EIGSOLVE_IO_INST(T) \
-  template index_t read_coordinate_body<T>(const TextBuffer&, const MMHeader&, HostMatrix<T>&);
+#define EIGSOLVE_IO_INST(T)                                                                    \
+  template index_t read_coordinate_body<T>(const TextBuffer&, const MMHeader&, HostMatrix<T>&, \
+                                           Underflows&);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_IO_INST)
 #undef EIGSOLVE_IO_INST
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "io/io_detail.hpp"
@@ -234,11 +235,18 @@ R convert(const std::string& path, S x, index_t i, index_t j) {
   }
 }
 
+// Fills a from the data in the file's order; returns the nonzero parts that became zero (only
+// float64 data read as float can underflow: every other conversion is exact), the first one
+// being the first in the file's order.
 template <class T, class S>
-void fill(const std::string& path, const char* data, bool fortran, bool cplx, HostMatrix<T>& a) {
+Underflows fill(const std::string& path, const char* data, bool fortran, bool cplx,
+                HostMatrix<T>& a) {
   using R = real_t<T>;
+  constexpr bool kNarrowing = std::is_same<R, float>::value && std::is_same<S, double>::value;
   const index_t n = a.n;
   const std::size_t stride = cplx ? 2 : 1;
+  Underflows zeroed;
+  index_t first_k = std::numeric_limits<index_t>::max();
   for (index_t j = 0; j < n; ++j) {
     for (index_t i = 0; i < n; ++i) {
       const index_t k = fortran ? i + j * n : i * n + j;
@@ -247,9 +255,21 @@ void fill(const std::string& path, const char* data, bool fortran, bool cplx, Ho
                   stride * sizeof(S));
       R re = convert<R>(path, part[0], i, j);
       R im = convert<R>(path, part[1], i, j);
+      if constexpr (kNarrowing) {
+        const int z = int(re == R(0) && part[0] != S(0)) + int(im == R(0) && part[1] != S(0));
+        if (z != 0) {
+          zeroed.count += z;
+          if (k < first_k) {  // C order: the loop is not in the file's order
+            first_k = k;
+            zeroed.row = i;
+            zeroed.col = j;
+          }
+        }
+      }
       a(i, j) = make_scalar<T>(re, im);
     }
   }
+  return zeroed;
 }
 
 }  // namespace
@@ -318,11 +338,8 @@ HostMatrix<T> read_npy(const TextBuffer& buf, MatrixFileInfo* info) {
   }
   HostMatrix<T> a = allocate_matrix<T>(path, 0, n);
   const char* data = buf.begin() + h.data_offset;
-  if (dt.part == 4) {
-    fill<T, float>(path, data, h.fortran, dt.complex, a);
-  } else {
-    fill<T, double>(path, data, h.fortran, dt.complex, a);
-  }
+  const Underflows zeroed = dt.part == 4 ? fill<T, float>(path, data, h.fortran, dt.complex, a)
+                                         : fill<T, double>(path, data, h.fortran, dt.complex, a);
   Asymmetry s = find_asymmetry(a);
   if (s.found) {
     if (s.i == s.j) {
@@ -342,6 +359,7 @@ HostMatrix<T> read_npy(const TextBuffer& buf, MatrixFileInfo* info) {
                          (cplx ? "Hermitian)" : "symmetric)"));
   }
   mirror_lower(a);
+  zeroed.report(buf, info);  // line 0: a .npy file has no lines
   return a;
 }
 

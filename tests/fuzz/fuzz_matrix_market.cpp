@@ -7,8 +7,9 @@
 // T is chosen from the input size (float, double, complex<float>, complex<double>, dd_real).
 // Findings: crashes, ASan/UBSan reports, exceptions other than InputError/OutOfMemory, a
 // message that is not one printable line naming the file, serial and chunked parses that
-// differ, and any disagreement with the reference reader (accepted vs rejected, or a
-// different matrix). dd is checked for everything but the reference.
+// differ (the underflow count and the first one's place included), and any disagreement
+// with the reference reader (accepted vs rejected, or a different matrix). dd is checked for
+// everything but the reference.
 #include <omp.h>
 
 #include <string>
@@ -136,6 +137,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (serial.kind != chunked.kind || serial.msg != chunked.msg || serial.bits != chunked.bits)
     fuzz::finding("serial and chunked reads differ: '" + serial.text() + "' vs '" + chunked.text() +
                   "'");
+  if (serial.kind == Outcome::kOk && (serial.info.underflows != chunked.info.underflows ||
+                                      serial.info.underflow_line != chunked.info.underflow_line ||
+                                      serial.info.underflow_row != chunked.info.underflow_row ||
+                                      serial.info.underflow_col != chunked.info.underflow_col))
+    fuzz::finding("serial and chunked reads count or place the underflows differently");
   if (!probe_ok && serial.kind == Outcome::kOk) fuzz::finding("the probe failed, the reader did not");
   if (probe_ok && serial.kind == Outcome::kOk &&
       (probed.format != serial.info.format || probed.field != serial.info.field ||
