@@ -301,6 +301,14 @@ void check_options(index_t n, const SolveOptions& opt) {
     throw UsageError(std::string("--tridiag-solver ") + tridiag_solver_name(opt.solver) +
                      " is not available for --precision dd (no LAPACK for double-double); "
                      "use bisection");
+  if constexpr (has_vendor_lapack_v<T>) {
+    // Before any work: LAPACK's divide and conquer counts its vector workspace in 32 bits.
+    if (opt.solver == TridiagSolver::stedc && opt.vectors && n > lapack::stedc_vectors_max_order())
+      throw UsageError("--tridiag-solver stedc with eigenvectors is limited to n <= " +
+                       std::to_string(lapack::stedc_vectors_max_order()) + " (LAPACK's ?stedc " +
+                       "counts its workspace of 1 + 4n + n^2 elements in a 32-bit integer); n = " +
+                       std::to_string(n) + ": use bisection (the default) or stemr");
+  }
   if (opt.vectors && opt.back_transform == BackTransformMethod::lapack && !has_vendor_lapack_v<T>)
     throw UsageError(
         "--back-transform lapack is not available for --precision dd (no LAPACK for "

@@ -37,8 +37,27 @@ void sterf(index_t n, double* d, double* e) {
   check(LAPACKE_dsterf(li(n, "dsterf"), d, e), "dsterf");
 }
 
+index_t stedc_vectors_max_order() {
+  const index_t cap = std::numeric_limits<lapack_int>::max();
+  index_t n = 1;
+  while (1 + 4 * (n + 1) + (n + 1) * (n + 1) <= cap)
+    ++n;
+  return n;
+}
+
+namespace {
+void check_stedc_order(index_t n, bool vectors, const char* routine) {
+  if (vectors && n > stedc_vectors_max_order())
+    throw DimensionError(std::string(routine) + " with eigenvectors: n = " + std::to_string(n) +
+                         " is above " + std::to_string(stedc_vectors_max_order()) +
+                         ", the largest order whose workspace (1 + 4n + n^2 elements) fits the "
+                         "32-bit LAPACK integer");
+}
+}  // namespace
+
 void stedc(index_t n, float* d, float* e, float* z, index_t ldz) {
   if (n == 0) return;
+  check_stedc_order(n, z != nullptr, "sstedc");
   float dummy = 0;
   check(LAPACKE_sstedc(LAPACK_COL_MAJOR, z ? 'I' : 'N', li(n, "sstedc"), d, e, z ? z : &dummy,
                        z ? li(ldz, "sstedc") : 1),
@@ -46,6 +65,7 @@ void stedc(index_t n, float* d, float* e, float* z, index_t ldz) {
 }
 void stedc(index_t n, double* d, double* e, double* z, index_t ldz) {
   if (n == 0) return;
+  check_stedc_order(n, z != nullptr, "dstedc");
   double dummy = 0;
   check(LAPACKE_dstedc(LAPACK_COL_MAJOR, z ? 'I' : 'N', li(n, "dstedc"), d, e, z ? z : &dummy,
                        z ? li(ldz, "dstedc") : 1),

@@ -20,6 +20,12 @@ void sterf(index_t n, double* d, double* e);
 void stedc(index_t n, float* d, float* e, float* z, index_t ldz);
 void stedc(index_t n, double* d, double* e, double* z, index_t ldz);
 
+/// The largest n for which ?stedc can compute vectors (compz = 'I'): LAPACK sizes its real
+/// workspace as 1 + 4n + n^2 elements in its 32-bit integer, which wraps from n = 46339 on (a
+/// negative count fails, a wrapped positive one is too small and the routine writes past it).
+/// stedc() refuses larger n with vectors (DimensionError) instead of calling LAPACK.
+index_t stedc_vectors_max_order();
+
 /// MRRR (?stemr). range: 'A' all, 'I' indices [il, iu] (0-based), 'V' values (vl, vu].
 /// e must have length n (workspace). w receives the m eigenvalues found (capacity n);
 /// with z != nullptr (ldz >= n, nzc columns, nzc >= m) also the eigenvectors. Returns m.

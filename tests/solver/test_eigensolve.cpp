@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "core/errors.hpp"
 #include "solver/eigensolve.hpp"
+#include "solver/lapack.hpp"
 #include "solver_test_util.hpp"
 
 namespace eigsolve {
@@ -246,6 +249,21 @@ TEST(Eigensolve, NamesAndErrors) {
   for (index_t k = 0; k < 3; ++k)
     EXPECT_NEAR(r.w[k], double(k + 1), 1e-15);
   EXPECT_NE(std::find(stages.begin(), stages.end(), "back-transform"), stages.end());
+}
+
+TEST(Eigensolve, StedcVectorsRefusedWhereLapacksWorkspaceCountWraps) {
+  // ?stedc's vector workspace is 1 + 4n + n^2 elements counted in a 32-bit integer: the largest
+  // n that fits is 46338; above it LAPACK would get a wrapped (negative or too small) size.
+  const index_t n0 = lapack::stedc_vectors_max_order();
+  EXPECT_EQ(n0, 46338);
+  const std::int64_t cap = std::numeric_limits<lapack_int>::max();
+  EXPECT_LE(1 + 4 * n0 + n0 * n0, cap);
+  EXPECT_GT(1 + 4 * (n0 + 1) + (n0 + 1) * (n0 + 1), cap);
+  // Refused before LAPACK is called (nothing is read: the arrays are far too short).
+  double d[1] = {0}, e[1] = {0}, z[1] = {0};
+  float fd[1] = {0}, fe[1] = {0}, fz[1] = {0};
+  EXPECT_THROW(lapack::stedc(n0 + 1, d, e, z, n0 + 1), DimensionError);
+  EXPECT_THROW(lapack::stedc(n0 + 1, fd, fe, fz, n0 + 1), DimensionError);
 }
 
 }  // namespace
