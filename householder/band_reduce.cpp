@@ -4,7 +4,8 @@
 //   per panel j0 = 0, b, 2b, ... while j0 + b < n   (r0 = j0 + b, m = n - r0, k = min(b, m)):
 //     1. panel QR of P = A(r0:n, j0:j0+b)        larfg + one dot and one axpy per later column
 //     2. T (k x k, larft forward)                 canonical dots of V's columns, short chains
-//     3. X = A22 V                                k canonical SYMVs (symv_reference)
+//     3. X = A22 V                                k canonical SYMVs (symm_reference: each
+//                                                 tile read once for a group of them)
 //     4.-7. Y = X T, Z = V^H Y, M = T^H Z, W = Y - V M / 2    (per-element chains, dots)
 //     8. A22 -= V W^H + W V^H                     the one-stage's rank-2k chains (rank2k.hpp)
 //
@@ -134,9 +135,9 @@ void band_panel(const Context& ctx, index_t n, index_t b, index_t j0, T* A, inde
   panel_qr(nt, m, b, k, P, lda, V, tau1 + j0);
   // 2. T.
   form_t(nt, m, k, V, tau1 + j0, ws.G.data(), Tm);
-  // 3. X = A22 V, one canonical SYMV per column of V (tiles from row r0).
-  for (index_t q = 0; q < k; ++q)
-    symv_reference(ctx, m, T(1), A22, lda, V + m * q, T(0), X + m * q);
+  // 3. X = A22 V: one canonical SYMV per column of V (tiles from row r0), A22's tiles read once
+  // per group of columns (symm_reference: the same bits as the k SYMVs).
+  symm_reference(ctx, m, k, A22, lda, V, m, X, m);
   // 4. Y = X T: Y(r, q) = chain over l = 0 .. q of madd(X(r, l), T(l, q), y).
   const index_t nblk = (m + kRowBlock - 1) / kRowBlock;
   parallel_for(nblk, nt, grain_for(kRowBlock * k * k / 2), [&](index_t bb, index_t be) {

@@ -285,21 +285,13 @@ void row_sums(index_t n, index_t nt, const T* P, T alpha, T beta, bool beta_zero
   }
 }
 
-}  // namespace
-
+/// Pass 1 for `nv` vectors at once: every stored tile (I, J), J <= I, (or strip of tiles) is
+/// read from memory once and its kernel run for each vector q in turn while the tile is in
+/// cache, writing the partials of vector q to P + q pstride (the layout of one SYMV). Each
+/// vector's partials are those of its own SYMV: the kernels and their chains are the same.
 template <class T>
-void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t lda, const T* x,
-                    T beta, T* y) {
-  if (n < 0) throw DimensionError("symv_reference: n = " + std::to_string(n) + " < 0");
-  if (lda < std::max<index_t>(1, n))
-    throw DimensionError("symv_reference: lda = " + std::to_string(lda) + " < max(1, n)");
-  if (n == 0) return;
-  const index_t nt = (n + kTile - 1) / kTile;
-  const bool beta_zero = (beta == T(0));
-  // P[(R nt + C) 64 + i]: the canonical partial of tile column C for row i of row panel R.
-  // Every stored tile (I, J), J <= I, is read once and writes P(I, J) and P(J, I); threads
-  // take contiguous runs of tiles, no shared accumulator.
-  T* P = partial_workspace<T>(static_cast<std::size_t>(nt * nt * kTile));
+void tile_pass(const Context& ctx, index_t n, index_t nt, const T* A, index_t lda, int nv,
+               const T* X, index_t ldx, T* P, std::size_t pstride) {
   const index_t ntiles = nt * (nt + 1) / 2;
   // A tile is ~4096 multiply-adds each way: below ~8 tiles a thread, stay on one thread.
   // The runs are cut by estimated cost (tile_cuts), not by count: the later, shorter tile
@@ -320,7 +312,9 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
     }
     index_t I = J + (tb - first);
     for (index_t t = tb; t < te;) {
+      // The unit: k tiles of tile column J from row panel I; strip = a strip kernel's call.
       index_t k = 1;
+      bool strip = false;
 #if defined(EIGSOLVE_SYMV_AVX2)
       if constexpr (std::is_same<T, double>::value || std::is_same<T, float>::value) {
         // Below-diagonal full tiles of this tile column within this thread's run: one strip.
@@ -328,19 +322,7 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
         const index_t kmax =
             std::is_same<T, double>::value ? symv_detail::kStrip : symv_detail::strip_tiles_f();
         k = std::min<index_t>({kmax, te - t, full - I, nt - I});
-        if (I > J && k >= 2) {
-          const T* S = A + I * kTile + lda * (J * kTile);
-          if constexpr (std::is_same<T, double>::value)
-            symv_detail::strip_fused_d64(static_cast<int>(k), S, lda, x + I * kTile, x + J * kTile,
-                                         P + (I * nt + J) * kTile, nt * kTile,
-                                         P + (J * nt + I) * kTile);
-          else
-            symv_detail::strip_fused_f64(static_cast<int>(k), S, lda, x + I * kTile, x + J * kTile,
-                                         P + (I * nt + J) * kTile, nt * kTile,
-                                         P + (J * nt + I) * kTile);
-        } else {
-          k = 1;
-        }
+        strip = I > J && k >= 2;
       }
 #if defined(EIGSOLVE_SYMV_AVX512)
       if constexpr (std::is_same<T, Complex<float>>::value) {
@@ -348,24 +330,41 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
         if (symv_detail::has_avx512f()) {
           const index_t full = n / kTile;
           k = std::min<index_t>({index_t(symv_detail::kStripC), te - t, full - I, nt - I});
-          if (I > J && k >= 2) {
-            const Complex<float>* S = A + I * kTile + lda * (J * kTile);
-            T* pd = P + (I * nt + J) * kTile;
-            T* pt = P + (J * nt + I) * kTile;
-            if (symv_detail::hemv_c_permute())
-              symv_detail::strip_fused_c512<symv_detail::kStripC, true>(
-                  static_cast<int>(k), S, lda, x + I * kTile, x + J * kTile, pd, nt * kTile, pt);
-            else
-              symv_detail::strip_fused_c512<symv_detail::kStripC, false>(
-                  static_cast<int>(k), S, lda, x + I * kTile, x + J * kTile, pd, nt * kTile, pt);
-          } else
-            k = 1;
+          strip = I > J && k >= 2;
         }
       }
 #endif
 #endif
-      if (k == 1)
-        tile_pair(n, A, lda, x, I, J, buf, P + (I * nt + J) * kTile, P + (J * nt + I) * kTile);
+      if (!strip) k = 1;
+      for (int q = 0; q < nv; ++q) {
+        const T* x = X + ldx * q;
+        T* Pq = P + pstride * std::size_t(q);
+        T* pd = Pq + (I * nt + J) * kTile;
+        T* pt = Pq + (J * nt + I) * kTile;
+        if (!strip) {
+          tile_pair(n, A, lda, x, I, J, buf, pd, pt);
+          continue;
+        }
+#if defined(EIGSOLVE_SYMV_AVX2)
+        const T* S = A + I * kTile + lda * (J * kTile);
+        if constexpr (std::is_same<T, double>::value)
+          symv_detail::strip_fused_d64(static_cast<int>(k), S, lda, x + I * kTile, x + J * kTile,
+                                       pd, nt * kTile, pt);
+        else if constexpr (std::is_same<T, float>::value)
+          symv_detail::strip_fused_f64(static_cast<int>(k), S, lda, x + I * kTile, x + J * kTile,
+                                       pd, nt * kTile, pt);
+#if defined(EIGSOLVE_SYMV_AVX512)
+        else if constexpr (std::is_same<T, Complex<float>>::value) {
+          if (symv_detail::hemv_c_permute())
+            symv_detail::strip_fused_c512<symv_detail::kStripC, true>(
+                static_cast<int>(k), S, lda, x + I * kTile, x + J * kTile, pd, nt * kTile, pt);
+          else
+            symv_detail::strip_fused_c512<symv_detail::kStripC, false>(
+                static_cast<int>(k), S, lda, x + I * kTile, x + J * kTile, pd, nt * kTile, pt);
+        }
+#endif
+#endif
+      }
       t += k;
       I += k;
       if (I == nt) {
@@ -374,6 +373,29 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
       }
     }
   });
+}
+
+void check_symv_args(const char* who, index_t n, index_t lda) {
+  if (n < 0) throw DimensionError(std::string(who) + ": n = " + std::to_string(n) + " < 0");
+  if (lda < std::max<index_t>(1, n))
+    throw DimensionError(std::string(who) + ": lda = " + std::to_string(lda) + " < max(1, n)");
+}
+
+}  // namespace
+
+template <class T>
+void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t lda, const T* x,
+                    T beta, T* y) {
+  check_symv_args("symv_reference", n, lda);
+  if (n == 0) return;
+  const index_t nt = (n + kTile - 1) / kTile;
+  const bool beta_zero = (beta == T(0));
+  // P[(R nt + C) 64 + i]: the canonical partial of tile column C for row i of row panel R.
+  // Every stored tile (I, J), J <= I, is read once and writes P(I, J) and P(J, I); threads
+  // take contiguous runs of tiles, no shared accumulator.
+  const std::size_t pstride = static_cast<std::size_t>(nt * nt * kTile);
+  T* P = partial_workspace<T>(pstride);
+  tile_pass(ctx, n, nt, A, lda, 1, x, n, P, pstride);
   // Rows: acc = P(R, 0) + P(R, 1) + ... in ascending tile order; row panels split across the
   // threads (each row's sum is its own: the thread count changes no bit) once there are
   // ~64 K additions per thread (a parallel region costs ~1-4 us: n >= ~2900).
@@ -382,8 +404,42 @@ void symv_reference(const Context& ctx, index_t n, T alpha, const T* A, index_t 
       [&](index_t rb, index_t re) { row_sums(n, nt, P, alpha, beta, beta_zero, y, rb, re); });
 }
 
-#define EIGSOLVE_INSTANTIATE_SYMV(T) \
-  template void symv_reference<T>(const Context&, index_t, T, const T*, index_t, const T*, T, T*);
+template <class T>
+void symm_reference(const Context& ctx, index_t n, index_t k, const T* A, index_t lda, const T* V,
+                    index_t ldv, T* X, index_t ldx, index_t group) {
+  check_symv_args("symm_reference", n, lda);
+  if (k < 0) throw DimensionError("symm_reference: k = " + std::to_string(k) + " < 0");
+  if (k > 0 && (ldv < std::max<index_t>(1, n) || ldx < std::max<index_t>(1, n)))
+    throw DimensionError("symm_reference: ldv = " + std::to_string(ldv) +
+                         ", ldx = " + std::to_string(ldx) + " < max(1, n)");
+  if (n == 0 || k == 0) return;
+  const index_t nt = (n + kTile - 1) / kTile;
+  const std::size_t pstride = static_cast<std::size_t>(nt * nt * kTile);
+  if (group <= 0) group = kSymmGroup;
+  group = std::min(group, k);
+  T* P = partial_workspace<T>(pstride * static_cast<std::size_t>(group));
+  for (index_t q0 = 0; q0 < k; q0 += group) {
+    const int nv = static_cast<int>(std::min(group, k - q0));
+    tile_pass(ctx, n, nt, A, lda, nv, V + ldv * q0, ldv, P, pstride);
+    // Row sums of the nv vectors (alpha = 1, beta = 0: x_i = acc), row panels of every vector
+    // split across the threads together.
+    parallel_for(nt * nv, ctx.num_threads(),
+                 std::max<index_t>(1, (index_t(1) << 16) / (nt * kTile)),
+                 [&](index_t rb, index_t re) {
+                   for (index_t it = rb; it < re;) {
+                     const index_t q = it / nt, R = it % nt, e = std::min(re, (q + 1) * nt);
+                     row_sums(n, nt, P + pstride * std::size_t(q), T(1), T(0), true,
+                              X + ldx * (q0 + q), R, R + (e - it));
+                     it = e;
+                   }
+                 });
+  }
+}
+
+#define EIGSOLVE_INSTANTIATE_SYMV(T)                                                               \
+  template void symv_reference<T>(const Context&, index_t, T, const T*, index_t, const T*, T, T*); \
+  template void symm_reference<T>(const Context&, index_t, index_t, const T*, index_t, const T*,   \
+                                  index_t, T*, index_t, index_t);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_SYMV)
 #undef EIGSOLVE_INSTANTIATE_SYMV
 

@@ -277,6 +277,53 @@ TYPED_TEST(SymvTest, RowDotsMatchTheCanonicalDotBitwise) {
   }
 }
 
+TYPED_TEST(SymvTest, SymmEqualsItsSymvCallsBitwise) {
+  // symm_reference(k vectors) == k calls of symv_reference(alpha = 1, beta = 0), bit for bit,
+  // whatever the vectors per pass over A (group), the thread count and the leading dimensions.
+  using T = TypeParam;
+  std::vector<index_t> sizes(std::begin(kSizes), std::end(kSizes));
+  sizes.push_back(700);  // 66 tiles: split across the threads
+  for (index_t n : sizes) {
+    auto p = make_problem<T>(n, 4242 + n, false);
+    for (index_t k : {index_t(1), index_t(3), index_t(11)}) {
+      const index_t ldv = n + 5, ldx = n + 2;
+      std::mt19937_64 g(99 + n + k);
+      std::vector<T> V(static_cast<std::size_t>(ldv * k));
+      for (auto& v : V)
+        v = random_scalar<T>(g);
+      std::vector<T> ref(static_cast<std::size_t>(ldx * k), T(-7));  // padding rows stay -7
+      Context ctx;
+      ctx.threads = 1;
+      for (index_t q = 0; q < k; ++q)
+        symv_reference(ctx, n, T(1), p.A.data(), p.lda, V.data() + ldv * q, T(0),
+                       ref.data() + ldx * q);
+      for (index_t group : {index_t(0), index_t(1), index_t(2), index_t(4), k})
+        for (int t : {1, 2, 3}) {
+          std::vector<T> X(ref.size(), T(-7));
+          for (index_t q = 0; q < k; ++q)  // not read
+            for (index_t i = 0; i < n; ++i)
+              X[static_cast<std::size_t>(i + ldx * q)] =
+                  T(std::numeric_limits<double>::quiet_NaN());
+          ctx.threads = t;
+          symm_reference(ctx, n, k, p.A.data(), p.lda, V.data(), ldv, X.data(), ldx, group);
+          EXPECT_TRUE(same_bits(X, ref))
+              << "n = " << n << " k = " << k << " group = " << group << " threads = " << t;
+        }
+    }
+  }
+}
+
+TEST(Symv, SymmRejectsBadDimensions) {
+  Context ctx;
+  double a[4] = {1, 0, 0, 1}, v[4] = {1, 1, 1, 1}, x[4] = {};
+  EXPECT_THROW(symm_reference(ctx, -1, 1, a, 2, v, 2, x, 2), DimensionError);
+  EXPECT_THROW(symm_reference(ctx, 2, 1, a, 1, v, 2, x, 2), DimensionError);
+  EXPECT_THROW(symm_reference(ctx, 2, -1, a, 2, v, 2, x, 2), DimensionError);
+  EXPECT_THROW(symm_reference(ctx, 2, 2, a, 2, v, 1, x, 2), DimensionError);
+  EXPECT_THROW(symm_reference(ctx, 2, 2, a, 2, v, 2, x, 1), DimensionError);
+  EXPECT_NO_THROW(symm_reference(ctx, 2, 0, a, 2, v, 1, x, 1));  // no vectors: nothing read
+}
+
 TEST(Symv, RejectsBadDimensions) {
   Context ctx;
   double a = 1, x = 1, y = 0;
