@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -17,12 +16,12 @@
 namespace eigsolve {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
+/// Bitwise equality of two values read back (a dd pair's low parts compared as numbers: the
+/// sign of a zero low part carries no information). -0 and +0 differ; NaNs of the same bits
+/// are equal.
+bool same_bits(const dd_real& x, const dd_real& y) {
+  if (std::memcmp(&x.hi, &y.hi, sizeof x.hi) != 0) return false;
+  return x.lo == y.lo || (std::isnan(x.lo) && std::isnan(y.lo));
 }
 
 /// Significant decimal digits of the longest number token in the text (a file written in dd
@@ -61,7 +60,13 @@ std::uint64_t ulp_distance(double a, double b) {
 }  // namespace
 
 int run_compare(const CompareOptions& opt) {
-  const std::string ta = slurp(opt.a), tb = slurp(opt.b);
+  if (opt.a == "-" && opt.b == "-")
+    throw UsageError("compare: only one of A and B can be '-' (standard input)");
+  const std::string ta = read_text_file(opt.a), tb = read_text_file(opt.b);
+  // Both files are read and checked, byte-identical ones too: a file that is not an
+  // eigenvalue file is an error (exit 3), never "identical".
+  std::vector<dd_real> a = parse_eigenvalues<dd_real>(opt.a, ta);
+  std::vector<dd_real> b = parse_eigenvalues<dd_real>(opt.b, tb);
   auto say = [&](const char* fmt, auto... args) {
     if (!opt.quiet) std::fprintf(stdout, fmt, args...);
   };
@@ -69,8 +74,6 @@ int run_compare(const CompareOptions& opt) {
     say("identical: %s and %s are byte-identical\n", opt.a.c_str(), opt.b.c_str());
     return kExitOk;
   }
-  std::vector<dd_real> a = read_eigenvalues<dd_real>(opt.a);
-  std::vector<dd_real> b = read_eigenvalues<dd_real>(opt.b);
   if (a.size() != b.size()) {
     say("differ: %s has %zu eigenvalues, %s has %zu\n", opt.a.c_str(), a.size(), opt.b.c_str(),
         b.size());
@@ -80,11 +83,12 @@ int run_compare(const CompareOptions& opt) {
   double max_abs = 0, max_rel = 0, scale = 0;
   std::uint64_t max_ulp = 0;
   double max_dd_ulp = 0;
-  std::size_t ndiff = 0;
+  std::size_t ndiff = 0, nzero_sign = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
     scale = std::max({scale, std::abs(to_double(a[i])), std::abs(to_double(b[i]))});
-    if (a[i] == b[i]) continue;
+    if (same_bits(a[i], b[i])) continue;
     ++ndiff;
+    if (a[i] == b[i]) ++nzero_sign;  // equal values, different bits: -0 and +0
     const double d = std::abs(to_double(a[i] - b[i]));
     const double m = std::max(std::abs(to_double(a[i])), std::abs(to_double(b[i])));
     max_abs = std::max(max_abs, d);
@@ -98,12 +102,13 @@ int run_compare(const CompareOptions& opt) {
     }
   }
   if (ndiff == 0) {
-    say("identical: %s and %s hold the same %zu values (formatting differs)\n", opt.a.c_str(),
-        opt.b.c_str(), a.size());
+    say("identical: %s and %s hold the same %zu value%s (formatting differs)\n", opt.a.c_str(),
+        opt.b.c_str(), a.size(), a.size() == 1 ? "" : "s");
     return kExitOk;
   }
   const double normwise = scale > 0 ? max_abs / scale : max_abs;
   say("differ: %zu of %zu eigenvalues\n", ndiff, a.size());
+  if (nzero_sign > 0) say("  %zu of them only in the sign of a zero (-0 and +0)\n", nzero_sign);
   say("  max abs difference  %.6e\n", max_abs);
   say("  max rel difference  %.6e (elementwise), %.6e (relative to max |lambda|)\n", max_rel,
       normwise);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -79,6 +82,19 @@ void write_matrix(const std::string& path, const HostMatrix<cdouble>& A, bool co
   }
 }
 
+/// Whether two output paths name the same file ("-" is standard output).
+bool same_path(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code ea, eb;
+  // absolute first: weakly_canonical leaves a relative path whose first part does not exist
+  // relative ("w.txt" and "./w.txt" would differ)
+  const std::filesystem::path ca =
+      std::filesystem::weakly_canonical(std::filesystem::absolute(a), ea);
+  const std::filesystem::path cb =
+      std::filesystem::weakly_canonical(std::filesystem::absolute(b), eb);
+  return !ea && !eb && ca == cb;
+}
+
 }  // namespace
 
 std::vector<double> hadamard_spectrum(index_t n, const std::string& spectrum) {
@@ -135,8 +151,28 @@ HostMatrix<cdouble> hadamard_matrix(index_t n, const std::vector<double>& lambda
 int run_generate(const GenerateOptions& opt) {
   if (opt.output.empty()) throw UsageError("generate: -o/--output PATH is required");
   if (opt.n < 1) throw UsageError("generate: --n must be at least 1");
-  std::vector<double> exact;
   const std::string& k = opt.kind;
+  const bool dense = k == "hadamard" || k == "random";
+  if (!dense && k != "laplace1d" && k != "kac" && k != "wilkinson")
+    throw UsageError("generate: unknown kind '" + k +
+                     "' (expected hadamard, random, laplace1d, kac or wilkinson)");
+  // Everything that can be refused is refused before anything is written.
+  if (!opt.eigenvalues_output.empty()) {
+    if (k == "random" || k == "wilkinson")
+      throw UsageError("generate " + k + ": no closed-form spectrum to write");
+    if (same_path(opt.eigenvalues_output, opt.output))
+      throw UsageError("generate: -o and --eigenvalues-output name the same file '" + opt.output +
+                       "'");
+  }
+  if (dense && opt.n > (index_t(1) << 31)) {  // n^2 must not overflow; beyond any memory
+    const std::string nn = std::to_string(opt.n);
+    throw OutOfMemory("generate " + k + " (a dense " + nn + " x " + nn +
+                          " matrix of complex doubles: more than 2^64 bytes)",
+                      std::numeric_limits<std::uint64_t>::max());
+  }
+  check_output_path(opt.output);
+  if (!opt.eigenvalues_output.empty()) check_output_path(opt.eigenvalues_output);
+  std::vector<double> exact;
   if (k == "hadamard") {
     exact = hadamard_spectrum(opt.n, opt.spectrum);
     auto A = hadamard_matrix(opt.n, exact, opt.complex);
@@ -185,14 +221,8 @@ int run_generate(const GenerateOptions& opt) {
       what = "Wilkinson W+: close eigenvalue pairs";
     }
     write_file_atomic(opt.output, tridiag_mtx(d, e, "eigsolve generate " + k + ": " + what));
-  } else {
-    throw UsageError("generate: unknown kind '" + k +
-                     "' (expected hadamard, random, laplace1d, kac or wilkinson)");
   }
-  if (!opt.eigenvalues_output.empty()) {
-    if (exact.empty()) throw UsageError("generate " + k + ": no closed-form spectrum to write");
-    write_eigenvalues(opt.eigenvalues_output, exact);
-  }
+  if (!opt.eigenvalues_output.empty()) write_eigenvalues(opt.eigenvalues_output, exact);
   return kExitOk;
 }
 

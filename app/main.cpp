@@ -102,6 +102,10 @@ int main_solve(int argc, char** argv) {
     return kExitOk;
   }
   po::notify(vm);
+  for (const char* name : {"output", "vectors-output", "report"}) {
+    if (vm.count(name) && vm[name].as<std::string>().empty())
+      throw UsageError(std::string("--") + name + ": empty file name ('-' is standard output)");
+  }
   if (o.input.empty()) {
     print_usage(std::cerr, desc);
     return kExitUsage;
@@ -173,6 +177,10 @@ int main_generate(int argc, char** argv) {
         << desc;
     return vm.count("help") ? kExitOk : kExitUsage;
   }
+  if (!vm["spectrum"].defaulted() && o.kind != "hadamard")
+    throw UsageError("generate " + o.kind + ": --spectrum applies to hadamard only");
+  if (!vm["seed"].defaulted() && o.kind != "random")
+    throw UsageError("generate " + o.kind + ": --seed applies to random only");
   o.n = n;
   o.seed = seed;
   return run_generate(o);

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -64,9 +65,12 @@ Subset parse_subset(const std::string& index_range, const std::string& value_ran
   if (!index_range.empty()) {
     auto [a, b] = split_range(index_range, "--index-range");
     long long i = parse_int_arg(a, "--index-range"), j = parse_int_arg(b, "--index-range");
-    if (i < 1 || j < i || j > n)
-      throw UsageError("--index-range " + quoted(index_range) +
-                       ": need 1 <= FROM <= TO <= n = " + std::to_string(n));
+    if (i < 1 || j < i || j > n) {
+      // n is the maximum while the syntax is checked before the matrix is read
+      const bool known = n < std::numeric_limits<index_t>::max();
+      throw UsageError("--index-range " + quoted(index_range) + ": need 1 <= FROM <= TO" +
+                       (known ? " <= n = " + std::to_string(n) : std::string()));
+    }
     s.kind = Subset::Kind::index;
     s.il = i - 1;
     s.iu = j - 1;

@@ -1,12 +1,14 @@
 // `eigsolve FILE ...`: read, solve, write, report.
 #include <cblas.h>
 #include <omp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -36,6 +38,48 @@ double seconds_since(Clock::time_point t0) {
 /// the same digits); for dd it is the double nearest to the value.
 double json_number(const std::string& digits) {
   return std::strtod(digits.c_str(), nullptr);
+}
+
+bool is_stdout(const std::string& p) {
+  return p == "-" || p == "/dev/stdout" || p == "/dev/fd/1" || p == "/proc/self/fd/1";
+}
+
+/// Two outputs on one file would keep only the one written last, two on standard output would
+/// interleave: both are usage errors, found before anything is read. (Two outputs on the same
+/// device or FIFO, e.g. /dev/null, are fine.)
+void check_distinct_outputs(const SolveCliOptions& opt) {
+  struct Out {
+    const char* option;
+    std::string path;
+  };
+  std::vector<Out> outs{{"-o", opt.output.empty() ? std::string("-") : opt.output}};
+  if (!opt.vectors_output.empty()) outs.push_back({"--vectors-output", opt.vectors_output});
+  if (!opt.report.empty()) outs.push_back({"--report", opt.report});
+  auto canonical = [](const std::string& p) {
+    std::error_code ec;
+    // absolute first: weakly_canonical leaves a relative path whose first part does not
+    // exist relative ("w.txt" and "./w.txt" would differ)
+    std::filesystem::path c = std::filesystem::weakly_canonical(std::filesystem::absolute(p), ec);
+    return ec ? p : c.string();
+  };
+  for (std::size_t a = 0; a < outs.size(); ++a) {
+    for (std::size_t b = a + 1; b < outs.size(); ++b) {
+      const std::string both = std::string(outs[a].option) + " and " + outs[b].option;
+      if (is_stdout(outs[a].path) || is_stdout(outs[b].path)) {
+        if (is_stdout(outs[a].path) && is_stdout(outs[b].path))
+          throw UsageError(both +
+                           " both write to standard output; give one of them a file name (-o "
+                           "is standard output when not given)");
+        continue;
+      }
+      const std::string ca = canonical(outs[a].path);
+      if (ca != canonical(outs[b].path)) continue;
+      struct stat st {};
+      if (::stat(ca.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) continue;
+      throw UsageError(both + " name the same file '" + outs[b].path +
+                       "'; each output needs its own");
+    }
+  }
 }
 
 /// One line on stderr when nonzero input values became zero in the chosen precision (README,
@@ -70,6 +114,12 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
   using R = real_t<T>;
   const auto t_total = Clock::now();
   ProgressBar bar(!opt.quiet);
+
+  // Every output is checked before the (possibly long) read and solve: a wrong path fails at
+  // once, and nothing is written when one of the outputs cannot be.
+  check_output_path(opt.output.empty() ? std::string("-") : opt.output);
+  if (!opt.vectors_output.empty()) check_dense_output<T>(opt.vectors_output);
+  if (!opt.report.empty()) check_output_path(opt.report);
 
   auto t0 = Clock::now();
   bar.update("reading", 0.0);
@@ -243,8 +293,10 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
 
 }  // namespace
 
-int run_solve(const SolveCliOptions& opt) {
-  if (opt.input.empty()) throw UsageError("no input file (usage: eigsolve FILE [options])");
+int run_solve(const SolveCliOptions& given) {
+  if (given.input.empty()) throw UsageError("no input file (usage: eigsolve FILE [options])");
+  SolveCliOptions opt = given;
+  if (opt.input == "-") opt.input = "/dev/stdin";  // read once, probe included (io/ keeps it)
   if (opt.threads < 0) throw UsageError("--threads must be >= 0 (0 = all hardware threads)");
   if (opt.nb < 1 || opt.nb > 1024) throw UsageError("--panel-width must be in 1..1024");
   parse_tridiag_solver(opt.tridiag_solver);  // validate before reading a large file
@@ -254,6 +306,7 @@ int run_solve(const SolveCliOptions& opt) {
   parse_back_transform(opt.back_transform.c_str());
   // The range options' syntax too (FROM <= TO <= n is checked again once n is known).
   parse_subset(opt.index_range, opt.value_range, std::numeric_limits<index_t>::max());
+  check_distinct_outputs(opt);
 
   Context ctx;
   ctx.threads = opt.threads;

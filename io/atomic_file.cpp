@@ -254,6 +254,37 @@ void AtomicFile::commit() {
 
 }  // namespace io_detail
 
+void check_output_path(const std::string& path) {
+  using namespace io_detail;
+  if (path.empty()) throw OutputError("(empty path)", "no output file name given");
+  if (path == "-") return;
+  const Target t = resolve(path);
+  if (t.own_fd >= 0) return;
+  if (t.exists) {
+    if (const char* why = refused_kind(t.st.st_mode)) {
+      const std::string via = t.path == path ? std::string() : "(-> " + t.path + ") ";
+      throw OutputError(path, via + why);
+    }
+    if (!S_ISREG(t.st.st_mode)) return;  // a device or FIFO: opened when written (not now)
+    if (::access(t.path.c_str(), W_OK) != 0) {
+      int err = errno;
+      throw OutputError(path, "cannot replace the file: " + errno_text(err));
+    }
+  }
+  // The folder must take the temporary the write will create: make one and remove it.
+  std::vector<char> tmpl(t.path.begin(), t.path.end());
+  const char suffix[] = ".tmp.XXXXXX";
+  tmpl.insert(tmpl.end(), suffix, suffix + sizeof suffix);
+  int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    throw OutputError(path, "cannot create a temporary file beside the output (" + errno_text(err) +
+                                "); does the folder exist and is it writable?");
+  }
+  ::close(fd);
+  ::unlink(tmpl.data());
+}
+
 void write_file_atomic(const std::string& path, const std::string& content) {
   io_detail::AtomicFile f(path);
   f.write(content.data(), content.size());

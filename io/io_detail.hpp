@@ -30,6 +30,8 @@ class TextBuffer {
   static TextBuffer load(const std::string& path);
   /// Reads at most `max_bytes` from the start of the file (for header probes).
   static TextBuffer load_prefix(const std::string& path, std::size_t max_bytes, bool* complete);
+  /// A copy of text already in memory; `name` stands for the path in messages.
+  static TextBuffer from_text(const std::string& name, std::string_view text);
 
   const char* begin() const { return data_.get(); }
   const char* content_end() const { return data_.get() + size_; }  ///< before the sentinel

@@ -65,6 +65,14 @@ void write_eigenvalues(const std::string& path, const std::vector<R>& w, int nth
 template <class R>
 std::vector<R> read_eigenvalues(const std::string& path);
 
+/// The whole content of a file ("-" = stdin). Throws InputError(path, 0, ...) when it cannot
+/// be read (missing, a directory, ...).
+std::string read_text_file(const std::string& path);
+
+/// read_eigenvalues of a file's text already in memory; `name` names it in messages.
+template <class R>
+std::vector<R> parse_eigenvalues(const std::string& name, const std::string& text);
+
 /// Writes an n x m column-major matrix (leading dimension ldz >= max(1, n)): NumPy for a path
 /// ending in .npy (Fortran order; '<f4', '<f8', '<c8', '<c16'), else Matrix Market
 /// `array real|complex general` with round-trip digits. dd is written as .mtx only (a .npy
@@ -78,6 +86,17 @@ void write_dense(const std::string& path, index_t n, index_t m, const T* z, inde
 /// Shortest round-trip decimal of a real (float/double: std::to_chars; dd: core/dd_io.hpp).
 template <class R>
 std::string format_real(const R& x);
+
+/// Checks, before a long run, that `path` can take an output by the rules of write_file_atomic:
+/// "-" and descriptors of this process pass; a folder, block device or socket is refused; a
+/// character device or FIFO passes without being opened; an existing regular file must be
+/// writable, and the folder of a regular file or new path must take the temporary file (one is
+/// created and removed). Throws OutputError with the message the write would give.
+void check_output_path(const std::string& path);
+
+/// check_output_path for write_dense<T>: also refuses a .npy path for dd (no NumPy dtype).
+template <class T>
+void check_dense_output(const std::string& path);
 
 /// Writes `content` to `path` like write_eigenvalues: atomically (temporary file beside the
 /// target, then rename) for a regular file, directly for a device, FIFO or standard stream;

@@ -233,6 +233,21 @@ HostMatrix<T> read_matrix_market(const TextBuffer& buf, MatrixFileInfo* info) {
                            "a truncated file)");
     }
   }
+  if (h.info.format == "coordinate" && h.info.entries > 0) {
+    // Likewise every entry line takes at least the 4 bytes of "i j\n" (the last one 3): a
+    // size line that announces more entries is rejected before the matrix is allocated. (The
+    // bound is that of pattern files in every field, so that a file a few entries short still
+    // gets the truncation message, which names how many entries it has.)
+    const index_t per = 4;
+    const index_t bytes = std::max<index_t>(0, buf.content_end() - h.body);
+    if (h.info.entries > (bytes + 1) / per) {
+      throw InputError(buf.path(), h.size_line,
+                       "the size line announces " + std::to_string(h.info.entries) +
+                           " entries but only " + std::to_string(bytes) +
+                           " bytes follow it: the file cannot hold them (a wrong size line or "
+                           "a truncated file)");
+    }
+  }
   HostMatrix<T> a = allocate_matrix<T>(buf.path(), h.size_line, h.info.rows);
   if (h.info.format == "coordinate") {
     Underflows zeroed;

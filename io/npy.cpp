@@ -334,7 +334,8 @@ HostMatrix<T> read_npy(const TextBuffer& buf, MatrixFileInfo* info) {
   if (have > need) {
     throw InputError(path, 0,
                      "extra data after the .npy array: " + std::to_string(have - need) +
-                         " bytes more than the header's shape and dtype need");
+                         (have - need == 1 ? " byte" : " bytes") +
+                         " more than the header's shape and dtype need");
   }
   HostMatrix<T> a = allocate_matrix<T>(path, 0, n);
   const char* data = buf.begin() + h.data_offset;

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/io_detail.hpp"
@@ -124,6 +126,79 @@ const bool kHSpace[256] = {false, false, false, false, false, false, false, fals
                            false, false, false, false, false, false, false, false, false,
                            false, false, false, false, false, true};
 
+namespace {
+
+// Pipes and FIFOs (`eigsolve <(zcat m.mtx.gz)`, `... | eigsolve -`) cannot be read twice, yet
+// the CLI probes a file's header before it reads the file: the stream stays open here with
+// the bytes read so far, for the loads of the same path that follow. One stream at a time; a
+// whole-file load takes the bytes and closes it. Prefix loads read only as far as they need,
+// so a stream of garbage is still rejected after its first bytes.
+struct Stream {
+  std::string path;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  int fd = -1;
+  std::string bytes;
+  bool eof = false;
+};
+
+Stream& open_stream() {
+  static Stream s;
+  return s;
+}
+
+void close_stream(Stream& s) {
+  if (s.fd >= 0) ::close(s.fd);
+  s = Stream();
+}
+
+TextBuffer load_stream(const std::string& path, const struct stat& st, std::size_t max_bytes,
+                       bool* complete) {
+  Stream& s = open_stream();
+  if (s.fd < 0 || s.path != path || s.dev != st.st_dev || s.ino != st.st_ino) {
+    close_stream(s);
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      int err = errno;
+      throw InputError(path, 0, std::string("cannot open the file: ") + std::strerror(err));
+    }
+    s.path = path;
+    s.dev = st.st_dev;
+    s.ino = st.st_ino;
+    s.fd = fd;
+  }
+  const bool whole = max_bytes >= static_cast<std::size_t>(-1) - 2;
+  std::vector<char> chunk(std::size_t(1) << 16);
+  // Up to one byte beyond max_bytes: it tells whether the prefix is the whole stream.
+  while (!s.eof && (whole || s.bytes.size() <= max_bytes)) {
+    ssize_t r = ::read(s.fd, chunk.data(), chunk.size());
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      close_stream(s);
+      cannot_read(path, err);
+    }
+    if (r == 0) {
+      s.eof = true;
+      break;
+    }
+    try {
+      s.bytes.append(chunk.data(), static_cast<std::size_t>(r));
+    } catch (const std::bad_alloc&) {
+      const std::size_t want = s.bytes.size() + static_cast<std::size_t>(r);
+      close_stream(s);
+      throw OutOfMemory("reading " + path, want);
+    }
+  }
+  if (complete) *complete = s.eof && s.bytes.size() <= max_bytes;
+  TextBuffer b = TextBuffer::from_text(
+      path, std::string_view(s.bytes).substr(0, std::min(max_bytes, s.bytes.size())));
+  if (whole) close_stream(s);
+  return b;
+}
+
+}  // namespace
+
 TextBuffer TextBuffer::load(const std::string& path) {
   bool complete = false;
   TextBuffer b = load_prefix(path, static_cast<std::size_t>(-1) - 2, &complete);
@@ -131,6 +206,9 @@ TextBuffer TextBuffer::load(const std::string& path) {
 }
 
 TextBuffer TextBuffer::load_prefix(const std::string& path, std::size_t max_bytes, bool* complete) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode))
+    return load_stream(path, st, max_bytes, complete);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
@@ -150,6 +228,20 @@ TextBuffer TextBuffer::load_prefix(const std::string& path, std::size_t max_byte
     }
     *complete = eof;
   }
+  return b;
+}
+
+TextBuffer TextBuffer::from_text(const std::string& name, std::string_view text) {
+  TextBuffer b;
+  b.path_ = name;
+  try {
+    b.data_.reset(new char[text.size() + 1]);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory("reading " + name, text.size() + 1);
+  }
+  std::memcpy(b.data_.get(), text.data(), text.size());
+  b.data_[text.size()] = '\n';  // the sentinel
+  b.size_ = text.size();
   return b;
 }
 

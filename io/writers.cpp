@@ -28,6 +28,12 @@ bool ends_with_npy(const std::string& path) {
   return ext == ".npy";
 }
 
+[[noreturn]] void no_npy_dtype(const std::string& path) {
+  throw OutputError(path,
+                    "NumPy .npy has no double-double type: write dd results as .mtx "
+                    "(Matrix Market text with round-trip digits)");
+}
+
 template <class T>
 const char* npy_descr() {
   if constexpr (std::is_same<T, float>::value) return "<f4";
@@ -125,11 +131,10 @@ void write_eigenvalues(const std::string& path, const std::vector<R>& w, int nth
   f.commit();
 }
 
+namespace {
 template <class R>
-std::vector<R> read_eigenvalues(const std::string& path) {
+std::vector<R> eigenvalues_of(const io_detail::TextBuffer& buf, const std::string& name) {
   using namespace io_detail;
-  TextBuffer buf = TextBuffer::load(path == "-" ? std::string("/dev/stdin") : path);
-  const std::string& name = path;
   std::vector<R> w;
   for_each_data_line(buf.begin(), buf.end(), [&](const DataLine& l) {
     if (*l.tok[0].b == '#') return true;  // '#' comments as well as '%'
@@ -156,6 +161,24 @@ std::vector<R> read_eigenvalues(const std::string& path) {
   });
   return w;
 }
+}  // namespace
+
+template <class R>
+std::vector<R> read_eigenvalues(const std::string& path) {
+  using io_detail::TextBuffer;
+  return eigenvalues_of<R>(TextBuffer::load(path == "-" ? std::string("/dev/stdin") : path), path);
+}
+
+std::string read_text_file(const std::string& path) {
+  using io_detail::TextBuffer;
+  const TextBuffer b = TextBuffer::load(path == "-" ? std::string("/dev/stdin") : path);
+  return std::string(b.begin(), b.size());
+}
+
+template <class R>
+std::vector<R> parse_eigenvalues(const std::string& name, const std::string& text) {
+  return eigenvalues_of<R>(io_detail::TextBuffer::from_text(name, text), name);
+}
 
 template <class T>
 void write_dense(const std::string& path, index_t n, index_t m, const T* z, index_t ldz,
@@ -168,11 +191,7 @@ void write_dense(const std::string& path, index_t n, index_t m, const T* z, inde
   const bool npy = ends_with_npy(path);
   if (npy) {
     const char* descr = npy_descr<T>();
-    if (descr == nullptr) {
-      throw OutputError(path,
-                        "NumPy .npy has no double-double type: write dd results as .mtx "
-                        "(Matrix Market text with round-trip digits)");
-    }
+    if (descr == nullptr) no_npy_dtype(path);
     io_detail::AtomicFile f(path);
     f.write(io_detail::npy_header(descr, n, m));
     for (index_t j = 0; j < m; ++j) {
@@ -200,14 +219,22 @@ void write_dense(const std::string& path, index_t n, index_t m, const T* z, inde
   f.commit();
 }
 
+template <class T>
+void check_dense_output(const std::string& path) {
+  if (ends_with_npy(path) && npy_descr<T>() == nullptr) no_npy_dtype(path);
+  check_output_path(path);
+}
+
 #define EIGSOLVE_IO_INST_REAL(R)                                                      \
   template void write_eigenvalues<R>(const std::string&, const std::vector<R>&, int); \
-  template std::vector<R> read_eigenvalues<R>(const std::string&);
+  template std::vector<R> read_eigenvalues<R>(const std::string&);                    \
+  template std::vector<R> parse_eigenvalues<R>(const std::string&, const std::string&);
 EIGSOLVE_FOR_EACH_REAL(EIGSOLVE_IO_INST_REAL)
 #undef EIGSOLVE_IO_INST_REAL
 
-#define EIGSOLVE_IO_INST(T) \
-  template void write_dense<T>(const std::string&, index_t, index_t, const T*, index_t, int);
+#define EIGSOLVE_IO_INST(T)                                                                   \
+  template void write_dense<T>(const std::string&, index_t, index_t, const T*, index_t, int); \
+  template void check_dense_output<T>(const std::string&);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_IO_INST)
 #undef EIGSOLVE_IO_INST
 

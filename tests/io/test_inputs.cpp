@@ -72,6 +72,41 @@ TEST(HostileInputs, ArraySizeLineLargerThanTheFile) {
                           "the file ends after 2 of the 3 values");
 }
 
+// A coordinate size line that announces more entries than the file has room for (4 bytes
+// each, "i j\n") is rejected before the matrix is allocated: "40000 40000 99999999999"
+// followed by one entry used to allocate 12.8 GB first (and took minutes).
+TEST(HostileInputs, CoordinateSizeLineLargerThanTheFile) {
+  MemoryLimit limit(1 << 20);  // the 40000 x 40000 matrix would be an OutOfMemory
+  iotest::expect_rejected(
+      "%%MatrixMarket matrix coordinate real symmetric\n40000 40000 99999999999\n1 1 5\n", 2,
+      "the size line announces 99999999999 entries but only 6 bytes follow it");
+  iotest::expect_rejected("%%MatrixMarket matrix coordinate pattern symmetric\n2 2 3\n1 1\n2 2", 2,
+                          "announces 3 entries but only 7 bytes");
+  // Exactly enough room (the last line without its '\n'): the usual truncation check.
+  iotest::expect_rejected(
+      "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n1 1\n2 2\n   ", 4,
+      "the file ends after 2 of the 3 entries");
+  TempDir d;
+  HostMatrix<double> a = read_matrix<double>(
+      d.write("p.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n2 2 2\n1 1\n2 2"));
+  EXPECT_EQ(a(1, 1), 1.0);
+}
+
+TEST(HostileInputs, NpyExtraByteMessage) {
+  TempDir d;
+  std::string h = "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }";
+  while ((10 + h.size() + 1) % 64 != 0)
+    h += ' ';
+  h += '\n';
+  std::string img("\x93NUMPY\x01\x00", 8);
+  img += static_cast<char>(h.size());
+  img += '\0';
+  img += h + std::string(8, '\0') + "x";
+  const std::string p = d.write("x.npy", img);
+  expect_input_error([&] { read_matrix<double>(p); }, 0,
+                     "extra data after the .npy array: 1 byte more than");
+}
+
 TEST(HostileInputs, MatrixLargerThanMemoryIsOutOfMemory) {
   MemoryLimit limit(1 << 20);  // 1 MiB: a 1000 x 1000 double matrix (8 MB) does not fit
   TempDir d;
