@@ -375,6 +375,85 @@ void tile_pass(const Context& ctx, index_t n, index_t nt, const T* A, index_t ld
   });
 }
 
+#if defined(EIGSOLVE_SYMV_AVX512)
+/// symm_reference for 8 double vectors on an AVX-512 CPU: the vectors in the lanes. The full
+/// tiles below the diagonal run tile_fused_lanes8 (each element broadcast once for the 8
+/// vectors' chains, no transposes); the diagonal tiles and those of a partial last row panel run
+/// tile_pair per vector. Partials are kept lane-major, P[(R nt + C) 64 + i][q], and each row's
+/// sum of vector q is the left-to-right sum over C, alpha = 1, beta = 0: the bits of the
+/// symv_reference call of every vector.
+void symm_lanes8(const Context& ctx, index_t n, index_t nt, const double* A, index_t lda,
+                 const double* V, index_t ldv, double* X, index_t ldx, double* P) {
+  constexpr int L = 8;
+  const index_t np = nt * kTile, full = n / kTile;
+  // xl[i][q] = V(i, q), rows n .. np-1 zero (only full tiles read them, as the padded kernels).
+  thread_local std::vector<double> xl_store;
+  if (xl_store.size() < static_cast<std::size_t>(np * L)) xl_store.resize(np * L);
+  double* xl = xl_store.data();
+  for (index_t i = 0; i < np; ++i)
+    for (int q = 0; q < L; ++q)
+      xl[i * L + q] = i < n ? V[i + ldv * q] : 0.0;
+  const index_t ntiles = nt * (nt + 1) / 2;
+  const int team = static_cast<int>(
+      std::min<index_t>(std::max(1, ctx.num_threads()), std::max<index_t>(1, ntiles / 8)));
+  const index_t* cut = tile_cuts(n, nt, team);
+  run_team(team, [&](int part) {
+    const index_t tb = cut[part], te = cut[part + 1];
+    if (tb >= te) return;
+    alignas(64) double buf[kTile * kTile];
+    alignas(64) double pdq[kTile], ptq[kTile];
+    index_t J = 0, first = 0;
+    while (first + (nt - J) <= tb) {
+      first += nt - J;
+      ++J;
+    }
+    index_t I = J + (tb - first);
+    for (index_t t = tb; t < te; ++t) {
+      double* pd = P + (I * nt + J) * kTile * L;
+      double* pt = P + (J * nt + I) * kTile * L;
+      if (I > J && I < full) {
+        symv_detail::tile_fused_lanes8(A + I * kTile + lda * (J * kTile), lda, xl + I * kTile * L,
+                                       xl + J * kTile * L, pd, pt);
+      } else {
+        for (int q = 0; q < L; ++q) {
+          std::fill(pdq, pdq + kTile, 0.0);
+          std::fill(ptq, ptq + kTile, 0.0);
+          tile_pair(n, A, lda, V + ldv * q, I, J, buf, pdq, ptq);
+          for (int i = 0; i < kTile; ++i)
+            pd[i * L + q] = pdq[i];
+          if (J != I)
+            for (int i = 0; i < kTile; ++i)
+              pt[i * L + q] = ptq[i];
+        }
+      }
+      if (++I == nt) {
+        ++J;
+        I = J;
+      }
+    }
+  });
+  parallel_for(nt, ctx.num_threads(), std::max<index_t>(1, (index_t(1) << 16) / (nt * kTile * L)),
+               [&](index_t rb, index_t re) {
+                 alignas(64) double acc[kTile * L];
+                 for (index_t R = rb; R < re; ++R) {
+                   const index_t r0 = R * kTile;
+                   const int rows = static_cast<int>(std::min<index_t>(kTile, n - r0));
+                   const double* p = P + R * nt * kTile * L;
+                   for (int e = 0; e < rows * L; ++e)
+                     acc[e] = p[e];
+                   for (index_t C = 1; C < nt; ++C) {
+                     p += kTile * L;
+                     for (int e = 0; e < rows * L; ++e)
+                       acc[e] = acc[e] + p[e];
+                   }
+                   for (int q = 0; q < L; ++q)
+                     for (int i = 0; i < rows; ++i)
+                       X[r0 + i + ldx * q] = 1.0 * acc[i * L + q];
+                 }
+               });
+}
+#endif
+
 void check_symv_args(const char* who, index_t n, index_t lda) {
   if (n < 0) throw DimensionError(std::string(who) + ": n = " + std::to_string(n) + " < 0");
   if (lda < std::max<index_t>(1, n))
@@ -420,6 +499,14 @@ void symm_reference(const Context& ctx, index_t n, index_t k, const T* A, index_
   T* P = partial_workspace<T>(pstride * static_cast<std::size_t>(group));
   for (index_t q0 = 0; q0 < k; q0 += group) {
     const int nv = static_cast<int>(std::min(group, k - q0));
+#if defined(EIGSOLVE_SYMV_AVX512)
+    if constexpr (std::is_same<T, double>::value) {
+      if (nv == 8 && symv_detail::has_avx512f()) {  // the 8 vectors in the lanes
+        symm_lanes8(ctx, n, nt, A, lda, V + ldv * q0, ldv, X + ldx * q0, ldx, P);
+        continue;
+      }
+    }
+#endif
     tile_pass(ctx, n, nt, A, lda, nv, V + ldv * q0, ldv, P, pstride);
     // Row sums of the nv vectors (alpha = 1, beta = 0: x_i = acc), row panels of every vector
     // split across the threads together.

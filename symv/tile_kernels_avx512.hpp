@@ -188,6 +188,66 @@ __attribute__((target("avx512f"))) inline void tile_diag64_512(const double* D, 
   tree_rows64(c, p);
 }
 
+/// A full stored tile below the diagonal against 8 vectors at once (symm_reference), lanes =
+/// vectors: xr[i][q] = x_q(row i of the tile's row panel), xc[j][q] = x_q(row j of its column
+/// panel), 64 x 8 each; pd[i][q] receives the direct partial of row i of vector q, pt[j][q] the
+/// transposed partial of row j of the column panel. Per 8 x 8 block each element is broadcast
+/// once and feeds the direct chain of its row (columns ascending) and the transposed chain of
+/// its column (rows ascending) of all 8 vectors: the chains, chunk sums and trees of
+/// block8_fused_512 / strip_fused_512 vector by vector, without the transposes.
+__attribute__((target("avx512f"))) inline void tile_fused_lanes8(const double* S, index_t lds,
+                                                                 const double* xr, const double* xc,
+                                                                 double* pd, double* pt) {
+  alignas(64) double cd[kChunk][kTile][8];  // cd[cc][i]: chunk cc of row i's direct chain
+  alignas(64) double ct[kChunk][kTile][8];  // ct[rc][j]: chunk rc of column j's chain
+  for (int cc = 0; cc < kChunk; ++cc) {
+    const int j0 = cc * kChunk;
+    __m512d x_c[kChunk];
+    for (int c = 0; c < kChunk; ++c)
+      x_c[c] = _mm512_loadu_pd(xc + 8 * (j0 + c));
+    for (int i0 = 0; i0 < kTile; i0 += kChunk) {
+      const double* b = S + i0 + lds * j0;
+      // Two halves of 4 rows: the direct chains of a half's rows run over the 8 columns, the
+      // transposed chain of a column over rows 0-3, then 4-7 (24 live zmm, x of the rows kept).
+      __m512d t[kChunk];
+      for (int c = 0; c < kChunk; ++c)
+        t[c] = _mm512_setzero_pd();
+      for (int h = 0; h < kChunk; h += 4) {
+        __m512d d[4], x_r[4];
+        for (int r = 0; r < 4; ++r) {
+          d[r] = _mm512_setzero_pd();
+          x_r[r] = _mm512_loadu_pd(xr + 8 * (i0 + h + r));
+        }
+        for (int c = 0; c < kChunk; ++c)
+          for (int r = 0; r < 4; ++r) {
+            const __m512d a = _mm512_set1_pd(b[h + r + lds * c]);
+            d[r] = _mm512_fmadd_pd(a, x_c[c], d[r]);
+            t[c] = _mm512_fmadd_pd(a, x_r[r], t[c]);
+          }
+        for (int r = 0; r < 4; ++r)
+          _mm512_store_pd(cd[cc][i0 + h + r], d[r]);
+      }
+      for (int c = 0; c < kChunk; ++c)
+        _mm512_store_pd(ct[i0 / kChunk][j0 + c], t[c]);
+    }
+  }
+  for (int i = 0; i < kTile; ++i) {
+    __m512d v[kChunk], u[kChunk];
+    for (int k = 0; k < kChunk; ++k) {
+      v[k] = _mm512_load_pd(cd[k][i]);
+      u[k] = _mm512_load_pd(ct[k][i]);
+    }
+    _mm512_storeu_pd(
+        pd + 8 * i,
+        _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(v[0], v[1]), _mm512_add_pd(v[2], v[3])),
+                      _mm512_add_pd(_mm512_add_pd(v[4], v[5]), _mm512_add_pd(v[6], v[7]))));
+    _mm512_storeu_pd(
+        pt + 8 * i,
+        _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(u[0], u[1]), _mm512_add_pd(u[2], u[3])),
+                      _mm512_add_pd(_mm512_add_pd(u[4], u[5]), _mm512_add_pd(u[6], u[7]))));
+  }
+}
+
 }  // namespace symv_detail
 }  // namespace eigsolve
 #endif

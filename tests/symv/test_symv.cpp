@@ -285,7 +285,7 @@ TYPED_TEST(SymvTest, SymmEqualsItsSymvCallsBitwise) {
   sizes.push_back(700);  // 66 tiles: split across the threads
   for (index_t n : sizes) {
     auto p = make_problem<T>(n, 4242 + n, false);
-    for (index_t k : {index_t(1), index_t(3), index_t(11)}) {
+    for (index_t k : {index_t(1), index_t(3), index_t(8), index_t(11)}) {
       const index_t ldv = n + 5, ldx = n + 2;
       std::mt19937_64 g(99 + n + k);
       std::vector<T> V(static_cast<std::size_t>(ldv * k));
@@ -297,7 +297,7 @@ TYPED_TEST(SymvTest, SymmEqualsItsSymvCallsBitwise) {
       for (index_t q = 0; q < k; ++q)
         symv_reference(ctx, n, T(1), p.A.data(), p.lda, V.data() + ldv * q, T(0),
                        ref.data() + ldx * q);
-      for (index_t group : {index_t(0), index_t(1), index_t(2), index_t(4), k})
+      for (index_t group : {index_t(0), index_t(1), index_t(2), index_t(4), index_t(8), k})
         for (int t : {1, 2, 3}) {
           std::vector<T> X(ref.size(), T(-7));
           for (index_t q = 0; q < k; ++q)  // not read
