@@ -375,8 +375,9 @@ void tile_pass(const Context& ctx, index_t n, index_t nt, const T* A, index_t ld
   });
 }
 
-#if defined(EIGSOLVE_SYMV_AVX512)
-/// symm_reference for 8 double vectors on an AVX-512 CPU: the vectors in the lanes. The full
+#if defined(EIGSOLVE_SYMV_AVX2)
+/// symm_reference for 8 double vectors: the vectors in the lanes (AVX-512: one zmm, else two
+/// ymm halves). The full
 /// tiles below the diagonal run tile_fused_lanes8 (each element broadcast once for the 8
 /// vectors' chains, no transposes); the diagonal tiles and those of a partial last row panel run
 /// tile_pair per vector. Partials are kept lane-major, P[(R nt + C) 64 + i][q], and each row's
@@ -412,8 +413,17 @@ void symm_lanes8(const Context& ctx, index_t n, index_t nt, const double* A, ind
       double* pd = P + (I * nt + J) * kTile * L;
       double* pt = P + (J * nt + I) * kTile * L;
       if (I > J && I < full) {
-        symv_detail::tile_fused_lanes8(A + I * kTile + lda * (J * kTile), lda, xl + I * kTile * L,
-                                       xl + J * kTile * L, pd, pt);
+        const double* S = A + I * kTile + lda * (J * kTile);
+        const double *xr = xl + I * kTile * L, *xc = xl + J * kTile * L;
+#if defined(EIGSOLVE_SYMV_AVX512)
+        if (symv_detail::has_avx512f()) {
+          symv_detail::tile_fused_lanes8(S, lda, xr, xc, pd, pt);
+        } else
+#endif
+        {
+          symv_detail::tile_fused_lanes4(S, lda, xr, xc, pd, pt);
+          symv_detail::tile_fused_lanes4(S, lda, xr + 4, xc + 4, pd + 4, pt + 4);
+        }
       } else {
         for (int q = 0; q < L; ++q) {
           std::fill(pdq, pdq + kTile, 0.0);
@@ -499,9 +509,9 @@ void symm_reference(const Context& ctx, index_t n, index_t k, const T* A, index_
   T* P = partial_workspace<T>(pstride * static_cast<std::size_t>(group));
   for (index_t q0 = 0; q0 < k; q0 += group) {
     const int nv = static_cast<int>(std::min(group, k - q0));
-#if defined(EIGSOLVE_SYMV_AVX512)
+#if defined(EIGSOLVE_SYMV_AVX2)
     if constexpr (std::is_same<T, double>::value) {
-      if (nv == 8 && symv_detail::has_avx512f()) {  // the 8 vectors in the lanes
+      if (nv == 8) {  // the 8 vectors in the lanes
         symm_lanes8(ctx, n, nt, A, lda, V + ldv * q0, ldv, X + ldx * q0, ldx, P);
         continue;
       }

@@ -363,6 +363,60 @@ inline void tile_fused_rows(int rows, const R* S, index_t lds, const R* xr, cons
   tree_rows64(ct, pt);
 }
 
+/// tile_fused_lanes8 (symv/tile_kernels_avx512.hpp) on AVX2 for 4 of the 8 vectors: lanes 0-3
+/// of the lane-major rows xr[i][8], xc[j][8], pd[i][8], pt[j][8] (pass pointers offset by the
+/// first vector). Rows in pairs so that the live values fit the 16 ymm registers: the direct
+/// chains of a pair's rows over the 8 columns (x of the columns from memory), the transposed
+/// chain of a column over rows 0-1, 2-3, ... in turn: per vector the fmas of block8_fused in
+/// the same order.
+inline void tile_fused_lanes4(const double* S, index_t lds, const double* xr, const double* xc,
+                              double* pd, double* pt) {
+  alignas(32) double cd[kChunk][kTile][4];  // cd[cc][i]: chunk cc of row i's direct chain
+  alignas(32) double ct[kChunk][kTile][4];  // ct[rc][j]: chunk rc of column j's chain
+  for (int cc = 0; cc < kChunk; ++cc) {
+    const int j0 = cc * kChunk;
+    for (int i0 = 0; i0 < kTile; i0 += kChunk) {
+      const double* b = S + i0 + lds * j0;
+      __m256d t[kChunk];
+      for (int c = 0; c < kChunk; ++c)
+        t[c] = _mm256_setzero_pd();
+      for (int h = 0; h < kChunk; h += 2) {
+        __m256d d0 = _mm256_setzero_pd(), d1 = _mm256_setzero_pd();
+        const __m256d x0 = _mm256_loadu_pd(xr + 8 * (i0 + h));
+        const __m256d x1 = _mm256_loadu_pd(xr + 8 * (i0 + h + 1));
+        for (int c = 0; c < kChunk; ++c) {
+          const __m256d xcc = _mm256_loadu_pd(xc + 8 * (j0 + c));
+          const __m256d a0 = _mm256_broadcast_sd(b + h + lds * c);
+          const __m256d a1 = _mm256_broadcast_sd(b + h + 1 + lds * c);
+          d0 = _mm256_fmadd_pd(a0, xcc, d0);
+          d1 = _mm256_fmadd_pd(a1, xcc, d1);
+          t[c] = _mm256_fmadd_pd(a0, x0, t[c]);
+          t[c] = _mm256_fmadd_pd(a1, x1, t[c]);
+        }
+        _mm256_store_pd(cd[cc][i0 + h], d0);
+        _mm256_store_pd(cd[cc][i0 + h + 1], d1);
+      }
+      for (int c = 0; c < kChunk; ++c)
+        _mm256_store_pd(ct[i0 / kChunk][j0 + c], t[c]);
+    }
+  }
+  for (int i = 0; i < kTile; ++i) {
+    __m256d v[kChunk], u[kChunk];
+    for (int k = 0; k < kChunk; ++k) {
+      v[k] = _mm256_load_pd(cd[k][i]);
+      u[k] = _mm256_load_pd(ct[k][i]);
+    }
+    _mm256_storeu_pd(
+        pd + 8 * i,
+        _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(v[0], v[1]), _mm256_add_pd(v[2], v[3])),
+                      _mm256_add_pd(_mm256_add_pd(v[4], v[5]), _mm256_add_pd(v[6], v[7]))));
+    _mm256_storeu_pd(
+        pt + 8 * i,
+        _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(u[0], u[1]), _mm256_add_pd(u[2], u[3])),
+                      _mm256_add_pd(_mm256_add_pd(u[4], u[5]), _mm256_add_pd(u[6], u[7]))));
+  }
+}
+
 }  // namespace symv_detail
 }  // namespace eigsolve
 #include "symv/tile_kernels_avx2_c.hpp"
