@@ -376,24 +376,35 @@ void tile_pass(const Context& ctx, index_t n, index_t nt, const T* A, index_t ld
 }
 
 #if defined(EIGSOLVE_SYMV_AVX2)
-/// symm_reference for 8 double vectors: the vectors in the lanes (AVX-512: one zmm, else two
-/// ymm halves). The full
-/// tiles below the diagonal run tile_fused_lanes8 (each element broadcast once for the 8
-/// vectors' chains, no transposes); the diagonal tiles and those of a partial last row panel run
-/// tile_pair per vector. Partials are kept lane-major, P[(R nt + C) 64 + i][q], and each row's
-/// sum of vector q is the left-to-right sum over C, alpha = 1, beta = 0: the bits of the
-/// symv_reference call of every vector.
-void symm_lanes8(const Context& ctx, index_t n, index_t nt, const double* A, index_t lda,
-                 const double* V, index_t ldv, double* X, index_t ldx, double* P) {
-  constexpr int L = 8;
+/// symm_reference for 8 vectors in the SIMD lanes: double (AVX-512: one zmm per 8-lane row,
+/// else two ymm halves) and, on AVX-512, Complex<double> (rows of the 8 real parts, then the 8
+/// imaginary parts). The full tiles below the diagonal run tile_fused_lanes8[_z] (each element
+/// broadcast once for the 8 vectors' chains, no transposes); the diagonal tiles and those of a
+/// partial last row panel run tile_pair per vector. Partials are kept lane-major,
+/// P[(R nt + C) 64 + i][W doubles], and each row's sum of vector q is the left-to-right sum over
+/// C, then T(1) times it (alpha = 1, beta = 0): the bits of every vector's symv_reference call.
+template <class T>
+void symm_lanes8(const Context& ctx, index_t n, index_t nt, const T* A, index_t lda, const T* V,
+                 index_t ldv, T* X, index_t ldx, T* Pt) {
+  constexpr bool cplx = is_complex_v<T>;
+  constexpr int L = 8, W = cplx ? 16 : 8;  // vectors; doubles per lane-major row
+  double* P = reinterpret_cast<double*>(Pt);
   const index_t np = nt * kTile, full = n / kTile;
-  // xl[i][q] = V(i, q), rows n .. np-1 zero (only full tiles read them, as the padded kernels).
+  // xl[i] = the 8 vectors' row i (re then im for complex), rows n .. np-1 zero (only full
+  // tiles read them, as the padded kernels do).
   thread_local std::vector<double> xl_store;
-  if (xl_store.size() < static_cast<std::size_t>(np * L)) xl_store.resize(np * L);
+  if (xl_store.size() < static_cast<std::size_t>(np * W)) xl_store.resize(np * W);
   double* xl = xl_store.data();
   for (index_t i = 0; i < np; ++i)
-    for (int q = 0; q < L; ++q)
-      xl[i * L + q] = i < n ? V[i + ldv * q] : 0.0;
+    for (int q = 0; q < L; ++q) {
+      const T v = i < n ? V[i + ldv * q] : T(0);
+      if constexpr (cplx) {
+        xl[i * W + q] = v.re;
+        xl[i * W + L + q] = v.im;
+      } else {
+        xl[i * W + q] = v;
+      }
+    }
   const index_t ntiles = nt * (nt + 1) / 2;
   const int team = static_cast<int>(
       std::min<index_t>(std::max(1, ctx.num_threads()), std::max<index_t>(1, ntiles / 8)));
@@ -401,8 +412,8 @@ void symm_lanes8(const Context& ctx, index_t n, index_t nt, const double* A, ind
   run_team(team, [&](int part) {
     const index_t tb = cut[part], te = cut[part + 1];
     if (tb >= te) return;
-    alignas(64) double buf[kTile * kTile];
-    alignas(64) double pdq[kTile], ptq[kTile];
+    alignas(64) T buf[kTile * kTile];
+    alignas(64) T pdq[kTile], ptq[kTile];
     index_t J = 0, first = 0;
     while (first + (nt - J) <= tb) {
       first += nt - J;
@@ -410,30 +421,43 @@ void symm_lanes8(const Context& ctx, index_t n, index_t nt, const double* A, ind
     }
     index_t I = J + (tb - first);
     for (index_t t = tb; t < te; ++t) {
-      double* pd = P + (I * nt + J) * kTile * L;
-      double* pt = P + (J * nt + I) * kTile * L;
+      double* pd = P + (I * nt + J) * kTile * W;
+      double* pt = P + (J * nt + I) * kTile * W;
       if (I > J && I < full) {
-        const double* S = A + I * kTile + lda * (J * kTile);
-        const double *xr = xl + I * kTile * L, *xc = xl + J * kTile * L;
+        const double* S = reinterpret_cast<const double*>(A + I * kTile + lda * (J * kTile));
+        const double *xr = xl + I * kTile * W, *xc = xl + J * kTile * W;
+        if constexpr (cplx) {
 #if defined(EIGSOLVE_SYMV_AVX512)
-        if (symv_detail::has_avx512f()) {
-          symv_detail::tile_fused_lanes8(S, lda, xr, xc, pd, pt);
-        } else
+          symv_detail::tile_fused_lanes8_z(S, lda, xr, xc, pd, pt);
 #endif
-        {
-          symv_detail::tile_fused_lanes4(S, lda, xr, xc, pd, pt);
-          symv_detail::tile_fused_lanes4(S, lda, xr + 4, xc + 4, pd + 4, pt + 4);
+        } else {
+#if defined(EIGSOLVE_SYMV_AVX512)
+          if (symv_detail::has_avx512f()) {
+            symv_detail::tile_fused_lanes8(S, lda, xr, xc, pd, pt);
+          } else
+#endif
+          {
+            symv_detail::tile_fused_lanes4(S, lda, xr, xc, pd, pt);
+            symv_detail::tile_fused_lanes4(S, lda, xr + 4, xc + 4, pd + 4, pt + 4);
+          }
         }
       } else {
         for (int q = 0; q < L; ++q) {
-          std::fill(pdq, pdq + kTile, 0.0);
-          std::fill(ptq, ptq + kTile, 0.0);
+          std::fill(pdq, pdq + kTile, T(0));
+          std::fill(ptq, ptq + kTile, T(0));
           tile_pair(n, A, lda, V + ldv * q, I, J, buf, pdq, ptq);
-          for (int i = 0; i < kTile; ++i)
-            pd[i * L + q] = pdq[i];
-          if (J != I)
-            for (int i = 0; i < kTile; ++i)
-              pt[i * L + q] = ptq[i];
+          auto put = [&](double* dst, const T* src) {
+            for (int i = 0; i < kTile; ++i) {
+              if constexpr (cplx) {
+                dst[i * W + q] = src[i].re;
+                dst[i * W + L + q] = src[i].im;
+              } else {
+                dst[i * W + q] = src[i];
+              }
+            }
+          };
+          put(pd, pdq);
+          if (J != I) put(pt, ptq);
         }
       }
       if (++I == nt) {
@@ -442,23 +466,27 @@ void symm_lanes8(const Context& ctx, index_t n, index_t nt, const double* A, ind
       }
     }
   });
-  parallel_for(nt, ctx.num_threads(), std::max<index_t>(1, (index_t(1) << 16) / (nt * kTile * L)),
+  parallel_for(nt, ctx.num_threads(), std::max<index_t>(1, (index_t(1) << 16) / (nt * kTile * W)),
                [&](index_t rb, index_t re) {
-                 alignas(64) double acc[kTile * L];
+                 alignas(64) double acc[kTile * W];
                  for (index_t R = rb; R < re; ++R) {
                    const index_t r0 = R * kTile;
                    const int rows = static_cast<int>(std::min<index_t>(kTile, n - r0));
-                   const double* p = P + R * nt * kTile * L;
-                   for (int e = 0; e < rows * L; ++e)
+                   const double* p = P + R * nt * kTile * W;
+                   for (int e = 0; e < rows * W; ++e)
                      acc[e] = p[e];
                    for (index_t C = 1; C < nt; ++C) {
-                     p += kTile * L;
-                     for (int e = 0; e < rows * L; ++e)
+                     p += kTile * W;
+                     for (int e = 0; e < rows * W; ++e)
                        acc[e] = acc[e] + p[e];
                    }
                    for (int q = 0; q < L; ++q)
-                     for (int i = 0; i < rows; ++i)
-                       X[r0 + i + ldx * q] = 1.0 * acc[i * L + q];
+                     for (int i = 0; i < rows; ++i) {
+                       if constexpr (cplx)
+                         X[r0 + i + ldx * q] = T(1) * T(acc[i * W + q], acc[i * W + L + q]);
+                       else
+                         X[r0 + i + ldx * q] = T(1) * acc[i * W + q];
+                     }
                  }
                });
 }
@@ -516,6 +544,14 @@ void symm_reference(const Context& ctx, index_t n, index_t k, const T* A, index_
         continue;
       }
     }
+#if defined(EIGSOLVE_SYMV_AVX512)
+    if constexpr (std::is_same<T, Complex<double>>::value) {
+      if (nv == 8 && symv_detail::has_avx512f()) {
+        symm_lanes8(ctx, n, nt, A, lda, V + ldv * q0, ldv, X + ldx * q0, ldx, P);
+        continue;
+      }
+    }
+#endif
 #endif
     tile_pass(ctx, n, nt, A, lda, nv, V + ldv * q0, ldv, P, pstride);
     // Row sums of the nv vectors (alpha = 1, beta = 0: x_i = acc), row panels of every vector

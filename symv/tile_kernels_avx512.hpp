@@ -248,6 +248,79 @@ __attribute__((target("avx512f"))) inline void tile_fused_lanes8(const double* S
   }
 }
 
+/// tile_fused_lanes8 for Complex<double>: rows of 16 doubles, the real parts of the 8 vectors
+/// then their imaginary parts (xr[i][0..7] = re, xr[i][8..15] = im; pd, pt alike). The direct
+/// chain of row i is madd(s(i, j), x_j, .) and the transposed chain of column j
+/// madd_conj(s(i, j), x_i, .), core/complex.hpp's four fmas in their order:
+///   madd:      re = fma(a.re, x.re, re); re = fma(-a.im, x.im, re);
+///              im = fma(a.re, x.im, im); im = fma(a.im, x.re, im)
+///   madd_conj: the same with a.im negated
+/// (fma(-a, b, c) as fnmadd(a, b, c): the same exact value, one rounding). Rows in pairs.
+__attribute__((target("avx512f"))) inline void tile_fused_lanes8_z(const double* S, index_t lds,
+                                                                   const double* xr,
+                                                                   const double* xc, double* pd,
+                                                                   double* pt) {
+  alignas(64) double cd[kChunk][kTile][16];  // cd[cc][i]: chunk cc of row i (re 8, im 8)
+  alignas(64) double ct[kChunk][kTile][16];  // ct[rc][j]: chunk rc of column j
+  for (int cc = 0; cc < kChunk; ++cc) {
+    const int j0 = cc * kChunk;
+    for (int i0 = 0; i0 < kTile; i0 += kChunk) {
+      const double* b = S + 2 * (i0 + lds * j0);  // (re, im) pairs
+      __m512d tr[kChunk], ti[kChunk];
+      for (int c = 0; c < kChunk; ++c)
+        tr[c] = ti[c] = _mm512_setzero_pd();
+      for (int h = 0; h < kChunk; h += 2) {
+        __m512d dr[2], di[2], xrr[2], xri[2];
+        for (int r = 0; r < 2; ++r) {
+          dr[r] = di[r] = _mm512_setzero_pd();
+          xrr[r] = _mm512_loadu_pd(xr + 16 * (i0 + h + r));
+          xri[r] = _mm512_loadu_pd(xr + 16 * (i0 + h + r) + 8);
+        }
+        for (int c = 0; c < kChunk; ++c) {
+          const __m512d xcr = _mm512_loadu_pd(xc + 16 * (j0 + c));
+          const __m512d xci = _mm512_loadu_pd(xc + 16 * (j0 + c) + 8);
+          for (int r = 0; r < 2; ++r) {
+            const double* e = b + 2 * (h + r + lds * c);
+            const __m512d ar = _mm512_set1_pd(e[0]), ai = _mm512_set1_pd(e[1]);
+            dr[r] = _mm512_fmadd_pd(ar, xcr, dr[r]);
+            dr[r] = _mm512_fnmadd_pd(ai, xci, dr[r]);
+            di[r] = _mm512_fmadd_pd(ar, xci, di[r]);
+            di[r] = _mm512_fmadd_pd(ai, xcr, di[r]);
+            tr[c] = _mm512_fmadd_pd(ar, xrr[r], tr[c]);
+            tr[c] = _mm512_fmadd_pd(ai, xri[r], tr[c]);
+            ti[c] = _mm512_fmadd_pd(ar, xri[r], ti[c]);
+            ti[c] = _mm512_fnmadd_pd(ai, xrr[r], ti[c]);
+          }
+        }
+        for (int r = 0; r < 2; ++r) {
+          _mm512_store_pd(cd[cc][i0 + h + r], dr[r]);
+          _mm512_store_pd(cd[cc][i0 + h + r] + 8, di[r]);
+        }
+      }
+      for (int c = 0; c < kChunk; ++c) {
+        _mm512_store_pd(ct[i0 / kChunk][j0 + c], tr[c]);
+        _mm512_store_pd(ct[i0 / kChunk][j0 + c] + 8, ti[c]);
+      }
+    }
+  }
+  for (int i = 0; i < kTile; ++i)
+    for (int h = 0; h < 16; h += 8) {
+      __m512d v[kChunk], u[kChunk];
+      for (int k = 0; k < kChunk; ++k) {
+        v[k] = _mm512_load_pd(cd[k][i] + h);
+        u[k] = _mm512_load_pd(ct[k][i] + h);
+      }
+      _mm512_storeu_pd(
+          pd + 16 * i + h,
+          _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(v[0], v[1]), _mm512_add_pd(v[2], v[3])),
+                        _mm512_add_pd(_mm512_add_pd(v[4], v[5]), _mm512_add_pd(v[6], v[7]))));
+      _mm512_storeu_pd(
+          pt + 16 * i + h,
+          _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(u[0], u[1]), _mm512_add_pd(u[2], u[3])),
+                        _mm512_add_pd(_mm512_add_pd(u[4], u[5]), _mm512_add_pd(u[6], u[7]))));
+    }
+}
+
 }  // namespace symv_detail
 }  // namespace eigsolve
 #endif
