@@ -3,21 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
 #include <limits>
 #include <random>
 #include <string>
 
+#include "app/output_checks.hpp"
 #include "core/errors.hpp"
 #include "io/matrix_io.hpp"
 
 namespace eigsolve {
 namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 /// In-place fast Walsh-Hadamard transform (unnormalized) of integers.
 void fwht(std::vector<std::int64_t>& v) {
@@ -64,35 +59,6 @@ std::string tridiag_mtx(const std::vector<double>& d, const std::vector<double>&
       out += std::to_string(i + 2) + " " + std::to_string(i + 1) + " " + format_real(e[i]) + "\n";
   }
   return out;
-}
-
-void write_matrix(const std::string& path, const HostMatrix<cdouble>& A, bool complex,
-                  const std::string& comment) {
-  if (ends_with(path, ".npy")) {
-    if (complex) {
-      write_dense(path, A.n, A.n, A.ptr(), A.ld());
-    } else {
-      std::vector<double> re(A.data.size());
-      for (std::size_t k = 0; k < re.size(); ++k)
-        re[k] = A.data[k].re;
-      write_dense(path, A.n, A.n, re.data(), A.n);
-    }
-  } else {
-    write_file_atomic(path, dense_mtx(A, complex, comment));
-  }
-}
-
-/// Whether two output paths name the same file ("-" is standard output).
-bool same_path(const std::string& a, const std::string& b) {
-  if (a == b) return true;
-  std::error_code ea, eb;
-  // absolute first: weakly_canonical leaves a relative path whose first part does not exist
-  // relative ("w.txt" and "./w.txt" would differ)
-  const std::filesystem::path ca =
-      std::filesystem::weakly_canonical(std::filesystem::absolute(a), ea);
-  const std::filesystem::path cb =
-      std::filesystem::weakly_canonical(std::filesystem::absolute(b), eb);
-  return !ea && !eb && ca == cb;
 }
 
 }  // namespace
@@ -157,44 +123,61 @@ int run_generate(const GenerateOptions& opt) {
     throw UsageError("generate: unknown kind '" + k +
                      "' (expected hadamard, random, laplace1d, kac or wilkinson)");
   // Everything that can be refused is refused before anything is written.
+  if (!dense && opt.complex)
+    throw UsageError("generate " + k + ": real symmetric only (no --complex)");
+  std::vector<NamedOutput> outs{{"-o", opt.output}};
   if (!opt.eigenvalues_output.empty()) {
     if (k == "random" || k == "wilkinson")
       throw UsageError("generate " + k + ": no closed-form spectrum to write");
-    if (same_path(opt.eigenvalues_output, opt.output))
-      throw UsageError("generate: -o and --eigenvalues-output name the same file '" + opt.output +
-                       "'");
+    outs.push_back({"--eigenvalues-output", opt.eigenvalues_output});
   }
-  if (dense && opt.n > (index_t(1) << 31)) {  // n^2 must not overflow; beyond any memory
+  check_distinct_outputs(outs, "");  // the solve's rule: one file each, one on stdout at most
+  // .npy (any case, write_dense's rule) holds the whole matrix, for every kind.
+  const bool npy = is_npy_path(opt.output);
+  if ((dense || npy) && opt.n > (index_t(1) << 31)) {  // n^2 must not overflow; beyond memory
     const std::string nn = std::to_string(opt.n);
-    throw OutOfMemory("generate " + k + " (a dense " + nn + " x " + nn +
-                          " matrix of complex doubles: more than 2^64 bytes)",
-                      std::numeric_limits<std::uint64_t>::max());
+    throw OutOfMemory(
+        "generate " + k + " (a dense " + nn + " x " + nn + " matrix: more than 2^64 bytes)",
+        std::numeric_limits<std::uint64_t>::max());
   }
   check_output_path(opt.output);
   if (!opt.eigenvalues_output.empty()) check_output_path(opt.eigenvalues_output);
+
+  // The matrix and its spectrum live until the outputs are published (a stream output is
+  // written then).
   std::vector<double> exact;
+  HostMatrix<cdouble> A;     // hadamard, random
+  HostMatrix<double> Areal;  // a real matrix as .npy
+  std::string text;          // the Matrix Market text
+  std::string comment;
   if (k == "hadamard") {
     exact = hadamard_spectrum(opt.n, opt.spectrum);
-    auto A = hadamard_matrix(opt.n, exact, opt.complex);
-    write_matrix(opt.output, A, opt.complex,
-                 "eigsolve generate hadamard --n " + std::to_string(opt.n) + " --spectrum " +
-                     opt.spectrum + (opt.complex ? " --complex" : "") +
-                     ": A = S H diag(lambda) H^T S^H / n, spectrum exactly lambda");
+    A = hadamard_matrix(opt.n, exact, opt.complex);
+    comment = "eigsolve generate hadamard --n " + std::to_string(opt.n) + " --spectrum " +
+              opt.spectrum + (opt.complex ? " --complex" : "") +
+              ": A = S H diag(lambda) H^T S^H / n, spectrum exactly lambda";
   } else if (k == "random") {
     std::mt19937_64 rng(opt.seed);
     auto uni = [&] { return static_cast<double>(rng() >> 11) * 0x1p-53 * 2.0 - 1.0; };
-    HostMatrix<cdouble> A(opt.n);
+    A = HostMatrix<cdouble>(opt.n);
     for (index_t j = 0; j < opt.n; ++j)
       for (index_t i = j; i < opt.n; ++i) {
         double re = uni(), im = opt.complex && i != j ? uni() : 0.0;
         A(i, j) = cdouble(re, im);
         A(j, i) = cdouble(re, -im);
       }
-    write_matrix(opt.output, A, opt.complex,
-                 "eigsolve generate random --n " + std::to_string(opt.n) + " --seed " +
-                     std::to_string(opt.seed) + (opt.complex ? " --complex" : ""));
-  } else if (k == "laplace1d" || k == "kac" || k == "wilkinson") {
-    if (opt.complex) throw UsageError("generate " + k + ": real symmetric only (no --complex)");
+    comment = "eigsolve generate random --n " + std::to_string(opt.n) + " --seed " +
+              std::to_string(opt.seed) + (opt.complex ? " --complex" : "");
+  }
+  if (dense) {
+    if (!npy) {
+      text = dense_mtx(A, opt.complex, comment);
+    } else if (!opt.complex) {
+      Areal = HostMatrix<double>(opt.n);
+      for (std::size_t q = 0; q < Areal.data.size(); ++q)
+        Areal.data[q] = A.data[q].re;
+    }
+  } else {
     const index_t n = opt.n;
     std::vector<double> d(n), e(n > 0 ? n - 1 : 0);
     std::string what;
@@ -220,9 +203,27 @@ int run_generate(const GenerateOptions& opt) {
       std::fill(e.begin(), e.end(), 1.0);
       what = "Wilkinson W+: close eigenvalue pairs";
     }
-    write_file_atomic(opt.output, tridiag_mtx(d, e, "eigsolve generate " + k + ": " + what));
+    if (npy) {
+      Areal = HostMatrix<double>(n);  // the whole tridiagonal matrix, both triangles
+      for (index_t i = 0; i < n; ++i) {
+        Areal(i, i) = d[i];
+        if (i + 1 < n) Areal(i + 1, i) = Areal(i, i + 1) = e[i];
+      }
+    } else {
+      text = tridiag_mtx(d, e, "eigsolve generate " + k + ": " + what);
+    }
   }
-  if (!opt.eigenvalues_output.empty()) write_eigenvalues(opt.eigenvalues_output, exact);
+
+  // All or nothing where the outputs are regular files (docs/formats.md, "Outputs").
+  OutputSet files;
+  if (!npy)
+    files.text(opt.output, std::move(text));
+  else if (dense && opt.complex)
+    files.dense(opt.output, A.n, A.n, A.ptr(), A.ld());
+  else
+    files.dense(opt.output, Areal.n, Areal.n, Areal.ptr(), Areal.ld());
+  if (!opt.eigenvalues_output.empty()) files.eigenvalues(opt.eigenvalues_output, exact);
+  files.publish();
   return kExitOk;
 }
 

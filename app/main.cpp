@@ -149,7 +149,8 @@ int main_generate(int argc, char** argv) {
   unsigned long long seed = 1;
   po::options_description desc("generate options");
   desc.add_options()("help,h", "show this help")("n", po::value(&n), "matrix order")(
-      "output,o", po::value(&o.output), "output file (.mtx or .npy)")(
+      "output,o", po::value(&o.output),
+      "output file: NumPy for a name ending in .npy (any case), else Matrix Market")(
       "spectrum", po::value(&o.spectrum)->default_value("clustered"),
       "hadamard: clustered | linear | wide (small integers: A is exact)")(
       "complex", po::bool_switch(&o.complex), "hadamard, random: a complex Hermitian matrix")(

@@ -1,14 +1,12 @@
 // `eigsolve FILE ...`: read, solve, write, report.
 #include <cblas.h>
 #include <omp.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -18,6 +16,7 @@
 
 #include "app/commands.hpp"
 #include "app/digest.hpp"
+#include "app/output_checks.hpp"
 #include "app/progress.hpp"
 #include "app/range_options.hpp"
 #include "app/residuals.hpp"
@@ -40,46 +39,12 @@ double json_number(const std::string& digits) {
   return std::strtod(digits.c_str(), nullptr);
 }
 
-bool is_stdout(const std::string& p) {
-  return p == "-" || p == "/dev/stdout" || p == "/dev/fd/1" || p == "/proc/self/fd/1";
-}
-
-/// Two outputs on one file would keep only the one written last, two on standard output would
-/// interleave: both are usage errors, found before anything is read. (Two outputs on the same
-/// device or FIFO, e.g. /dev/null, are fine.)
+/// Two outputs on one file or both on standard output are usage errors (app/output_checks.hpp).
 void check_distinct_outputs(const SolveCliOptions& opt) {
-  struct Out {
-    const char* option;
-    std::string path;
-  };
-  std::vector<Out> outs{{"-o", opt.output.empty() ? std::string("-") : opt.output}};
+  std::vector<NamedOutput> outs{{"-o", opt.output.empty() ? std::string("-") : opt.output}};
   if (!opt.vectors_output.empty()) outs.push_back({"--vectors-output", opt.vectors_output});
   if (!opt.report.empty()) outs.push_back({"--report", opt.report});
-  auto canonical = [](const std::string& p) {
-    std::error_code ec;
-    // absolute first: weakly_canonical leaves a relative path whose first part does not
-    // exist relative ("w.txt" and "./w.txt" would differ)
-    std::filesystem::path c = std::filesystem::weakly_canonical(std::filesystem::absolute(p), ec);
-    return ec ? p : c.string();
-  };
-  for (std::size_t a = 0; a < outs.size(); ++a) {
-    for (std::size_t b = a + 1; b < outs.size(); ++b) {
-      const std::string both = std::string(outs[a].option) + " and " + outs[b].option;
-      if (is_stdout(outs[a].path) || is_stdout(outs[b].path)) {
-        if (is_stdout(outs[a].path) && is_stdout(outs[b].path))
-          throw UsageError(both +
-                           " both write to standard output; give one of them a file name (-o "
-                           "is standard output when not given)");
-        continue;
-      }
-      const std::string ca = canonical(outs[a].path);
-      if (ca != canonical(outs[b].path)) continue;
-      struct stat st {};
-      if (::stat(ca.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) continue;
-      throw UsageError(both + " name the same file '" + outs[b].path +
-                       "'; each output needs its own");
-    }
-  }
+  eigsolve::check_distinct_outputs(outs, " (-o is standard output when not given)");
 }
 
 /// One line on stderr when nonzero input values became zero in the chosen precision (README,
@@ -154,10 +119,17 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
     t_resid = seconds_since(t0);
   }
 
+  // All or nothing where the outputs are regular files (docs/formats.md, "Outputs"): each is
+  // written to its temporary, and only publish() renames them, once every one is complete; a
+  // failure before that unwinds through `outs`, which removes the temporaries. Streams cannot
+  // be staged: they are written after the regular files among -o and --vectors-output are
+  // complete, the report last.
   t0 = Clock::now();
-  write_eigenvalues<R>(opt.output.empty() ? std::string("-") : opt.output, res.w);
+  OutputSet outs;
+  outs.eigenvalues<R>(opt.output.empty() ? std::string("-") : opt.output, res.w);
   if (!opt.vectors_output.empty())
-    write_dense<T>(opt.vectors_output, res.n, res.m, res.z.data(), res.n);
+    outs.dense<T>(opt.vectors_output, res.n, res.m, res.z.data(), res.n);
+  outs.write_streams();
   const double t_write = seconds_since(t0);
   const std::string digest = eigenvalue_digest(res.w);
   const double t_all = seconds_since(t_total);
@@ -286,8 +258,9 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
     if (!opt.vectors_output.empty()) outputs["vectors"] = opt.vectors_output;
     j["outputs"] = outputs;
     // Non-finite numbers are written as null; bytes of a path that are not UTF-8 become U+FFFD.
-    write_file_atomic(opt.report, j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+    outs.text(opt.report, j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
   }
+  outs.publish();
   return kExitOk;
 }
 

@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "io/io_detail.hpp"
@@ -211,7 +213,7 @@ void AtomicFile::flush() {
 }
 
 void AtomicFile::write(const char* p, std::size_t n) {
-  if (done_) fail("internal error: write after commit");
+  if (done_ || finished_) fail("internal error: write after commit");
   if (buf_.size() + n <= kBufferBytes) {
     buf_.append(p, n);
     return;
@@ -224,8 +226,8 @@ void AtomicFile::write(const char* p, std::size_t n) {
   write_all(p, n);  // large block: straight through
 }
 
-void AtomicFile::commit() {
-  if (done_) fail("internal error: commit twice");
+void AtomicFile::finish() {
+  if (done_ || finished_) fail("internal error: commit twice");
   flush();
   int fd = fd_;
   fd_ = -1;
@@ -233,10 +235,13 @@ void AtomicFile::commit() {
     int err = errno;
     fail("write failed on close: " + errno_text(err));
   }
-  if (tmp_.empty()) {
-    done_ = true;
-    return;
-  }
+  finished_ = true;
+  if (tmp_.empty()) done_ = true;  // written in place: nothing to rename
+}
+
+void AtomicFile::check_target() {
+  if (done_) return;
+  if (!finished_) fail("internal error: publish before finish");
   // The target may have changed since it was examined: never rename over anything but a
   // regular file.
   struct stat st {};
@@ -245,11 +250,31 @@ void AtomicFile::commit() {
         "the output path was replaced by something other than a file while writing; "
         "not overwritten");
   }
+}
+
+void AtomicFile::publish() {
+  if (done_) return;
+  check_target();
   if (::rename(tmp_.c_str(), target_.c_str()) != 0) {
     int err = errno;
     fail("cannot move the finished output into place: " + errno_text(err));
   }
   done_ = true;
+}
+
+void AtomicFile::commit() {
+  finish();
+  publish();
+}
+
+bool writes_in_place(const std::string& path) {
+  if (path == "-") return true;
+  try {
+    const Target t = resolve(path);
+    return t.own_fd >= 0 || (t.exists && (S_ISCHR(t.st.st_mode) || S_ISFIFO(t.st.st_mode)));
+  } catch (const OutputError&) {
+    return false;  // the write reports it
+  }
 }
 
 }  // namespace io_detail
@@ -289,6 +314,54 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   io_detail::AtomicFile f(path);
   f.write(content.data(), content.size());
   f.commit();
+}
+
+bool is_stream_output(const std::string& path) {
+  return io_detail::writes_in_place(path);
+}
+
+OutputSet::OutputSet() = default;
+OutputSet::~OutputSet() = default;  // each unpublished AtomicFile removes its temporary
+
+void OutputSet::add(const std::string& path, Writer writer) {
+  if (published_) throw OutputError(path, "internal error: an output added after publish");
+  if (is_stream_output(path)) {
+    streams_.emplace_back(path, std::move(writer));
+    return;
+  }
+  run(path, writer);
+}
+
+void OutputSet::run(const std::string& path, const Writer& writer) {
+  auto f = std::make_unique<io_detail::AtomicFile>(path);
+  writer(*f);
+  f->finish();
+  if (!f->direct()) staged_.push_back(std::move(f));  // a regular file after all (it changed)
+}
+
+void OutputSet::text(const std::string& path, std::string content) {
+  add(path, [content = std::move(content)](io_detail::AtomicFile& f) { f.write(content); });
+}
+
+void OutputSet::write_streams() {
+  std::vector<std::pair<std::string, Writer>> todo;
+  todo.swap(streams_);
+  for (const auto& s : todo)
+    run(s.first, s.second);
+}
+
+void OutputSet::publish() {
+  if (published_) throw OutputError("(outputs)", "internal error: published twice");
+  write_streams();
+  published_ = true;
+  // Every target is checked before the first rename, so that one replaced meanwhile stops
+  // them all; a rename itself failing after that (rare: the folder changed in between) leaves
+  // the outputs renamed before it in place.
+  for (auto& f : staged_)
+    f->check_target();
+  for (auto& f : staged_)
+    f->publish();
+  staged_.clear();
 }
 
 }  // namespace eigsolve

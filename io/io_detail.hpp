@@ -224,6 +224,11 @@ std::uint64_t& matrix_memory_limit();
 template <class T>
 HostMatrix<T> allocate_matrix(const std::string& path, std::int64_t line, index_t n);
 
+/// "1 entry", "0 entries", "3 entries" for messages: the count and the noun in its number.
+inline std::string count_of(std::int64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 /// "1.5" or "(1.5, -2)" for messages.
 template <class T>
 std::string describe_value(const T& v);
@@ -284,9 +289,18 @@ class AtomicFile {
 
   void write(const char* p, std::size_t n);  ///< buffered; throws OutputError
   void write(std::string_view s) { write(s.data(), s.size()); }
-  /// Flush and close (and rename, for a regular file); throws OutputError (and removes the
-  /// temporary).
+  /// finish() then publish(); throws OutputError (and removes the temporary).
   void commit();
+  /// Flush and close: a direct output is then done; a regular file's temporary is complete
+  /// but not yet renamed (destroying the object removes it). Throws OutputError (and removes
+  /// the temporary).
+  void finish();
+  /// After finish(): throws OutputError (and removes the temporary) when the target is no
+  /// longer a regular file or absent (replaced meanwhile, e.g. by a folder or a device).
+  void check_target();
+  /// After finish(): check_target(), then renames the temporary over the target (nothing for a
+  /// direct output). Throws OutputError (and removes the temporary).
+  void publish();
   /// True when the output is written in place (device, FIFO, standard stream).
   bool direct() const { return tmp_.empty(); }
 
@@ -298,9 +312,15 @@ class AtomicFile {
   std::string target_;                              // the final target of the links (replace mode)
   std::string tmp_;  // the temporary (replace mode); empty when writing directly
   int fd_ = -1;
-  bool done_ = false;
+  bool finished_ = false;  // flushed and closed (a temporary stays until publish())
+  bool done_ = false;      // published (or failed): nothing left to do
   std::string buf_;
 };
+
+/// True when `path` names what AtomicFile writes in place: "-", a descriptor of this process,
+/// an existing character device or FIFO (symbolic links followed). False otherwise (a regular
+/// file, a new path, and the paths AtomicFile refuses).
+bool writes_in_place(const std::string& path);
 
 }  // namespace io_detail
 }  // namespace eigsolve

@@ -2,13 +2,20 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/matrix.hpp"
 #include "core/precision.hpp"
 
 namespace eigsolve {
+
+namespace io_detail {
+class AtomicFile;
+}
 
 /// What a matrix file holds, read from its header alone.
 struct MatrixFileInfo {
@@ -102,5 +109,53 @@ void check_dense_output(const std::string& path);
 /// target, then rename) for a regular file, directly for a device, FIFO or standard stream;
 /// "-" writes to stdout. Throws OutputError.
 void write_file_atomic(const std::string& path, const std::string& content);
+
+/// Whether write_dense writes `path` as NumPy .npy: its name ends in ".npy" in any case
+/// (".NPY", ".Npy"). The one rule for every .npy output (--vectors-output, generate -o).
+bool is_npy_path(const std::string& path);
+
+/// Whether `path` names a stream that an output is written to in place, without a temporary:
+/// "-", /dev/stdout and the process's other descriptors, a character device (/dev/null), a
+/// FIFO (symbolic links followed). False for a regular file or a new path (and for the paths
+/// an output refuses: a folder, ...).
+bool is_stream_output(const std::string& path);
+
+/// The outputs of one run, all or nothing where they are regular files (docs/formats.md,
+/// "Outputs"). Each output added to a regular file (or a new path) is written at once to its
+/// temporary `<target>.tmp.XXXXXX`, complete and closed but not renamed; an output to a stream
+/// (is_stream_output) cannot be staged and is written directly, later: by write_streams() or
+/// publish(), in the order added (the data it refers to must live until then). publish() writes
+/// the streams not yet written, checks that every target is still a regular file or absent,
+/// then renames every temporary into place. Any failure throws OutputError; destroying the set
+/// without publish() removes every temporary, so an old file stays as it was and a new path is
+/// not created. Formats as write_eigenvalues, write_dense, write_file_atomic.
+class OutputSet {
+ public:
+  OutputSet();
+  ~OutputSet();
+  OutputSet(const OutputSet&) = delete;
+  OutputSet& operator=(const OutputSet&) = delete;
+
+  template <class R>
+  void eigenvalues(const std::string& path, const std::vector<R>& w, int nthreads = 0);
+  /// Checks the sizes and the dd .npy refusal before anything is written.
+  template <class T>
+  void dense(const std::string& path, index_t n, index_t m, const T* z, index_t ldz,
+             int nthreads = 0);
+  void text(const std::string& path, std::string content);
+  /// Writes the stream outputs added so far, in the order added.
+  void write_streams();
+  /// Writes the remaining streams, then renames every staged temporary into place (every
+  /// target checked before the first rename). Nothing may be added after it.
+  void publish();
+
+ private:
+  using Writer = std::function<void(io_detail::AtomicFile&)>;
+  void add(const std::string& path, Writer writer);
+  void run(const std::string& path, const Writer& writer);
+  std::vector<std::unique_ptr<io_detail::AtomicFile>> staged_;
+  std::vector<std::pair<std::string, Writer>> streams_;
+  bool published_ = false;
+};
 
 }  // namespace eigsolve

@@ -227,9 +227,9 @@ HostMatrix<T> read_matrix_market(const TextBuffer& buf, MatrixFileInfo* info) {
     if (values > bytes) {
       throw InputError(buf.path(), h.size_line,
                        "the size line announces a " + std::to_string(n) + " x " +
-                           std::to_string(n) + " array (" + std::to_string(values) +
-                           " values) but only " + std::to_string(bytes) +
-                           " bytes follow it: the file cannot hold them (a wrong size line or "
+                           std::to_string(n) + " array (" + count_of(values, "value", "values") +
+                           ") but only " + count_of(bytes, "byte follows", "bytes follow") +
+                           " it: the file cannot hold them (a wrong size line or "
                            "a truncated file)");
     }
   }
@@ -242,9 +242,9 @@ HostMatrix<T> read_matrix_market(const TextBuffer& buf, MatrixFileInfo* info) {
     const index_t bytes = std::max<index_t>(0, buf.content_end() - h.body);
     if (h.info.entries > (bytes + 1) / per) {
       throw InputError(buf.path(), h.size_line,
-                       "the size line announces " + std::to_string(h.info.entries) +
-                           " entries but only " + std::to_string(bytes) +
-                           " bytes follow it: the file cannot hold them (a wrong size line or "
+                       "the size line announces " + count_of(h.info.entries, "entry", "entries") +
+                           " but only " + count_of(bytes, "byte follows", "bytes follow") +
+                           " it: the file cannot hold them (a wrong size line or "
                            "a truncated file)");
     }
   }

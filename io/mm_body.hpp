@@ -168,14 +168,16 @@ class BodyReader {
   void check_count(index_t count, index_t expected, const char* extra) const {
     if (extra) {
       fail(extra, "extra data after the last entry (the size line, line " +
-                      std::to_string(h_.size_line) + ", announces " + std::to_string(expected) +
-                      (h_.info.format == "array" ? " values)" : " entries)"));
+                      std::to_string(h_.size_line) + ", announces " +
+                      (h_.info.format == "array" ? count_of(expected, "value", "values")
+                                                 : count_of(expected, "entry", "entries")) +
+                      ")");
     }
     if (count < expected) {
       throw InputError(buf_.path(), buf_.last_content_line(),
                        "the file ends after " + std::to_string(count) + " of the " +
-                           std::to_string(expected) +
-                           (h_.info.format == "array" ? " values" : " entries") +
+                           (h_.info.format == "array" ? count_of(expected, "value", "values")
+                                                      : count_of(expected, "entry", "entries")) +
                            " announced by the size line (line " + std::to_string(h_.size_line) +
                            "): truncated file?");
     }

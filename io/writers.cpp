@@ -20,14 +20,6 @@ namespace eigsolve {
 
 namespace {
 
-bool ends_with_npy(const std::string& path) {
-  if (path.size() < 4) return false;
-  std::string ext = path.substr(path.size() - 4);
-  for (char& c : ext)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext == ".npy";
-}
-
 [[noreturn]] void no_npy_dtype(const std::string& path) {
   throw OutputError(path,
                     "NumPy .npy has no double-double type: write dd results as .mtx "
@@ -118,9 +110,17 @@ void write_items(io_detail::AtomicFile& f, std::int64_t count, int nthreads, con
 
 }  // namespace
 
+bool is_npy_path(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string ext = path.substr(path.size() - 4);
+  for (char& c : ext)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".npy";
+}
+
+namespace {
 template <class R>
-void write_eigenvalues(const std::string& path, const std::vector<R>& w, int nthreads) {
-  io_detail::AtomicFile f(path);
+void eigenvalues_into(io_detail::AtomicFile& f, const std::vector<R>& w, int nthreads) {
   write_items(f, static_cast<std::int64_t>(w.size()), writer_threads(nthreads),
               [&](std::string& out, std::int64_t i0, std::int64_t i1) {
                 for (std::int64_t i = i0; i < i1; ++i) {
@@ -128,7 +128,65 @@ void write_eigenvalues(const std::string& path, const std::vector<R>& w, int nth
                   out += '\n';
                 }
               });
+}
+
+/// write_dense's checks, before anything is opened.
+template <class T>
+void check_dense_args(const std::string& path, index_t n, index_t m, const T* z, index_t ldz) {
+  if (n < 0 || m < 0 || ldz < (n > 1 ? n : 1) || (z == nullptr && n > 0 && m > 0)) {
+    throw DimensionError(
+        "write_dense: need n >= 0, m >= 0, ldz >= max(1, n) (n = " + std::to_string(n) +
+        ", m = " + std::to_string(m) + ", ldz = " + std::to_string(ldz) + ")");
+  }
+  if (is_npy_path(path) && npy_descr<T>() == nullptr) no_npy_dtype(path);
+}
+
+/// The body of write_dense (after check_dense_args): .npy or Matrix Market array by the name.
+template <class T>
+void dense_into(io_detail::AtomicFile& f, const std::string& path, index_t n, index_t m, const T* z,
+                index_t ldz, int nthreads) {
+  if (is_npy_path(path)) {
+    f.write(io_detail::npy_header(npy_descr<T>(), n, m));
+    for (index_t j = 0; j < m; ++j) {
+      f.write(reinterpret_cast<const char*>(z + j * ldz), static_cast<std::size_t>(n) * sizeof(T));
+    }
+    return;
+  }
+  f.write(std::string("%%MatrixMarket matrix array ") + (is_complex_v<T> ? "complex" : "real") +
+          " general\n" + std::to_string(n) + " " + std::to_string(m) + "\n");
+  if (n > 0 && m > 0) {
+    write_items(f, n * m, writer_threads(nthreads),
+                [&](std::string& s, std::int64_t k0, std::int64_t k1) {
+                  index_t i = k0 % n, j = k0 / n;  // column-major order
+                  for (std::int64_t k = k0; k < k1; ++k) {
+                    append_value(s, z[i + j * ldz]);
+                    if (++i == n) {
+                      i = 0;
+                      ++j;
+                    }
+                  }
+                });
+  }
+}
+}  // namespace
+
+template <class R>
+void write_eigenvalues(const std::string& path, const std::vector<R>& w, int nthreads) {
+  io_detail::AtomicFile f(path);
+  eigenvalues_into(f, w, nthreads);
   f.commit();
+}
+
+template <class R>
+void OutputSet::eigenvalues(const std::string& path, const std::vector<R>& w, int nthreads) {
+  add(path, [&w, nthreads](io_detail::AtomicFile& f) { eigenvalues_into(f, w, nthreads); });
+}
+
+template <class T>
+void OutputSet::dense(const std::string& path, index_t n, index_t m, const T* z, index_t ldz,
+                      int nthreads) {
+  check_dense_args(path, n, m, z, ldz);
+  add(path, [=](io_detail::AtomicFile& f) { dense_into(f, path, n, m, z, ldz, nthreads); });
 }
 
 namespace {
@@ -183,58 +241,30 @@ std::vector<R> parse_eigenvalues(const std::string& name, const std::string& tex
 template <class T>
 void write_dense(const std::string& path, index_t n, index_t m, const T* z, index_t ldz,
                  int nthreads) {
-  if (n < 0 || m < 0 || ldz < (n > 1 ? n : 1) || (z == nullptr && n > 0 && m > 0)) {
-    throw DimensionError(
-        "write_dense: need n >= 0, m >= 0, ldz >= max(1, n) (n = " + std::to_string(n) +
-        ", m = " + std::to_string(m) + ", ldz = " + std::to_string(ldz) + ")");
-  }
-  const bool npy = ends_with_npy(path);
-  if (npy) {
-    const char* descr = npy_descr<T>();
-    if (descr == nullptr) no_npy_dtype(path);
-    io_detail::AtomicFile f(path);
-    f.write(io_detail::npy_header(descr, n, m));
-    for (index_t j = 0; j < m; ++j) {
-      f.write(reinterpret_cast<const char*>(z + j * ldz), static_cast<std::size_t>(n) * sizeof(T));
-    }
-    f.commit();
-    return;
-  }
+  check_dense_args(path, n, m, z, ldz);
   io_detail::AtomicFile f(path);
-  f.write(std::string("%%MatrixMarket matrix array ") + (is_complex_v<T> ? "complex" : "real") +
-          " general\n" + std::to_string(n) + " " + std::to_string(m) + "\n");
-  if (n > 0 && m > 0) {
-    write_items(f, n * m, writer_threads(nthreads),
-                [&](std::string& s, std::int64_t k0, std::int64_t k1) {
-                  index_t i = k0 % n, j = k0 / n;  // column-major order
-                  for (std::int64_t k = k0; k < k1; ++k) {
-                    append_value(s, z[i + j * ldz]);
-                    if (++i == n) {
-                      i = 0;
-                      ++j;
-                    }
-                  }
-                });
-  }
+  dense_into(f, path, n, m, z, ldz, nthreads);
   f.commit();
 }
 
 template <class T>
 void check_dense_output(const std::string& path) {
-  if (ends_with_npy(path) && npy_descr<T>() == nullptr) no_npy_dtype(path);
+  if (is_npy_path(path) && npy_descr<T>() == nullptr) no_npy_dtype(path);
   check_output_path(path);
 }
 
-#define EIGSOLVE_IO_INST_REAL(R)                                                      \
-  template void write_eigenvalues<R>(const std::string&, const std::vector<R>&, int); \
-  template std::vector<R> read_eigenvalues<R>(const std::string&);                    \
-  template std::vector<R> parse_eigenvalues<R>(const std::string&, const std::string&);
+#define EIGSOLVE_IO_INST_REAL(R)                                                        \
+  template void write_eigenvalues<R>(const std::string&, const std::vector<R>&, int);   \
+  template std::vector<R> read_eigenvalues<R>(const std::string&);                      \
+  template std::vector<R> parse_eigenvalues<R>(const std::string&, const std::string&); \
+  template void OutputSet::eigenvalues<R>(const std::string&, const std::vector<R>&, int);
 EIGSOLVE_FOR_EACH_REAL(EIGSOLVE_IO_INST_REAL)
 #undef EIGSOLVE_IO_INST_REAL
 
 #define EIGSOLVE_IO_INST(T)                                                                   \
   template void write_dense<T>(const std::string&, index_t, index_t, const T*, index_t, int); \
-  template void check_dense_output<T>(const std::string&);
+  template void check_dense_output<T>(const std::string&);                                    \
+  template void OutputSet::dense<T>(const std::string&, index_t, index_t, const T*, index_t, int);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_IO_INST)
 #undef EIGSOLVE_IO_INST
 

@@ -4,6 +4,7 @@
 // cases (one line naming the file, a documented exit code, nothing written on failure).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -231,6 +232,167 @@ TEST(CliAudit, GenerateRefusesBeforeWriting) {
     EXPECT_EQ(lines(r.err), 1) << r.err;
     EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << c.args;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outputs of one run: all or nothing where they are regular files
+// ---------------------------------------------------------------------------------------------
+
+/// Runs `eigsolve ARGS` in a shell whose file size limit is `blocks` 512-byte blocks, with
+/// SIGXFSZ ignored: a write past the limit then fails with EFBIG ("file too large"), a
+/// deterministic write failure after the checks that needs no privileges and no device.
+cli::Result run_with_file_size_limit(const cli::TempDir& dir, int blocks, const std::string& args) {
+  const std::string out = dir / "stdout.log", err = dir / "stderr.log";
+  const std::string script =
+      "trap '' XFSZ; ulimit -f " + std::to_string(blocks) + "; exec " + cli::bin() + " " + args;
+  const int st = std::system(("sh -c \"" + script + "\" >" + out + " 2>" + err).c_str());
+  cli::Result r;
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.out = cli::slurp(out);
+  r.err = cli::slurp(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+// -o and --report fit under the limit, the eigenvectors (~12 kB of text) do not: before, the
+// eigenvalue file had already been renamed into place when the vectors failed. Now every old
+// file stays as it was and no temporary is left.
+TEST(CliOutputs, AFailingLaterOutputLeavesEveryFileAsItWas) {
+  cli::TempDir dir;
+  const std::string w = write(dir, "w.txt", "old eigenvalues\n");
+  const std::string z = write(dir, "z.mtx", "old vectors\n");
+  const std::string rep = write(dir, "r.json", "old report\n");
+  auto r = run_with_file_size_limit(
+      dir, 4, matrix_arg() + " -q -o " + w + " --vectors-output " + z + " --report " + rep);
+  EXPECT_EQ(r.code, 6) << r.err;
+  EXPECT_NE(r.err.find("file too large"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(cli::slurp(w), "old eigenvalues\n");
+  EXPECT_EQ(cli::slurp(z), "old vectors\n");
+  EXPECT_EQ(cli::slurp(rep), "old report\n");
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"r.json", "w.txt", "z.mtx"}));
+
+  // New paths: none of them is created.
+  r = run_with_file_size_limit(dir, 4,
+                               matrix_arg() + " -q -o " + (dir / "w2.txt") + " --vectors-output " +
+                                   (dir / "z2.mtx") + " --report " + (dir / "r2.json"));
+  EXPECT_EQ(r.code, 6) << r.err;
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 3);
+
+  // Without the limit all three are replaced, and they are what a plain run writes.
+  r = run(matrix_arg() + " -q -o " + w + " --vectors-output " + z + " --report " + rep);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(cli::slurp(w), run(matrix_arg() + " -q").out);
+  EXPECT_EQ(cli::slurp(z).substr(0, 14), "%%MatrixMarket");
+  EXPECT_NE(cli::slurp(rep).find("\"digest\""), std::string::npos);
+}
+
+// A stream cannot be staged: it is written after the regular files are complete (still
+// unrenamed), so a regular file that fails leaves standard output empty.
+TEST(CliOutputs, StreamsAreWrittenAfterTheFilesAreStaged) {
+  cli::TempDir dir;
+  const std::string z = write(dir, "z.mtx", "old vectors\n");
+  auto r = run_with_file_size_limit(dir, 4, matrix_arg() + " -q --vectors-output " + z);
+  EXPECT_EQ(r.code, 6) << r.err;
+  EXPECT_EQ(r.out, "") << "standard output received the eigenvalues of a failed run";
+  EXPECT_EQ(cli::slurp(z), "old vectors\n");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
+}
+
+/// A character device like /dev/full (1, 7) made in `dir` (false when mknod is not permitted):
+/// a stream output that fails with ENOSPC, without touching the real /dev.
+bool make_full_device(const std::string& path) {
+  return ::mknod(path.c_str(), S_IFCHR | 0600, makedev(1, 7)) == 0;
+}
+
+// A stream that fails after the regular files are staged: they are removed, not renamed.
+TEST(CliOutputs, AFailingStreamLeavesTheFilesAsTheyWere) {
+  cli::TempDir dir;
+  if (!make_full_device(dir / "full")) GTEST_SKIP() << "mknod not permitted here";
+  const std::string w = write(dir, "w.txt", "old eigenvalues\n");
+  const std::string z = write(dir, "z.npy", "old vectors\n");
+  auto r =
+      run(matrix_arg() + " -q -o " + w + " --vectors-output " + z + " --report " + (dir / "full"));
+  EXPECT_EQ(r.code, 6) << r.err;
+  EXPECT_NE(r.err.find("no space left on device"), std::string::npos) << r.err;
+  EXPECT_EQ(cli::slurp(w), "old eigenvalues\n");
+  EXPECT_TRUE(cli::slurp(z) == "old vectors\n");  // (no binary .npy in a failure message)
+  struct stat st {};
+  ASSERT_EQ(::lstat((dir / "full").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "the device node was replaced";
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 3);
+}
+
+// generate's two outputs likewise: the matrix is not left behind when the spectrum fails.
+TEST(CliOutputs, GenerateIsAllOrNothingToo) {
+  cli::TempDir dir;
+  if (!make_full_device(dir / "full")) GTEST_SKIP() << "mknod not permitted here";
+  for (const std::string name : {"m.mtx", "m.npy"}) {
+    const std::string m = write(dir, name, "old matrix\n");
+    auto r = run("generate kac --n 6 -o " + m + " --eigenvalues-output " + (dir / "full"));
+    EXPECT_EQ(r.code, 6) << name << ": " << r.err;
+    EXPECT_NE(r.err.find("no space left on device"), std::string::npos) << r.err;
+    EXPECT_EQ(cli::slurp(m), "old matrix\n") << name;
+    std::filesystem::remove(m);
+    r = run("generate kac --n 6 -o " + m + " --eigenvalues-output " + (dir / "full"));
+    EXPECT_EQ(r.code, 6) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(m)) << name;
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// generate: .npy for every kind, one stdout
+// ---------------------------------------------------------------------------------------------
+
+// Every kind honours a .npy name, in any case (the rule of --vectors-output); before,
+// laplace1d, kac and wilkinson wrote Matrix Market text to it, and hadamard/random matched
+// only ".npy" in lower case. The .npy holds the matrix the .mtx holds.
+TEST(CliGenerate, EveryKindWritesNpyForANpyName) {
+  cli::TempDir dir;
+  for (const std::string kind : {"laplace1d", "kac", "wilkinson", "hadamard", "random"}) {
+    const std::string mtx = dir / (kind + ".mtx");
+    auto r = run("generate " + kind + " --n 8 -o " + mtx);
+    ASSERT_EQ(r.code, 0) << kind << ": " << r.err;
+    const std::string want = run(mtx + " --device cpu -q").out;
+    ASSERT_FALSE(want.empty()) << kind;
+    for (const std::string ext : {".npy", ".NPY", ".Npy"}) {
+      const std::string npy = dir / (kind + "-x" + ext);
+      r = run("generate " + kind + " --n 8 -o " + npy);
+      ASSERT_EQ(r.code, 0) << kind << ext << ": " << r.err;
+      EXPECT_EQ(cli::slurp(npy).substr(0, 6), "\x93NUMPY") << kind << ext;
+      r = run(npy + " --device cpu -q");
+      EXPECT_EQ(r.code, 0) << kind << ext << ": " << r.err;
+      EXPECT_EQ(r.out, want) << kind << ext;
+    }
+  }
+}
+
+// Two outputs on standard output would interleave: the solve's clash rule, before anything is
+// written.
+TEST(CliGenerate, TwoOutputsOnStandardOutputAreRefused) {
+  for (const std::string args :
+       {"-o - --eigenvalues-output -", "-o /dev/stdout --eigenvalues-output -",
+        "-o - --eigenvalues-output /dev/fd/1"}) {
+    auto r = run("generate kac --n 4 " + args);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("-o and --eigenvalues-output both write to standard output"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  // One of them on stdout is fine.
+  cli::TempDir dir;
+  auto r = run("generate kac --n 4 -o - --eigenvalues-output " + (dir / "e.txt"));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, 14), "%%MatrixMarket");
+  EXPECT_EQ(cli::slurp(dir / "e.txt"), "-3\n-1\n1\n3\n");
 }
 
 }  // namespace

@@ -82,6 +82,17 @@ TEST(HostileInputs, CoordinateSizeLineLargerThanTheFile) {
       "the size line announces 99999999999 entries but only 6 bytes follow it");
   iotest::expect_rejected("%%MatrixMarket matrix coordinate pattern symmetric\n2 2 3\n1 1\n2 2", 2,
                           "announces 3 entries but only 7 bytes");
+  // One entry, one byte, one value: singular words.
+  iotest::expect_rejected("%%MatrixMarket matrix coordinate real symmetric\n1 1 1\n", 2,
+                          "the size line announces 1 entry but only 0 bytes follow it");
+  iotest::expect_rejected("%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1", 2,
+                          "announces 2 entries but only 1 byte follows it");
+  iotest::expect_rejected("%%MatrixMarket matrix array real general\n1 1\n", 2,
+                          "announces a 1 x 1 array (1 value) but only 0 bytes follow it");
+  iotest::expect_rejected("%%MatrixMarket matrix coordinate real symmetric\n1 1 1\n   ", 2,
+                          "the file ends after 0 of the 1 entry announced by the size line");
+  iotest::expect_rejected("%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n1 1 1\n2 2 1\n",
+                          4, "(the size line, line 2, announces 1 entry)");
   // Exactly enough room (the last line without its '\n'): the usual truncation check.
   iotest::expect_rejected(
       "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n1 1\n2 2\n   ", 4,

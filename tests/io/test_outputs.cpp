@@ -245,5 +245,93 @@ TEST(Outputs, SmallTmpfsFillsUp) {
   EXPECT_EQ(small.substr(0, 6), "0.3333");
 }
 
+// The outputs of one run (OutputSet): regular files go to temporaries, and only publish()
+// renames them, after every output is complete; a failure before that leaves every old file
+// as it was and no temporary.
+TEST(OutputSet, AFailingLaterOutputLeavesTheEarlierOnesAsTheyWere) {
+  TempDir d;
+  const std::string a = d.write("a.txt", "old a\n"), b = d.write("b.npy", "old b\n");
+  {
+    SyscallSwap swap(&small_disk_write, nullptr);
+    g_disk_left = std::size_t(1) << 20;
+    OutputSet outs;
+    const std::vector<double> w = many_values(100), z = many_values(4);
+    outs.eigenvalues(a, w);
+    EXPECT_EQ(slurp(a), "old a\n");  // staged, not renamed
+    EXPECT_EQ(d.count(), 3);         // a's temporary beside it
+    g_disk_left = 0;
+    expect_output_error([&] { outs.dense(b, 2, 2, z.data(), 2); }, "no space left on device");
+  }
+  EXPECT_EQ(slurp(a), "old a\n");
+  EXPECT_EQ(slurp(b), "old b\n");
+  EXPECT_EQ(d.count(), 2);
+}
+
+TEST(OutputSet, PublishRenamesEveryOutputAndKeepsModes) {
+  TempDir d;
+  const std::string a = d.write("a.txt", "old a\n");
+  ::chmod(a.c_str(), 0640);
+  const std::vector<double> w = {1.5, -2.0};
+  const std::vector<float> z = {1.0f, 2.0f};
+  OutputSet outs;
+  outs.eigenvalues(a, w);
+  outs.dense(d.file("Z.NPY"), 2, 1, z.data(), 2);
+  outs.text(d.file("r.json"), "{}\n");
+  EXPECT_EQ(slurp(a), "old a\n");
+  EXPECT_FALSE(std::ifstream(d.file("r.json")).good());
+  outs.publish();
+  EXPECT_EQ(slurp(a), "1.5\n-2\n");
+  EXPECT_EQ(mode_of(a) & 07777, 0640u);
+  EXPECT_EQ(slurp(d.file("Z.NPY")).substr(0, 6), "\x93NUMPY");  // .npy in any case
+  EXPECT_EQ(slurp(d.file("r.json")), "{}\n");
+  EXPECT_EQ(d.count(), 3);
+  expect_output_error([&] { outs.text(d.file("late.txt"), "x"); }, "after publish");
+}
+
+// Every target is checked before the first rename: one replaced by a folder in the meantime
+// stops them all.
+TEST(OutputSet, PublishChecksEveryTargetBeforeRenamingAny) {
+  TempDir d;
+  const std::string a = d.write("a.txt", "old a\n"), b = d.write("b.txt", "old b\n");
+  {
+    OutputSet outs;
+    outs.text(a, "new a\n");
+    outs.text(b, "new b\n");
+    ASSERT_EQ(::unlink(b.c_str()), 0);
+    ASSERT_EQ(::mkdir(b.c_str(), 0755), 0);
+    expect_output_error([&] { outs.publish(); }, "replaced by something other than a file");
+  }
+  EXPECT_EQ(slurp(a), "old a\n");
+  EXPECT_TRUE(S_ISDIR(mode_of(b)));
+  EXPECT_EQ(d.count(), 2);
+}
+
+// A stream cannot be staged: it is written by write_streams() (or publish()), after the regular
+// files added before and after it are complete.
+TEST(OutputSet, StreamsAreWrittenWhenAsked) {
+  TempDir d;
+  const std::string log = d.write("log.txt", "line 1\n");
+  int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
+  ASSERT_GE(fd, 0);
+  EXPECT_TRUE(is_stream_output("/proc/self/fd/" + std::to_string(fd)));
+  EXPECT_TRUE(is_stream_output("-"));
+  EXPECT_FALSE(is_stream_output(log));
+  EXPECT_FALSE(is_stream_output(d.file("new.txt")));
+  {
+    OutputSet outs;
+    outs.text("/proc/self/fd/" + std::to_string(fd), "line 2\n");
+    outs.text(d.file("f.txt"), "file\n");
+    EXPECT_EQ(slurp(log), "line 1\n");
+    outs.write_streams();
+    EXPECT_EQ(slurp(log), "line 1\nline 2\n");
+    outs.text("/dev/fd/" + std::to_string(fd), "line 3\n");
+    outs.publish();
+  }
+  ::close(fd);
+  EXPECT_EQ(slurp(log), "line 1\nline 2\nline 3\n");
+  EXPECT_EQ(slurp(d.file("f.txt")), "file\n");
+  EXPECT_EQ(d.count(), 2);
+}
+
 }  // namespace
 }  // namespace eigsolve
