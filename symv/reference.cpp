@@ -377,24 +377,25 @@ void tile_pass(const Context& ctx, index_t n, index_t nt, const T* A, index_t ld
 
 #if defined(EIGSOLVE_SYMV_AVX2)
 /// symm_reference for 8 vectors in the SIMD lanes: double (AVX-512: one zmm per 8-lane row,
-/// else two ymm halves) and, on AVX-512, Complex<double> (rows of the 8 real parts, then the 8
-/// imaginary parts). The full tiles below the diagonal run tile_fused_lanes8[_z] (each element
-/// broadcast once for the 8 vectors' chains, no transposes); the diagonal tiles and those of a
-/// partial last row panel run tile_pair per vector. Partials are kept lane-major,
-/// P[(R nt + C) 64 + i][W doubles], and each row's sum of vector q is the left-to-right sum over
-/// C, then T(1) times it (alpha = 1, beta = 0): the bits of every vector's symv_reference call.
+/// else two ymm halves), float (one ymm) and, on AVX-512, Complex<double> (rows of the 8 real
+/// parts, then the 8 imaginary parts). The full tiles below the diagonal run tile_fused_lanes8[_z]
+/// (each element broadcast once for the 8 vectors' chains, no transposes); the diagonal tiles and
+/// those of a partial last row panel run tile_pair per vector. Partials are kept lane-major, P[(R
+/// nt + C) 64 + i][W doubles], and each row's sum of vector q is the left-to-right sum over C, then
+/// T(1) times it (alpha = 1, beta = 0): the bits of every vector's symv_reference call.
 template <class T>
 void symm_lanes8(const Context& ctx, index_t n, index_t nt, const T* A, index_t lda, const T* V,
                  index_t ldv, T* X, index_t ldx, T* Pt) {
   constexpr bool cplx = is_complex_v<T>;
-  constexpr int L = 8, W = cplx ? 16 : 8;  // vectors; doubles per lane-major row
-  double* P = reinterpret_cast<double*>(Pt);
+  constexpr int L = 8, W = cplx ? 16 : 8;  // vectors; reals per lane-major row
+  using R = real_t<T>;
+  R* P = reinterpret_cast<R*>(Pt);
   const index_t np = nt * kTile, full = n / kTile;
   // xl[i] = the 8 vectors' row i (re then im for complex), rows n .. np-1 zero (only full
   // tiles read them, as the padded kernels do).
-  thread_local std::vector<double> xl_store;
+  thread_local std::vector<R> xl_store;
   if (xl_store.size() < static_cast<std::size_t>(np * W)) xl_store.resize(np * W);
-  double* xl = xl_store.data();
+  R* xl = xl_store.data();
   for (index_t i = 0; i < np; ++i)
     for (int q = 0; q < L; ++q) {
       const T v = i < n ? V[i + ldv * q] : T(0);
@@ -421,12 +422,14 @@ void symm_lanes8(const Context& ctx, index_t n, index_t nt, const T* A, index_t 
     }
     index_t I = J + (tb - first);
     for (index_t t = tb; t < te; ++t) {
-      double* pd = P + (I * nt + J) * kTile * W;
-      double* pt = P + (J * nt + I) * kTile * W;
+      R* pd = P + (I * nt + J) * kTile * W;
+      R* pt = P + (J * nt + I) * kTile * W;
       if (I > J && I < full) {
-        const double* S = reinterpret_cast<const double*>(A + I * kTile + lda * (J * kTile));
-        const double *xr = xl + I * kTile * W, *xc = xl + J * kTile * W;
-        if constexpr (cplx) {
+        const R* S = reinterpret_cast<const R*>(A + I * kTile + lda * (J * kTile));
+        const R *xr = xl + I * kTile * W, *xc = xl + J * kTile * W;
+        if constexpr (std::is_same<T, float>::value) {
+          symv_detail::tile_fused_lanes8_f(S, lda, xr, xc, pd, pt);
+        } else if constexpr (cplx) {
 #if defined(EIGSOLVE_SYMV_AVX512)
           symv_detail::tile_fused_lanes8_z(S, lda, xr, xc, pd, pt);
 #endif
@@ -446,7 +449,7 @@ void symm_lanes8(const Context& ctx, index_t n, index_t nt, const T* A, index_t 
           std::fill(pdq, pdq + kTile, T(0));
           std::fill(ptq, ptq + kTile, T(0));
           tile_pair(n, A, lda, V + ldv * q, I, J, buf, pdq, ptq);
-          auto put = [&](double* dst, const T* src) {
+          auto put = [&](R* dst, const T* src) {
             for (int i = 0; i < kTile; ++i) {
               if constexpr (cplx) {
                 dst[i * W + q] = src[i].re;
@@ -468,11 +471,11 @@ void symm_lanes8(const Context& ctx, index_t n, index_t nt, const T* A, index_t 
   });
   parallel_for(nt, ctx.num_threads(), std::max<index_t>(1, (index_t(1) << 16) / (nt * kTile * W)),
                [&](index_t rb, index_t re) {
-                 alignas(64) double acc[kTile * W];
-                 for (index_t R = rb; R < re; ++R) {
-                   const index_t r0 = R * kTile;
+                 alignas(64) R acc[kTile * W];
+                 for (index_t Rp = rb; Rp < re; ++Rp) {
+                   const index_t r0 = Rp * kTile;
                    const int rows = static_cast<int>(std::min<index_t>(kTile, n - r0));
-                   const double* p = P + R * nt * kTile * W;
+                   const R* p = P + Rp * nt * kTile * W;
                    for (int e = 0; e < rows * W; ++e)
                      acc[e] = p[e];
                    for (index_t C = 1; C < nt; ++C) {
@@ -538,7 +541,7 @@ void symm_reference(const Context& ctx, index_t n, index_t k, const T* A, index_
   for (index_t q0 = 0; q0 < k; q0 += group) {
     const int nv = static_cast<int>(std::min(group, k - q0));
 #if defined(EIGSOLVE_SYMV_AVX2)
-    if constexpr (std::is_same<T, double>::value) {
+    if constexpr (std::is_same<T, double>::value || std::is_same<T, float>::value) {
       if (nv == 8) {  // the 8 vectors in the lanes
         symm_lanes8(ctx, n, nt, A, lda, V + ldv * q0, ldv, X + ldx * q0, ldx, P);
         continue;

@@ -417,6 +417,56 @@ inline void tile_fused_lanes4(const double* S, index_t lds, const double* xr, co
   }
 }
 
+/// tile_fused_lanes4 for float: the 8 vectors in the 8 lanes of a ymm (rows of 8 floats), rows
+/// in pairs; per vector the fmas of block8_fused in the same order.
+inline void tile_fused_lanes8_f(const float* S, index_t lds, const float* xr, const float* xc,
+                                float* pd, float* pt) {
+  alignas(32) float cd[kChunk][kTile][8];  // cd[cc][i]: chunk cc of row i's direct chain
+  alignas(32) float ct[kChunk][kTile][8];  // ct[rc][j]: chunk rc of column j's chain
+  for (int cc = 0; cc < kChunk; ++cc) {
+    const int j0 = cc * kChunk;
+    for (int i0 = 0; i0 < kTile; i0 += kChunk) {
+      const float* b = S + i0 + lds * j0;
+      __m256 t[kChunk];
+      for (int c = 0; c < kChunk; ++c)
+        t[c] = _mm256_setzero_ps();
+      for (int h = 0; h < kChunk; h += 2) {
+        __m256 d0 = _mm256_setzero_ps(), d1 = _mm256_setzero_ps();
+        const __m256 x0 = _mm256_loadu_ps(xr + 8 * (i0 + h));
+        const __m256 x1 = _mm256_loadu_ps(xr + 8 * (i0 + h + 1));
+        for (int c = 0; c < kChunk; ++c) {
+          const __m256 xcc = _mm256_loadu_ps(xc + 8 * (j0 + c));
+          const __m256 a0 = _mm256_broadcast_ss(b + h + lds * c);
+          const __m256 a1 = _mm256_broadcast_ss(b + h + 1 + lds * c);
+          d0 = _mm256_fmadd_ps(a0, xcc, d0);
+          d1 = _mm256_fmadd_ps(a1, xcc, d1);
+          t[c] = _mm256_fmadd_ps(a0, x0, t[c]);
+          t[c] = _mm256_fmadd_ps(a1, x1, t[c]);
+        }
+        _mm256_store_ps(cd[cc][i0 + h], d0);
+        _mm256_store_ps(cd[cc][i0 + h + 1], d1);
+      }
+      for (int c = 0; c < kChunk; ++c)
+        _mm256_store_ps(ct[i0 / kChunk][j0 + c], t[c]);
+    }
+  }
+  for (int i = 0; i < kTile; ++i) {
+    __m256 v[kChunk], u[kChunk];
+    for (int k = 0; k < kChunk; ++k) {
+      v[k] = _mm256_load_ps(cd[k][i]);
+      u[k] = _mm256_load_ps(ct[k][i]);
+    }
+    _mm256_storeu_ps(
+        pd + 8 * i,
+        _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(v[0], v[1]), _mm256_add_ps(v[2], v[3])),
+                      _mm256_add_ps(_mm256_add_ps(v[4], v[5]), _mm256_add_ps(v[6], v[7]))));
+    _mm256_storeu_ps(
+        pt + 8 * i,
+        _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(u[0], u[1]), _mm256_add_ps(u[2], u[3])),
+                      _mm256_add_ps(_mm256_add_ps(u[4], u[5]), _mm256_add_ps(u[6], u[7]))));
+  }
+}
+
 }  // namespace symv_detail
 }  // namespace eigsolve
 #include "symv/tile_kernels_avx2_c.hpp"
