@@ -432,6 +432,8 @@ void symm_lanes8(const Context& ctx, index_t n, index_t nt, const T* A, index_t 
         } else if constexpr (cplx) {
 #if defined(EIGSOLVE_SYMV_AVX512)
           symv_detail::tile_fused_lanes8_z(S, lda, xr, xc, pd, pt);
+#else
+          static_assert(!cplx, "the complex lanes kernel needs AVX-512 (symm_reference checks)");
 #endif
         } else {
 #if defined(EIGSOLVE_SYMV_AVX512)
