@@ -377,12 +377,13 @@ void tile_pass(const Context& ctx, index_t n, index_t nt, const T* A, index_t ld
 
 #if defined(EIGSOLVE_SYMV_AVX2)
 /// symm_reference for 8 vectors in the SIMD lanes: double (AVX-512: one zmm per 8-lane row,
-/// else two ymm halves), float (one ymm) and, on AVX-512, Complex<double> (rows of the 8 real
-/// parts, then the 8 imaginary parts). The full tiles below the diagonal run tile_fused_lanes8[_z]
-/// (each element broadcast once for the 8 vectors' chains, no transposes); the diagonal tiles and
-/// those of a partial last row panel run tile_pair per vector. Partials are kept lane-major, P[(R
-/// nt + C) 64 + i][W doubles], and each row's sum of vector q is the left-to-right sum over C, then
-/// T(1) times it (alpha = 1, beta = 0): the bits of every vector's symv_reference call.
+/// else two ymm halves), float (one ymm) and, on AVX-512, Complex<double> and Complex<float> (rows
+/// of the 8 real parts, then the 8 imaginary parts). The full tiles below the diagonal run
+/// tile_fused_lanes8[_z] (each element broadcast once for the 8 vectors' chains, no transposes);
+/// the diagonal tiles and those of a partial last row panel run tile_pair per vector. Partials are
+/// kept lane-major, P[(R nt + C) 64 + i][W doubles], and each row's sum of vector q is the
+/// left-to-right sum over C, then T(1) times it (alpha = 1, beta = 0): the bits of every vector's
+/// symv_reference call.
 template <class T>
 void symm_lanes8(const Context& ctx, index_t n, index_t nt, const T* A, index_t lda, const T* V,
                  index_t ldv, T* X, index_t ldx, T* Pt) {
@@ -431,7 +432,10 @@ void symm_lanes8(const Context& ctx, index_t n, index_t nt, const T* A, index_t 
           symv_detail::tile_fused_lanes8_f(S, lda, xr, xc, pd, pt);
         } else if constexpr (cplx) {
 #if defined(EIGSOLVE_SYMV_AVX512)
-          symv_detail::tile_fused_lanes8_z(S, lda, xr, xc, pd, pt);
+          if constexpr (std::is_same<R, double>::value)
+            symv_detail::tile_fused_lanes8_z(S, lda, xr, xc, pd, pt);
+          else
+            symv_detail::tile_fused_lanes8_c(S, lda, xr, xc, pd, pt);
 #else
           static_assert(!cplx, "the complex lanes kernel needs AVX-512 (symm_reference checks)");
 #endif
@@ -550,8 +554,10 @@ void symm_reference(const Context& ctx, index_t n, index_t k, const T* A, index_
       }
     }
 #if defined(EIGSOLVE_SYMV_AVX512)
-    if constexpr (std::is_same<T, Complex<double>>::value) {
-      if (nv == 8 && symv_detail::has_avx512f()) {
+    if constexpr (std::is_same<T, Complex<double>>::value ||
+                  std::is_same<T, Complex<float>>::value) {
+      if (nv == 8 && (std::is_same<T, Complex<double>>::value ? symv_detail::has_avx512f()
+                                                              : symv_detail::has_avx512vl())) {
         symm_lanes8(ctx, n, nt, A, lda, V + ldv * q0, ldv, X + ldx * q0, ldx, P);
         continue;
       }

@@ -22,6 +22,11 @@ inline bool has_avx512f() {
   static const bool yes = __builtin_cpu_supports("avx512f") && !std::getenv("EIGSOLVE_NO_AVX512");
   return yes;
 }
+/// has_avx512f() and AVX-512VL (32 ymm registers; tile_fused_lanes8_c).
+inline bool has_avx512vl() {
+  static const bool yes = has_avx512f() && __builtin_cpu_supports("avx512vl");
+  return yes;
+}
 
 // Full-mask forms of the shuffles: GCC 12's unmasked intrinsics pass an "undefined" source
 // that -Wuninitialized reports; with every lane selected the result is the same.
@@ -318,6 +323,72 @@ __attribute__((target("avx512f"))) inline void tile_fused_lanes8_z(const double*
           pt + 16 * i + h,
           _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(u[0], u[1]), _mm512_add_pd(u[2], u[3])),
                         _mm512_add_pd(_mm512_add_pd(u[4], u[5]), _mm512_add_pd(u[6], u[7]))));
+    }
+}
+
+/// tile_fused_lanes8_z for Complex<float>: the 8 vectors' real parts in one ymm and their
+/// imaginary parts in another (rows of 16 floats), with AVX-512VL's 32 ymm registers so that the
+/// z kernel's register plan fits; the same fmas in the same order.
+__attribute__((target("avx512f,avx512vl"))) inline void tile_fused_lanes8_c(
+    const float* S, index_t lds, const float* xr, const float* xc, float* pd, float* pt) {
+  alignas(32) float cd[kChunk][kTile][16];  // cd[cc][i]: chunk cc of row i (re 8, im 8)
+  alignas(32) float ct[kChunk][kTile][16];  // ct[rc][j]: chunk rc of column j
+  for (int cc = 0; cc < kChunk; ++cc) {
+    const int j0 = cc * kChunk;
+    for (int i0 = 0; i0 < kTile; i0 += kChunk) {
+      const float* b = S + 2 * (i0 + lds * j0);  // (re, im) pairs
+      __m256 tr[kChunk], ti[kChunk];
+      for (int c = 0; c < kChunk; ++c)
+        tr[c] = ti[c] = _mm256_setzero_ps();
+      for (int h = 0; h < kChunk; h += 2) {
+        __m256 dr[2], di[2], xrr[2], xri[2];
+        for (int r = 0; r < 2; ++r) {
+          dr[r] = di[r] = _mm256_setzero_ps();
+          xrr[r] = _mm256_loadu_ps(xr + 16 * (i0 + h + r));
+          xri[r] = _mm256_loadu_ps(xr + 16 * (i0 + h + r) + 8);
+        }
+        for (int c = 0; c < kChunk; ++c) {
+          const __m256 xcr = _mm256_loadu_ps(xc + 16 * (j0 + c));
+          const __m256 xci = _mm256_loadu_ps(xc + 16 * (j0 + c) + 8);
+          for (int r = 0; r < 2; ++r) {
+            const float* e = b + 2 * (h + r + lds * c);
+            const __m256 ar = _mm256_set1_ps(e[0]), ai = _mm256_set1_ps(e[1]);
+            dr[r] = _mm256_fmadd_ps(ar, xcr, dr[r]);
+            dr[r] = _mm256_fnmadd_ps(ai, xci, dr[r]);
+            di[r] = _mm256_fmadd_ps(ar, xci, di[r]);
+            di[r] = _mm256_fmadd_ps(ai, xcr, di[r]);
+            tr[c] = _mm256_fmadd_ps(ar, xrr[r], tr[c]);
+            tr[c] = _mm256_fmadd_ps(ai, xri[r], tr[c]);
+            ti[c] = _mm256_fmadd_ps(ar, xri[r], ti[c]);
+            ti[c] = _mm256_fnmadd_ps(ai, xrr[r], ti[c]);
+          }
+        }
+        for (int r = 0; r < 2; ++r) {
+          _mm256_store_ps(cd[cc][i0 + h + r], dr[r]);
+          _mm256_store_ps(cd[cc][i0 + h + r] + 8, di[r]);
+        }
+      }
+      for (int c = 0; c < kChunk; ++c) {
+        _mm256_store_ps(ct[i0 / kChunk][j0 + c], tr[c]);
+        _mm256_store_ps(ct[i0 / kChunk][j0 + c] + 8, ti[c]);
+      }
+    }
+  }
+  for (int i = 0; i < kTile; ++i)
+    for (int h = 0; h < 16; h += 8) {
+      __m256 v[kChunk], u[kChunk];
+      for (int k = 0; k < kChunk; ++k) {
+        v[k] = _mm256_load_ps(cd[k][i] + h);
+        u[k] = _mm256_load_ps(ct[k][i] + h);
+      }
+      _mm256_storeu_ps(
+          pd + 16 * i + h,
+          _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(v[0], v[1]), _mm256_add_ps(v[2], v[3])),
+                        _mm256_add_ps(_mm256_add_ps(v[4], v[5]), _mm256_add_ps(v[6], v[7]))));
+      _mm256_storeu_ps(
+          pt + 16 * i + h,
+          _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(u[0], u[1]), _mm256_add_ps(u[2], u[3])),
+                        _mm256_add_ps(_mm256_add_ps(u[4], u[5]), _mm256_add_ps(u[6], u[7]))));
     }
 }
 
