@@ -14,8 +14,10 @@
 #include <limits>
 #include <vector>
 
+#include "core/cpu_features.hpp"
 #include "core/errors.hpp"
 #include "core/parallel.hpp"
+#include "solver/sturm_dd_avx512.hpp"
 
 namespace eigsolve {
 namespace {
@@ -32,7 +34,7 @@ struct Lanes<double> {
 };
 template <>
 struct Lanes<dd_real> {
-  static constexpr int value = 4;
+  static constexpr int value = 8;  // sturm_dd::count8's lanes on AVX-512
 };
 
 template <class R>
@@ -71,7 +73,18 @@ void bisect_range(index_t n, const R* d, const R* e2, const bisect::SturmSetup<R
     if (nb == 0) continue;
     for (int l = nb; l < W; ++l)
       x[l] = x[0];  // padding lanes, results unused
-    bisect::sturm_count_multi<W>(n, d, e2, s.pivmin, x, cnt);
+#if defined(EIGSOLVE_STURM_DD_AVX512)
+    if constexpr (std::is_same<R, dd_real>::value) {
+      if (has_avx512f()) {  // the same counts, lane by lane (solver/sturm_dd_avx512.hpp)
+        sturm_dd::count8(n, d, e2, s.pivmin, x, cnt);
+      } else {
+        bisect::sturm_count_multi<W>(n, d, e2, s.pivmin, x, cnt);
+      }
+    } else
+#endif
+    {
+      bisect::sturm_count_multi<W>(n, d, e2, s.pivmin, x, cnt);
+    }
     for (int l = 0; l < nb; ++l) {
       const Node<R>& nd = batch[l];
       const index_t c = cnt[l];

@@ -13,20 +13,14 @@
 
 #include <cstdlib>
 
+#include "core/cpu_features.hpp"
+
 namespace eigsolve {
 namespace symv_detail {
 
-/// Whether the CPU runs avx512f (checked once; EIGSOLVE_NO_AVX512 set in the environment keeps
-/// the AVX2 kernels, e.g. to test them on an AVX-512 machine).
-inline bool has_avx512f() {
-  static const bool yes = __builtin_cpu_supports("avx512f") && !std::getenv("EIGSOLVE_NO_AVX512");
-  return yes;
-}
-/// has_avx512f() and AVX-512VL (32 ymm registers; tile_fused_lanes8_c).
-inline bool has_avx512vl() {
-  static const bool yes = has_avx512f() && __builtin_cpu_supports("avx512vl");
-  return yes;
-}
+// has_avx512f(), has_avx512vl(): core/cpu_features.hpp.
+using eigsolve::has_avx512f;
+using eigsolve::has_avx512vl;
 
 // Full-mask forms of the shuffles: GCC 12's unmasked intrinsics pass an "undefined" source
 // that -Wuninitialized reports; with every lane selected the result is the same.
