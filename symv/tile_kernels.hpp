@@ -14,7 +14,9 @@
 #include "core/canonical.hpp"
 #include "core/complex.hpp"
 #include "core/precision.hpp"
-#include "symv/tile_kernels_avx2.hpp"  // empty without EIGSOLVE_SYMV_AVX2
+#include "core/cpu_features.hpp"
+#include "symv/tile_kernels_avx2.hpp"   // empty without EIGSOLVE_SYMV_AVX2
+#include "symv/tile_kernels_dd512.hpp"  // empty without EIGSOLVE_DD_AVX512
 
 namespace eigsolve {
 namespace symv_detail {
@@ -31,6 +33,14 @@ void tile_partials(int rows, int cols, const T* B, index_t ldb, const T* x, T* p
   if constexpr (kDirectAvx2<T>) {
     tile_direct(rows, cols, B, ldb, x, p);
     return;
+  }
+#endif
+#if defined(EIGSOLVE_DD_AVX512)
+  if constexpr (std::is_same<T, dd_real>::value) {
+    if (cols == kTile && has_avx512f()) {  // 8 rows in the lanes (symv/tile_kernels_dd512.hpp)
+      tile_partials_dd512(rows, B, ldb, x, p);
+      return;
+    }
   }
 #endif
   constexpr int R = kLanes<T>;

@@ -1,0 +1,99 @@
+// core/dd_real.hpp's operations on 8 dd values at once (AVX-512: hi and lo in two zmm), lane by
+// lane the scalar formulas in the same order — 2Sum, Fast2Sum, 2Prod with fma, the accurate sum,
+// the product, the three-term division, their signed-zero selects as masked blends, the
+// lexicographic comparison as a mask. A vector add / sub / mul / fma / div rounds like the
+// scalar one lane by lane, so every lane has the scalar bits. CPU only (target attribute; the
+// callers choose it at run time with has_avx512f(), core/cpu_features.hpp).
+#pragma once
+
+#if defined(__GNUC__) && !defined(__CUDACC__) && (defined(__x86_64__) || defined(__i386__))
+#define EIGSOLVE_DD_AVX512 1
+#include <immintrin.h>
+
+#include "core/dd_real.hpp"
+
+namespace eigsolve {
+namespace dd512 {
+
+struct V {
+  __m512d hi, lo;
+};
+
+#define EIGSOLVE_AVX512 __attribute__((target("avx512f"), always_inline)) inline
+
+EIGSOLVE_AVX512 void two_sum(__m512d a, __m512d b, __m512d& s, __m512d& e) {
+  s = _mm512_add_pd(a, b);
+  const __m512d bb = _mm512_sub_pd(s, a);
+  e = _mm512_add_pd(_mm512_sub_pd(a, _mm512_sub_pd(s, bb)), _mm512_sub_pd(b, bb));
+}
+EIGSOLVE_AVX512 void quick_two_sum(__m512d a, __m512d b, __m512d& s, __m512d& e) {
+  s = _mm512_add_pd(a, b);
+  e = _mm512_sub_pd(b, _mm512_sub_pd(s, a));
+}
+EIGSOLVE_AVX512 __mmask8 is_zero(__m512d x) {
+  return _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_EQ_OQ);
+}
+EIGSOLVE_AVX512 V neg(const V& a) {
+  const __m512i sign = _mm512_set1_epi64(static_cast<long long>(0x8000000000000000ull));
+  return {_mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(a.hi), sign)),
+          _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(a.lo), sign))};
+}
+/// operator+(dd_real, dd_real).
+EIGSOLVE_AVX512 V add(const V& a, const V& b) {
+  __m512d s1, s2, t1, t2;
+  two_sum(a.hi, b.hi, s1, s2);
+  two_sum(a.lo, b.lo, t1, t2);
+  const __m512d s0 = s1;
+  s2 = _mm512_add_pd(s2, t1);
+  quick_two_sum(s1, s2, s1, s2);
+  s2 = _mm512_add_pd(s2, t2);
+  V r;
+  quick_two_sum(s1, s2, r.hi, r.lo);
+  r.hi = _mm512_mask_blend_pd(is_zero(r.hi) & is_zero(s0), r.hi, s0);
+  return r;
+}
+EIGSOLVE_AVX512 V sub(const V& a, const V& b) {
+  return add(a, neg(b));
+}
+/// operator*(dd_real, dd_real).
+EIGSOLVE_AVX512 V mul(const V& a, const V& b) {
+  const __m512d p = _mm512_mul_pd(a.hi, b.hi);
+  __m512d e = _mm512_fmsub_pd(a.hi, b.hi, p);  // fma(a.hi, b.hi, -p)
+  __m512d t = _mm512_mul_pd(a.lo, b.lo);
+  t = _mm512_fmadd_pd(a.hi, b.lo, t);
+  t = _mm512_fmadd_pd(a.lo, b.hi, t);
+  e = _mm512_add_pd(e, t);
+  V r;
+  quick_two_sum(p, e, r.hi, r.lo);
+  r.hi = _mm512_mask_blend_pd(is_zero(r.hi), r.hi, p);
+  return r;
+}
+/// operator/(dd_real, dd_real); a lane whose q1 is not finite gives (q1, 0).
+EIGSOLVE_AVX512 V div(const V& a, const V& b) {
+  const __m512d zero = _mm512_setzero_pd();
+  const __m512d q1 = _mm512_div_pd(a.hi, b.hi);
+  const __mmask8 finite = _mm512_cmp_pd_mask(_mm512_sub_pd(q1, q1), zero, _CMP_EQ_OQ);
+  V r = sub(a, mul(V{q1, zero}, b));
+  const __m512d q2 = _mm512_div_pd(r.hi, b.hi);
+  r = sub(r, mul(V{q2, zero}, b));
+  const __m512d q3 = _mm512_div_pd(r.hi, b.hi);
+  V q;
+  quick_two_sum(q1, q2, q.hi, q.lo);
+  q = add(q, V{q3, zero});
+  q.hi = _mm512_mask_blend_pd(is_zero(q.hi), q.hi, q1);
+  return {_mm512_mask_blend_pd(finite, q1, q.hi), _mm512_mask_blend_pd(finite, zero, q.lo)};
+}
+/// a < b lexicographically on (hi, lo) (false with NaN), as operator<(dd_real, dd_real).
+EIGSOLVE_AVX512 __mmask8 lt(const V& a, const V& b) {
+  return _mm512_cmp_pd_mask(a.hi, b.hi, _CMP_LT_OQ) |
+         (_mm512_cmp_pd_mask(a.hi, b.hi, _CMP_EQ_OQ) & _mm512_cmp_pd_mask(a.lo, b.lo, _CMP_LT_OQ));
+}
+EIGSOLVE_AVX512 V bcast(const dd_real& a) {
+  return {_mm512_set1_pd(a.hi), _mm512_set1_pd(a.lo)};
+}
+
+#undef EIGSOLVE_AVX512
+
+}  // namespace dd512
+}  // namespace eigsolve
+#endif
