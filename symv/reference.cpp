@@ -285,6 +285,30 @@ void row_sums(index_t n, index_t nt, const T* P, T alpha, T beta, bool beta_zero
   }
 }
 
+/// Pass 1's threads: the stored tiles, column-major over the lower triangle, cut into runs of
+/// about equal cost (tile_cuts), one per team member; body(tb, te, I, J) gets run [tb, te) and
+/// its first tile (I, J). A tile is ~4096 multiply-adds each way: below ~8 tiles a thread, stay
+/// on one thread. Where a run is cut changes no bit.
+template <class F>
+void for_tile_runs(const Context& ctx, index_t n, index_t nt, F&& body) {
+  const index_t ntiles = nt * (nt + 1) / 2;
+  const int team = static_cast<int>(
+      std::min<index_t>(std::max(1, ctx.num_threads()), std::max<index_t>(1, ntiles / 8)));
+  const index_t* cut = tile_cuts(n, nt, team);
+  run_team(team, [&](int part) {
+    const index_t tb = cut[part], te = cut[part + 1];
+    if (tb >= te) return;
+    // Tile column J holds tiles I = J .. nt-1, so the columns of A are streamed down (the next
+    // tile continues the same 64 column runs).
+    index_t J = 0, first = 0;
+    while (first + (nt - J) <= tb) {
+      first += nt - J;
+      ++J;
+    }
+    body(tb, te, J + (tb - first), J);
+  });
+}
+
 /// Pass 1 for `nv` vectors at once: every stored tile (I, J), J <= I, (or strip of tiles) is
 /// read from memory once and its kernel run for each vector q in turn while the tile is in
 /// cache, writing the partials of vector q to P + q pstride (the layout of one SYMV). Each
@@ -292,25 +316,8 @@ void row_sums(index_t n, index_t nt, const T* P, T alpha, T beta, bool beta_zero
 template <class T>
 void tile_pass(const Context& ctx, index_t n, index_t nt, const T* A, index_t lda, int nv,
                const T* X, index_t ldx, T* P, std::size_t pstride) {
-  const index_t ntiles = nt * (nt + 1) / 2;
-  // A tile is ~4096 multiply-adds each way: below ~8 tiles a thread, stay on one thread.
-  // The runs are cut by estimated cost (tile_cuts), not by count: the later, shorter tile
-  // columns hold more diagonal and partial tiles. Where a run is cut changes no bit.
-  const int team = static_cast<int>(
-      std::min<index_t>(std::max(1, ctx.num_threads()), std::max<index_t>(1, ntiles / 8)));
-  const index_t* cut = tile_cuts(n, nt, team);
-  run_team(team, [&](int part) {
-    const index_t tb = cut[part], te = cut[part + 1];
-    if (tb >= te) return;
+  for_tile_runs(ctx, n, nt, [&](index_t tb, index_t te, index_t I, index_t J) {
     alignas(64) T buf[kTile * kTile];
-    // Column-major over the lower triangle: tile column J holds tiles I = J .. nt-1, so the
-    // columns of A are streamed down (the next tile continues the same 64 column runs).
-    index_t J = 0, first = 0;
-    while (first + (nt - J) <= tb) {
-      first += nt - J;
-      ++J;
-    }
-    index_t I = J + (tb - first);
     for (index_t t = tb; t < te;) {
       // The unit: k tiles of tile column J from row panel I; strip = a strip kernel's call.
       index_t k = 1;
@@ -407,21 +414,9 @@ void symm_lanes8(const Context& ctx, index_t n, index_t nt, const T* A, index_t 
         xl[i * W + q] = v;
       }
     }
-  const index_t ntiles = nt * (nt + 1) / 2;
-  const int team = static_cast<int>(
-      std::min<index_t>(std::max(1, ctx.num_threads()), std::max<index_t>(1, ntiles / 8)));
-  const index_t* cut = tile_cuts(n, nt, team);
-  run_team(team, [&](int part) {
-    const index_t tb = cut[part], te = cut[part + 1];
-    if (tb >= te) return;
+  for_tile_runs(ctx, n, nt, [&](index_t tb, index_t te, index_t I, index_t J) {
     alignas(64) T buf[kTile * kTile];
     alignas(64) T pdq[kTile], ptq[kTile];
-    index_t J = 0, first = 0;
-    while (first + (nt - J) <= tb) {
-      first += nt - J;
-      ++J;
-    }
-    index_t I = J + (tb - first);
     for (index_t t = tb; t < te; ++t) {
       R* pd = P + (I * nt + J) * kTile * W;
       R* pt = P + (J * nt + I) * kTile * W;
@@ -429,7 +424,7 @@ void symm_lanes8(const Context& ctx, index_t n, index_t nt, const T* A, index_t 
         const R* S = reinterpret_cast<const R*>(A + I * kTile + lda * (J * kTile));
         const R *xr = xl + I * kTile * W, *xc = xl + J * kTile * W;
         if constexpr (std::is_same<T, float>::value) {
-          symv_detail::tile_fused_lanes8_f(S, lda, xr, xc, pd, pt);
+          symv_detail::tile_fused_lanes_avx2(S, lda, xr, xc, pd, pt);
         } else if constexpr (cplx) {
 #if defined(EIGSOLVE_SYMV_AVX512)
           if constexpr (std::is_same<R, double>::value)
@@ -446,8 +441,8 @@ void symm_lanes8(const Context& ctx, index_t n, index_t nt, const T* A, index_t 
           } else
 #endif
           {
-            symv_detail::tile_fused_lanes4(S, lda, xr, xc, pd, pt);
-            symv_detail::tile_fused_lanes4(S, lda, xr + 4, xc + 4, pd + 4, pt + 4);
+            symv_detail::tile_fused_lanes_avx2(S, lda, xr, xc, pd, pt);
+            symv_detail::tile_fused_lanes_avx2(S, lda, xr + 4, xc + 4, pd + 4, pt + 4);
           }
         }
       } else {

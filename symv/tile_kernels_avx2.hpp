@@ -363,107 +363,52 @@ inline void tile_fused_rows(int rows, const R* S, index_t lds, const R* xr, cons
   tree_rows64(ct, pt);
 }
 
-/// tile_fused_lanes8 (symv/tile_kernels_avx512.hpp) on AVX2 for 4 of the 8 vectors: lanes 0-3
-/// of the lane-major rows xr[i][8], xc[j][8], pd[i][8], pt[j][8] (pass pointers offset by the
-/// first vector). Rows in pairs so that the live values fit the 16 ymm registers: the direct
-/// chains of a pair's rows over the 8 columns (x of the columns from memory), the transposed
-/// chain of a column over rows 0-1, 2-3, ... in turn: per vector the fmas of block8_fused in
-/// the same order.
-inline void tile_fused_lanes4(const double* S, index_t lds, const double* xr, const double* xc,
-                              double* pd, double* pt) {
-  alignas(32) double cd[kChunk][kTile][4];  // cd[cc][i]: chunk cc of row i's direct chain
-  alignas(32) double ct[kChunk][kTile][4];  // ct[rc][j]: chunk rc of column j's chain
+/// tile_fused_lanes8 (symv/tile_kernels_avx512.hpp) on AVX2: the vectors of rows of 8 reals
+/// (xr[i][8], xc[j][8], pd[i][8], pt[j][8]) in the lanes of one ymm, so 4 of them for double
+/// (call it twice, the pointers offset by 4) and all 8 for float. Rows in pairs so that the live
+/// values fit the 16 ymm registers: the direct chains of a pair's rows over the 8 columns, the
+/// transposed chain of a column over rows 0-1, 2-3, ... in turn: per vector the fmas of
+/// block8_fused in the same order.
+template <class R>
+inline void tile_fused_lanes_avx2(const R* S, index_t lds, const R* xr, const R* xc, R* pd, R* pt) {
+  using A = Avx2<R>;
+  using V = typename A::V;
+  constexpr int L = A::kLanes;
+  alignas(32) R cd[kChunk][kTile][L];  // cd[cc][i]: chunk cc of row i's direct chain
+  alignas(32) R ct[kChunk][kTile][L];  // ct[rc][j]: chunk rc of column j's chain
   for (int cc = 0; cc < kChunk; ++cc) {
     const int j0 = cc * kChunk;
     for (int i0 = 0; i0 < kTile; i0 += kChunk) {
-      const double* b = S + i0 + lds * j0;
-      __m256d t[kChunk];
+      const R* b = S + i0 + lds * j0;
+      V t[kChunk];
       for (int c = 0; c < kChunk; ++c)
-        t[c] = _mm256_setzero_pd();
+        t[c] = A::zero();
       for (int h = 0; h < kChunk; h += 2) {
-        __m256d d0 = _mm256_setzero_pd(), d1 = _mm256_setzero_pd();
-        const __m256d x0 = _mm256_loadu_pd(xr + 8 * (i0 + h));
-        const __m256d x1 = _mm256_loadu_pd(xr + 8 * (i0 + h + 1));
+        V d0 = A::zero(), d1 = A::zero();
+        const V x0 = A::load(xr + 8 * (i0 + h)), x1 = A::load(xr + 8 * (i0 + h + 1));
         for (int c = 0; c < kChunk; ++c) {
-          const __m256d xcc = _mm256_loadu_pd(xc + 8 * (j0 + c));
-          const __m256d a0 = _mm256_broadcast_sd(b + h + lds * c);
-          const __m256d a1 = _mm256_broadcast_sd(b + h + 1 + lds * c);
-          d0 = _mm256_fmadd_pd(a0, xcc, d0);
-          d1 = _mm256_fmadd_pd(a1, xcc, d1);
-          t[c] = _mm256_fmadd_pd(a0, x0, t[c]);
-          t[c] = _mm256_fmadd_pd(a1, x1, t[c]);
+          const V xcc = A::load(xc + 8 * (j0 + c));
+          const V a0 = A::bcast(b + h + lds * c), a1 = A::bcast(b + h + 1 + lds * c);
+          d0 = A::fma(a0, xcc, d0);
+          d1 = A::fma(a1, xcc, d1);
+          t[c] = A::fma(a0, x0, t[c]);
+          t[c] = A::fma(a1, x1, t[c]);
         }
-        _mm256_store_pd(cd[cc][i0 + h], d0);
-        _mm256_store_pd(cd[cc][i0 + h + 1], d1);
+        A::store_aligned(cd[cc][i0 + h], d0);
+        A::store_aligned(cd[cc][i0 + h + 1], d1);
       }
       for (int c = 0; c < kChunk; ++c)
-        _mm256_store_pd(ct[i0 / kChunk][j0 + c], t[c]);
+        A::store_aligned(ct[i0 / kChunk][j0 + c], t[c]);
     }
   }
   for (int i = 0; i < kTile; ++i) {
-    __m256d v[kChunk], u[kChunk];
+    V v[kChunk], u[kChunk];
     for (int k = 0; k < kChunk; ++k) {
-      v[k] = _mm256_load_pd(cd[k][i]);
-      u[k] = _mm256_load_pd(ct[k][i]);
+      v[k] = A::load_aligned(cd[k][i]);
+      u[k] = A::load_aligned(ct[k][i]);
     }
-    _mm256_storeu_pd(
-        pd + 8 * i,
-        _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(v[0], v[1]), _mm256_add_pd(v[2], v[3])),
-                      _mm256_add_pd(_mm256_add_pd(v[4], v[5]), _mm256_add_pd(v[6], v[7]))));
-    _mm256_storeu_pd(
-        pt + 8 * i,
-        _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(u[0], u[1]), _mm256_add_pd(u[2], u[3])),
-                      _mm256_add_pd(_mm256_add_pd(u[4], u[5]), _mm256_add_pd(u[6], u[7]))));
-  }
-}
-
-/// tile_fused_lanes4 for float: the 8 vectors in the 8 lanes of a ymm (rows of 8 floats), rows
-/// in pairs; per vector the fmas of block8_fused in the same order.
-inline void tile_fused_lanes8_f(const float* S, index_t lds, const float* xr, const float* xc,
-                                float* pd, float* pt) {
-  alignas(32) float cd[kChunk][kTile][8];  // cd[cc][i]: chunk cc of row i's direct chain
-  alignas(32) float ct[kChunk][kTile][8];  // ct[rc][j]: chunk rc of column j's chain
-  for (int cc = 0; cc < kChunk; ++cc) {
-    const int j0 = cc * kChunk;
-    for (int i0 = 0; i0 < kTile; i0 += kChunk) {
-      const float* b = S + i0 + lds * j0;
-      __m256 t[kChunk];
-      for (int c = 0; c < kChunk; ++c)
-        t[c] = _mm256_setzero_ps();
-      for (int h = 0; h < kChunk; h += 2) {
-        __m256 d0 = _mm256_setzero_ps(), d1 = _mm256_setzero_ps();
-        const __m256 x0 = _mm256_loadu_ps(xr + 8 * (i0 + h));
-        const __m256 x1 = _mm256_loadu_ps(xr + 8 * (i0 + h + 1));
-        for (int c = 0; c < kChunk; ++c) {
-          const __m256 xcc = _mm256_loadu_ps(xc + 8 * (j0 + c));
-          const __m256 a0 = _mm256_broadcast_ss(b + h + lds * c);
-          const __m256 a1 = _mm256_broadcast_ss(b + h + 1 + lds * c);
-          d0 = _mm256_fmadd_ps(a0, xcc, d0);
-          d1 = _mm256_fmadd_ps(a1, xcc, d1);
-          t[c] = _mm256_fmadd_ps(a0, x0, t[c]);
-          t[c] = _mm256_fmadd_ps(a1, x1, t[c]);
-        }
-        _mm256_store_ps(cd[cc][i0 + h], d0);
-        _mm256_store_ps(cd[cc][i0 + h + 1], d1);
-      }
-      for (int c = 0; c < kChunk; ++c)
-        _mm256_store_ps(ct[i0 / kChunk][j0 + c], t[c]);
-    }
-  }
-  for (int i = 0; i < kTile; ++i) {
-    __m256 v[kChunk], u[kChunk];
-    for (int k = 0; k < kChunk; ++k) {
-      v[k] = _mm256_load_ps(cd[k][i]);
-      u[k] = _mm256_load_ps(ct[k][i]);
-    }
-    _mm256_storeu_ps(
-        pd + 8 * i,
-        _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(v[0], v[1]), _mm256_add_ps(v[2], v[3])),
-                      _mm256_add_ps(_mm256_add_ps(v[4], v[5]), _mm256_add_ps(v[6], v[7]))));
-    _mm256_storeu_ps(
-        pt + 8 * i,
-        _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(u[0], u[1]), _mm256_add_ps(u[2], u[3])),
-                      _mm256_add_ps(_mm256_add_ps(u[4], u[5]), _mm256_add_ps(u[6], u[7]))));
+    A::store(pd + 8 * i, simd::tree8<A>(v));
+    A::store(pt + 8 * i, simd::tree8<A>(u));
   }
 }
 
