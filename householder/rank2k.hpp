@@ -18,5 +18,13 @@ template <class T>
 void rank2k_update(int nthreads, index_t m, index_t kb, const T* V, index_t ldv, const T* W,
                    index_t ldw, T* A22, index_t lda, T* NW, T* NV);
 
+/// The panel's column update: a[r] for r < len, for k = 0 .. kb-1 ascending,
+/// a[r] = madd(V(r, k), nw[k], a[r]); a[r] = madd(W(r, k), nv[k], a[r]) (nw[k] = -conj(w_gk),
+/// nv[k] = -conj(v_gk), see docs/canonical-tridiagonalization.md). The bits do not depend on
+/// nthreads.
+template <class T>
+void column_update(int nthreads, index_t len, index_t kb, const T* V, index_t ldv, const T* W,
+                   index_t ldw, const T* nw, const T* nv, T* a);
+
 }  // namespace hh_detail
 }  // namespace eigsolve

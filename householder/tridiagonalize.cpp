@@ -15,6 +15,8 @@
 
 #include "core/errors.hpp"
 #include "core/parallel.hpp"
+#include "core/cpu_features.hpp"
+#include "householder/chain_dd512.hpp"
 #include "householder/chain_window_avx2.hpp"
 #include "householder/larfg.hpp"
 #include "householder/rank2k.hpp"
@@ -182,7 +184,25 @@ void rank2k_update(int nthreads, index_t m, index_t kb, const T* V, index_t ldv,
               prefetch_rows(W + ldw * k, ie, pn);
             }
           }
-          for (index_t j = jb; j < je && j < ie; ++j) {
+          index_t j = jb;
+#if defined(EIGSOLVE_DD_AVX512)
+          if constexpr (std::is_same<T, dd_real>::value) {
+            // dd on AVX-512: the full 8-row windows (columns j <= ib), up to 4 columns at once.
+            if (ie - ib == R && has_avx512f()) {
+              const index_t jf = std::min(je, ib + 1);
+              while (j < jf) {
+                const int nc = static_cast<int>(std::min<index_t>(kMaxDdChains, jf - j));
+                if (ie < m)
+                  for (int q = 0; q < nc; ++q)
+                    prefetch_rows(A22 + lda * (j + q), ie, pn);
+                chains_dd512_n<DdChains::Cols>(nc, kb, V + ib, ldv, W + ib, ldw, NW + kb * j,
+                                               NV + kb * j, kb, A22 + ib + lda * j, lda);
+                j += nc;
+              }
+            }
+          }
+#endif
+          for (; j < je && j < ie; ++j) {
             if (ie < m) prefetch_rows(A22 + lda * j, ie, pn);
             const index_t r0 = std::max(ib, j);
             chain_span(r0, ie, m, kb, V, ldv, W, ldw, NW + kb * j, NV + kb * j, A22 + lda * j);
@@ -194,9 +214,39 @@ void rank2k_update(int nthreads, index_t m, index_t kb, const T* V, index_t ldv,
   });
 }
 
+/// The panel's column update (householder/rank2k.hpp): blocks of R rows, threads take ranges of
+/// blocks; dd on AVX-512 runs up to 4 full blocks at once.
+template <class T>
+void column_update(int nthreads, index_t len, index_t kb, const T* V, index_t ldv, const T* W,
+                   index_t ldw, const T* nw, const T* nv, T* a) {
+  if (len <= 0) return;
+  constexpr int R = kUpdRows<T>;
+  const index_t blocks = (len + R - 1) / R;
+  parallel_for(blocks, nthreads, grain_for(2 * R * kb), [&](index_t b, index_t e) {
+    for (index_t q = b; q < e;) {
+      const index_t r0 = q * R;
+#if defined(EIGSOLVE_DD_AVX512)
+      if constexpr (std::is_same<T, dd_real>::value) {
+        if (r0 + R <= len && has_avx512f()) {
+          const index_t full = std::min(e, len / R) - q;  // full blocks from q in this range
+          const int nc = static_cast<int>(std::min<index_t>(kMaxDdChains, full));
+          chains_dd512_n<DdChains::Rows>(nc, kb, V + r0, ldv, W + r0, ldw, nw, nv, 0, a + r0, 0);
+          q += nc;
+          continue;
+        }
+      }
+#endif
+      chain_span(r0, std::min<index_t>(len, r0 + R), len, kb, V, ldv, W, ldw, nw, nv, a);
+      ++q;
+    }
+  });
+}
+
 #define EIGSOLVE_INSTANTIATE_RANK2K(T)                                                            \
   template void rank2k_update<T>(int, index_t, index_t, const T*, index_t, const T*, index_t, T*, \
-                                 index_t, T*, T*);
+                                 index_t, T*, T*);                                                \
+  template void column_update<T>(int, index_t, index_t, const T*, index_t, const T*, index_t,     \
+                                 const T*, const T*, T*);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_RANK2K)
 #undef EIGSOLVE_INSTANTIATE_RANK2K
 
@@ -234,18 +284,9 @@ void panel(const Context& ctx, index_t n, index_t j0, index_t nb, T* A, index_t 
         ws.NW[k] = -conj(W[g + ldw * k]);
         ws.NV[k] = -conj(a(g, j0 + k));
       }
-      const T* nw = ws.NW.data();
-      const T* nv = ws.NV.data();
-      constexpr int R = kUpdRows<T>;
-      const index_t len = n - g, blocks = (len + R - 1) / R;
-      parallel_for(blocks, nt, grain_for(2 * R * i), [&](index_t b, index_t e2) {
-        for (index_t q = b; q < e2; ++q) {
-          // Rows g .. n-1 of the column (relative to g: the window never reaches above g).
-          const index_t r0 = q * R;
-          chain_span(r0, std::min<index_t>(len, r0 + R), len, i, &a(g, j0), lda, W + g, ldw, nw, nv,
-                     &a(g, g));
-        }
-      });
+      // Rows g .. n-1 of the column (relative to g: the window never reaches above g).
+      hh_detail::column_update(nt, n - g, i, &a(g, j0), lda, W + g, ldw, ws.NW.data(), ws.NV.data(),
+                               &a(g, g));
     }
     make_real(a(g, g));
     // Reflector annihilating a(g+2:n, g).
