@@ -34,7 +34,7 @@ struct Lanes<double> {
 };
 template <>
 struct Lanes<dd_real> {
-  static constexpr int value = 8;  // sturm_dd::count8's lanes on AVX-512
+  static constexpr int value = 32;  // sturm_dd::count's up to 4 groups of 8 lanes on AVX-512
 };
 
 template <class R>
@@ -76,9 +76,10 @@ void bisect_range(index_t n, const R* d, const R* e2, const bisect::SturmSetup<R
 #if defined(EIGSOLVE_STURM_DD_AVX512)
     if constexpr (std::is_same<R, dd_real>::value) {
       if (has_avx512f()) {  // the same counts, lane by lane (solver/sturm_dd_avx512.hpp)
-        sturm_dd::count8(n, d, e2, s.pivmin, x, cnt);
+        sturm_dd::count(n, d, e2, s.pivmin, x, nb, cnt);
       } else {
-        bisect::sturm_count_multi<W>(n, d, e2, s.pivmin, x, cnt);
+        for (int l = 0; l < nb; l += 8)  // groups of 8 interleaved lanes, as many as used
+          bisect::sturm_count_multi<8>(n, d, e2, s.pivmin, x + l, cnt + l);
       }
     } else
 #endif

@@ -1,5 +1,5 @@
-// The dd Sturm count of 8 shifts at once on AVX-512 (solver/bisection.cpp): one lane per shift,
-// every lane exactly bisect::sturm_count<dd_real> with core/dd_avx512.hpp's lane-wise dd
+// The dd Sturm counts of 8 to 32 shifts at once on AVX-512 (solver/bisection.cpp): one lane per
+// shift, every lane exactly bisect::sturm_count<dd_real> with core/dd_avx512.hpp's lane-wise dd
 // operations, the guard and the comparisons as masks. CPU only (chosen at run time).
 #pragma once
 
@@ -23,33 +23,67 @@ using dd512::lt;
 using dd512::sub;
 using dd512::V;
 
-/// cnt[w] = bisect::sturm_count(n, d, e2, pivmin, x[w]) for w = 0..7 (the multi-lane form:
-/// t = (d_i - x) - e2_(i-1) / q, then ((t < pivmin) & (-pivmin < t)) ? -pivmin : t).
-__attribute__((target("avx512f"))) inline void count8(index_t n, const dd_real* d,
-                                                      const dd_real* e2, const dd_real& pivmin,
-                                                      const dd_real* x, std::int64_t* cnt) {
-  alignas(64) double xh[8], xl[8];
-  for (int w = 0; w < 8; ++w) {
+/// cnt[w] = bisect::sturm_count(n, d, e2, pivmin, x[w]) for w = 0 .. 8G-1 (the multi-lane form:
+/// t = (d_i - x) - e2_(i-1) / q, then ((t < pivmin) & (-pivmin < t)) ? -pivmin : t). Each row's
+/// dd division waits for the previous row's quotient, so one group of 8 is latency-bound: G
+/// independent groups are interleaved row by row.
+template <int G>
+__attribute__((target("avx512f"))) inline void count_groups(index_t n, const dd_real* d,
+                                                            const dd_real* e2,
+                                                            const dd_real& pivmin, const dd_real* x,
+                                                            std::int64_t* cnt) {
+  alignas(64) double xh[8 * G], xl[8 * G];
+  for (int w = 0; w < 8 * G; ++w) {
     xh[w] = x[w].hi;
     xl[w] = x[w].lo;
   }
-  const V X{_mm512_load_pd(xh), _mm512_load_pd(xl)};
+  V X[G], q[G];
+  __m512i c[G];
   const V piv = bcast(pivmin), mpiv = bcast(-pivmin), zero = bcast(dd_real(0.0));
-  __m512i c = _mm512_setzero_si512();
   const __m512i one = _mm512_set1_epi64(1);
-  V q = sub(bcast(d[0]), X);
-  for (index_t i = 0;;) {
-    const __mmask8 g = lt(q, piv) & lt(mpiv, q);  // the pivmin guard
-    q.hi = _mm512_mask_blend_pd(g, q.hi, mpiv.hi);
-    q.lo = _mm512_mask_blend_pd(g, q.lo, mpiv.lo);
-    c = _mm512_mask_add_epi64(c, lt(q, zero), c, one);
-    if (++i >= n) break;
-    q = sub(sub(bcast(d[i]), X), div(bcast(e2[i - 1]), q));
+  const V d0 = bcast(d[0]);
+  for (int g = 0; g < G; ++g) {
+    X[g] = V{_mm512_load_pd(xh + 8 * g), _mm512_load_pd(xl + 8 * g)};
+    c[g] = _mm512_setzero_si512();
+    q[g] = sub(d0, X[g]);
   }
-  alignas(64) std::int64_t out[8];
-  _mm512_store_si512(out, c);
-  for (int w = 0; w < 8; ++w)
-    cnt[w] = out[w];
+  for (index_t i = 0;;) {
+    for (int g = 0; g < G; ++g) {
+      const __mmask8 m = lt(q[g], piv) & lt(mpiv, q[g]);  // the pivmin guard
+      q[g].hi = _mm512_mask_blend_pd(m, q[g].hi, mpiv.hi);
+      q[g].lo = _mm512_mask_blend_pd(m, q[g].lo, mpiv.lo);
+      c[g] = _mm512_mask_add_epi64(c[g], lt(q[g], zero), c[g], one);
+    }
+    if (++i >= n) break;
+    const V di = bcast(d[i]), ei = bcast(e2[i - 1]);
+    for (int g = 0; g < G; ++g)
+      q[g] = sub(sub(di, X[g]), div(ei, q[g]));
+  }
+  for (int g = 0; g < G; ++g) {
+    alignas(64) std::int64_t out[8];
+    _mm512_store_si512(out, c[g]);
+    for (int w = 0; w < 8; ++w)
+      cnt[8 * g + w] = out[w];
+  }
+}
+
+/// The counts of the first 8 * ceil(nx / 8) shifts of x (nx <= 32), up to 4 groups at once.
+inline void count(index_t n, const dd_real* d, const dd_real* e2, const dd_real& pivmin,
+                  const dd_real* x, int nx, std::int64_t* cnt) {
+  switch ((nx + 7) / 8) {
+    case 4:
+      count_groups<4>(n, d, e2, pivmin, x, cnt);
+      break;
+    case 3:
+      count_groups<3>(n, d, e2, pivmin, x, cnt);
+      break;
+    case 2:
+      count_groups<2>(n, d, e2, pivmin, x, cnt);
+      break;
+    default:
+      count_groups<1>(n, d, e2, pivmin, x, cnt);
+      break;
+  }
 }
 
 }  // namespace sturm_dd
