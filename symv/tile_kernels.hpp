@@ -37,8 +37,8 @@ void tile_partials(int rows, int cols, const T* B, index_t ldb, const T* x, T* p
 #endif
 #if defined(EIGSOLVE_DD_AVX512)
   if constexpr (std::is_same<T, dd_real>::value) {
-    if (cols == kTile && has_avx512f()) {  // 8 rows in the lanes (symv/tile_kernels_dd512.hpp)
-      tile_partials_dd512(rows, B, ldb, x, p);
+    if (has_avx512f()) {  // 8 rows in the lanes (symv/tile_kernels_dd512.hpp)
+      tile_partials_dd512(rows, cols, B, ldb, x, p);
       return;
     }
   }

@@ -1,14 +1,16 @@
-// tile_partials for dd_real on AVX-512 (symv/tile_kernels.hpp): a full 64-column tile, 8 rows in
-// the lanes (hi and lo in two zmm, core/dd_avx512.hpp), each chunk chain
-// s = madd(B(i, j), x_j, s) = B(i, j) * x_j + s over its 8 columns in order, the fixed tree, the
-// scalar loop of the generic code for the rows past the last block of 8. The same bits as the
-// generic tile_partials<dd_real> (tests/symv compares with a literal scalar loop).
+// tile_partials for dd_real on AVX-512 (symv/tile_kernels.hpp): a tile of up to 64 columns, 8 rows
+// in the lanes (hi and lo in two zmm, core/dd_avx512.hpp), each chunk chain s = madd(B(i, j), x_j,
+// s) = B(i, j) * x_j + s over its 8 columns in order, the fixed tree, the scalar loop of the
+// generic code for the rows past the last block of 8. The same bits as the generic
+// tile_partials<dd_real> (tests/symv compares with a literal scalar loop).
 #pragma once
 
 #include "core/dd_avx512.hpp"
 
 #if defined(EIGSOLVE_DD_AVX512)
 #include <immintrin.h>
+
+#include <algorithm>
 
 #include "core/canonical.hpp"
 #include "core/dd_real.hpp"
@@ -17,9 +19,9 @@
 namespace eigsolve {
 namespace symv_detail {
 
-__attribute__((target("avx512f"))) inline void tile_partials_dd512(int rows, const dd_real* B,
-                                                                   index_t ldb, const dd_real* x,
-                                                                   dd_real* p) {
+__attribute__((target("avx512f"))) inline void tile_partials_dd512(int rows, int cols,
+                                                                   const dd_real* B, index_t ldb,
+                                                                   const dd_real* x, dd_real* p) {
   constexpr int kC = 8;
   const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
   const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
@@ -32,6 +34,7 @@ __attribute__((target("avx512f"))) inline void tile_partials_dd512(int rows, con
     for (int jj = 0; jj < kC; ++jj)
       for (int k = 0; k < kC; ++k) {
         const int j = k * kC + jj;
+        if (j >= cols) continue;  // a narrow tile: chunks past cols stay +0, as in the scalar loop
         const double* b = reinterpret_cast<const double*>(B + i0 + ldb * j);
         const __m512d v0 = _mm512_loadu_pd(b), v1 = _mm512_loadu_pd(b + 8);
         const dd512::V a{_mm512_permutex2var_pd(v0, even, v1), _mm512_permutex2var_pd(v0, odd, v1)};
@@ -49,7 +52,7 @@ __attribute__((target("avx512f"))) inline void tile_partials_dd512(int rows, con
     dd_real c[kC];
     for (int k = 0; k < kC; ++k) {
       dd_real s = dd_real(0.0);
-      for (int j = k * kC; j < (k + 1) * kC; ++j)
+      for (int j = k * kC; j < std::min(cols, (k + 1) * kC); ++j)
         s = madd(B[i0 + ldb * j], x[j], s);
       c[k] = s;
     }
