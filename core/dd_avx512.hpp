@@ -91,6 +91,22 @@ EIGSOLVE_AVX512 __mmask8 lt(const V& a, const V& b) {
 EIGSOLVE_AVX512 V bcast(const dd_real& a) {
   return {_mm512_set1_pd(a.hi), _mm512_set1_pd(a.lo)};
 }
+/// 8 consecutive dd values from memory, split into (hi, lo) by two permutes.
+EIGSOLVE_AVX512 V load8(const dd_real* p) {
+  const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+  const double* d = reinterpret_cast<const double*>(p);
+  const __m512d v0 = _mm512_loadu_pd(d), v1 = _mm512_loadu_pd(d + 8);
+  return {_mm512_permutex2var_pd(v0, even, v1), _mm512_permutex2var_pd(v0, odd, v1)};
+}
+/// (hi, lo) back to 8 consecutive dd values in memory.
+EIGSOLVE_AVX512 void store8(dd_real* p, const V& x) {
+  const __m512i first = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+  const __m512i second = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+  double* d = reinterpret_cast<double*>(p);
+  _mm512_storeu_pd(d, _mm512_permutex2var_pd(x.hi, first, x.lo));
+  _mm512_storeu_pd(d + 8, _mm512_permutex2var_pd(x.hi, second, x.lo));
+}
 
 #undef EIGSOLVE_AVX512
 

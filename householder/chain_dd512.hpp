@@ -25,25 +25,6 @@ namespace hh_detail {
 
 enum class DdChains { Cols, Rows };
 
-/// 8 dd values from memory, split into (hi, lo).
-__attribute__((target("avx512f"), always_inline)) inline dd512::V load8_dd(const dd_real* p) {
-  const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-  const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
-  const double* d = reinterpret_cast<const double*>(p);
-  const __m512d v0 = _mm512_loadu_pd(d), v1 = _mm512_loadu_pd(d + 8);
-  return {_mm512_permutex2var_pd(v0, even, v1), _mm512_permutex2var_pd(v0, odd, v1)};
-}
-
-/// (hi, lo) back to 8 dd values in memory.
-__attribute__((target("avx512f"), always_inline)) inline void store8_dd(dd_real* p,
-                                                                        const dd512::V& x) {
-  const __m512i first = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
-  const __m512i second = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
-  double* d = reinterpret_cast<double*>(p);
-  _mm512_storeu_pd(d, _mm512_permutex2var_pd(x.hi, first, x.lo));
-  _mm512_storeu_pd(d + 8, _mm512_permutex2var_pd(x.hi, second, x.lo));
-}
-
 /// NC chains of 8 rows (see the file comment), kb steps. Cols: chain q updates a + q * ald
 /// with nw + q * ldx, nv + q * ldx and rows 0..7 of V, W. Rows: chain q updates a + 8q with
 /// rows 8q..8q+7 of V, W and the shared nw, nv.
@@ -57,12 +38,12 @@ __attribute__((target("avx512f"))) inline void chains_dd512(index_t kb, const dd
   constexpr bool kCols = kMode == DdChains::Cols;
   dd512::V c[NC];
   for (int q = 0; q < NC; ++q)
-    c[q] = load8_dd(kCols ? a + q * ald : a + 8 * q);
+    c[q] = dd512::load8(kCols ? a + q * ald : a + 8 * q);
   for (index_t k = 0; k < kb; ++k) {
     const dd_real* vk = V + ldv * k;
     const dd_real* wk = W + ldw * k;
     if constexpr (kCols) {
-      const dd512::V v = load8_dd(vk), w = load8_dd(wk);
+      const dd512::V v = dd512::load8(vk), w = dd512::load8(wk);
       for (int q = 0; q < NC; ++q)
         c[q] = dd512::add(dd512::mul(v, dd512::bcast(nw[k + q * ldx])), c[q]);
       for (int q = 0; q < NC; ++q)
@@ -70,13 +51,13 @@ __attribute__((target("avx512f"))) inline void chains_dd512(index_t kb, const dd
     } else {
       const dd512::V x = dd512::bcast(nw[k]), y = dd512::bcast(nv[k]);
       for (int q = 0; q < NC; ++q)
-        c[q] = dd512::add(dd512::mul(load8_dd(vk + 8 * q), x), c[q]);
+        c[q] = dd512::add(dd512::mul(dd512::load8(vk + 8 * q), x), c[q]);
       for (int q = 0; q < NC; ++q)
-        c[q] = dd512::add(dd512::mul(load8_dd(wk + 8 * q), y), c[q]);
+        c[q] = dd512::add(dd512::mul(dd512::load8(wk + 8 * q), y), c[q]);
     }
   }
   for (int q = 0; q < NC; ++q)
-    store8_dd(kCols ? a + q * ald : a + 8 * q, c[q]);
+    dd512::store8(kCols ? a + q * ald : a + 8 * q, c[q]);
 }
 
 /// Dispatch on a run-time chain count nc (1 .. kMaxDdChains).

@@ -23,9 +23,11 @@
 #include <vector>
 
 #include "core/canonical.hpp"
+#include "core/cpu_features.hpp"
 #include "core/errors.hpp"
 #include "core/neg_rounded.hpp"
 #include "core/parallel.hpp"
+#include "solver/back_transform_dd512.hpp"
 #include "solver/back_transform_kernels.hpp"
 #include "solver/lapack.hpp"
 
@@ -104,6 +106,16 @@ constexpr bool kVector =
     false;
 #endif
 
+/// Whether dd runs steps 1 and 3 on AVX-512 (solver/back_transform_dd512.hpp; P packed as for
+/// the real AVX2 kernels).
+template <class T>
+bool dd_lanes() {
+#if defined(EIGSOLVE_DD_AVX512)
+  if constexpr (std::is_same<T, dd_real>::value) return has_avx512f();
+#endif
+  return false;
+}
+
 /// Rows of step 1's lane-parallel pack (c padded to kp, see pack_rows) per block.
 template <class T>
 void pack_rows(index_t L, index_t k, index_t kp, const T* Vp, real_t<T>* P) {
@@ -179,6 +191,16 @@ void block_columns(index_t L, index_t k, index_t kp, const T* Vp, const real_t<T
     done1 = true;
   }
 #endif
+#if defined(EIGSOLVE_DD_AVX512)
+  if constexpr (std::is_same<T, dd_real>::value) {
+    if (dd_lanes<T>()) {  // 8 reflectors in the lanes, per column of Z
+      for (index_t j = 0; j < nc; ++j)
+        for (index_t c0 = 0; c0 < k; c0 += 8)
+          bt_dd512::step1_group(L, P + c0, kp, Zb + ldz * j, W + c0 + kp * j);
+      done1 = true;
+    }
+  }
+#endif
   (void)P;
   if (!done1)
     for (index_t j = 0; j < nc; ++j)
@@ -228,9 +250,34 @@ void block_columns(index_t L, index_t k, index_t kp, const T* Vp, const real_t<T
   }
 #endif
   (void)NYR, (void)VD;
+  index_t rs = 0;  // rows [0, rs) done by the vector kernel
+#if defined(EIGSOLVE_DD_AVX512)
+  if constexpr (std::is_same<T, dd_real>::value) {
+    if (dd_lanes<T>()) {  // 8 rows in the lanes, up to 4 columns of Z at once
+      for (; rs + 8 <= L; rs += 8)
+        for (index_t jj = 0; jj < nc; jj += 4) {
+          const T* ny = NY + kp * jj;
+          T* z = Zb + rs + ldz * jj;
+          switch (std::min<index_t>(4, nc - jj)) {
+            case 4:
+              bt_dd512::step3_rows8<4>(k, Vp + rs, L, ny, kp, z, ldz);
+              break;
+            case 3:
+              bt_dd512::step3_rows8<3>(k, Vp + rs, L, ny, kp, z, ldz);
+              break;
+            case 2:
+              bt_dd512::step3_rows8<2>(k, Vp + rs, L, ny, kp, z, ldz);
+              break;
+            default:
+              bt_dd512::step3_rows8<1>(k, Vp + rs, L, ny, kp, z, ldz);
+          }
+        }
+    }
+  }
+#endif
   for (index_t j = 0; j < nc; ++j) {
     T* z = Zb + ldz * j;
-    for (index_t r = 0; r < L; ++r) {
+    for (index_t r = rs; r < L; ++r) {
       T s = z[r];
       for (index_t c = 0; c < k; ++c)
         s = madd(Vp[r + L * c], NY[c + kp * j], s);
@@ -252,13 +299,14 @@ void apply_q_canonical(const Context& ctx, index_t n, const T* A, index_t lda, c
   const index_t lmax = n - 1;
   std::vector<T> Vp(static_cast<std::size_t>(lmax * kB)), Tm(static_cast<std::size_t>(kB * kB));
   std::vector<real_t<T>> P, D;
-  if (kVector<T>) P.resize(static_cast<std::size_t>(lmax * kp * (is_complex_v<T> ? 4 : 1)));
+  if (kVector<T> || dd_lanes<T>())
+    P.resize(static_cast<std::size_t>(lmax * kp * (is_complex_v<T> ? 4 : 1)));
   if (kVector<T> && is_complex_v<T>) D.resize(static_cast<std::size_t>(lmax * kB * 4));
   for (index_t b = nblocks - 1; b >= 0; --b) {
     const index_t i0 = kB * b, k = std::min(kB, nrefl - i0), L = n - i0 - 1;
     pack_v(n, A, lda, i0, k, Vp.data());
     t_factor(ctx, L, k, Vp.data(), tau + i0, Tm.data());
-    if (kVector<T>) pack_rows(L, k, kp, Vp.data(), P.data());
+    if (kVector<T> || dd_lanes<T>()) pack_rows(L, k, kp, Vp.data(), P.data());
     if (kVector<T> && is_complex_v<T>) pack_dup(L, k, Vp.data(), D.data());
     parallel_for(m, ctx.num_threads(), 4, [&](index_t jb, index_t je) {
       std::vector<T> buf(static_cast<std::size_t>(3 * kp * kGroupCols));
