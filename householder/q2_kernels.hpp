@@ -28,6 +28,7 @@
 #if defined(EIGSOLVE_SYMV_AVX512)
 #include "symv/simd_avx512.hpp"
 #endif
+#include "core/dd_avx512.hpp"  // EIGSOLVE_DD_AVX512
 
 namespace eigsolve {
 namespace q2_detail {
@@ -146,6 +147,99 @@ EIGSOLVE_Q2_OP __m512 opaque(__m512 a) {
 #define EIGSOLVE_Q2_SIMD simd::Avx512
 #define EIGSOLVE_Q2_TARGET __attribute__((target("avx512f")))
 #include "householder/q2_kernels_isa.hpp"
+#endif
+
+#if defined(EIGSOLVE_SYMV_AVX512) && defined(EIGSOLVE_DD_AVX512)
+/// dd_real on AVX-512 (core/dd_avx512.hpp): 8 NV columns per scratch row, stored planar as
+/// doubles (the NV registers of his, then the NV of los), one column per lane; each lane runs
+/// the generic kernel's chains with dd_real's operators (madd = product, then sum; u = -(tau s)),
+/// so the bits are the generic kernel's. NV independent dot chains per row hide the latency of
+/// the dd sum. Runs through avx512::apply_blocks.
+template <int NV>
+struct KernelDd512 {
+  using Elem = double;
+  using V = dd512::V;
+  static constexpr int kCols = 8 * NV;
+  static constexpr index_t kRow = 2 * kCols;  ///< doubles per scratch row
+  struct Acc {
+    V a[NV];
+  };
+#define EIGSOLVE_Q2_FN __attribute__((target("avx512f"), always_inline)) static inline
+  EIGSOLVE_Q2_FN V load(const double* z, int t) {
+    return {_mm512_loadu_pd(z + 8 * t), _mm512_loadu_pd(z + kCols + 8 * t)};
+  }
+  EIGSOLVE_Q2_FN void store(double* z, int t, const V& x) {
+    _mm512_storeu_pd(z + 8 * t, x.hi);
+    _mm512_storeu_pd(z + kCols + 8 * t, x.lo);
+  }
+  EIGSOLVE_Q2_FN void zero(Acc& s) {
+    for (int t = 0; t < NV; ++t)
+      s.a[t] = V{_mm512_setzero_pd(), _mm512_setzero_pd()};
+  }
+  /// s = madd_conj(v_q, z, s) = v_q * z + s.
+  EIGSOLVE_Q2_FN void dot(const double* z, index_t len, const dd_real* v, Acc& acc) {
+    V s[NV];
+    for (int t = 0; t < NV; ++t)
+      s[t] = acc.a[t];
+    for (index_t q = 0; q < len; ++q, z += kRow) {
+      const V vq = dd512::bcast(v[q]);
+      for (int t = 0; t < NV; ++t)
+        s[t] = dd512::add(dd512::mul(vq, load(z, t)), s[t]);
+    }
+    for (int t = 0; t < NV; ++t)
+      acc.a[t] = s[t];
+  }
+  /// z = madd(v_q, u, z) = v_q * u + z.
+  EIGSOLVE_Q2_FN void axpy(double* z, index_t len, const dd_real* v, const Acc& u) {
+    for (index_t q = 0; q < len; ++q, z += kRow) {
+      const V vq = dd512::bcast(v[q]);
+      for (int t = 0; t < NV; ++t)
+        store(z, t, dd512::add(dd512::mul(vq, u.a[t]), load(z, t)));
+    }
+  }
+  EIGSOLVE_Q2_FN void fused(double* z, index_t len, const dd_real* vp, const Acc& u,
+                            const dd_real* vn, Acc& acc) {
+    V s[NV];
+    for (int t = 0; t < NV; ++t)
+      s[t] = acc.a[t];
+    for (index_t q = 0; q < len; ++q, z += kRow) {
+      const V p = dd512::bcast(vp[q]), w = dd512::bcast(vn[q]);
+      for (int t = 0; t < NV; ++t) {
+        const V x = dd512::add(dd512::mul(p, u.a[t]), load(z, t));
+        store(z, t, x);
+        s[t] = dd512::add(dd512::mul(w, x), s[t]);
+      }
+    }
+    for (int t = 0; t < NV; ++t)
+      acc.a[t] = s[t];
+  }
+  /// u = -(tau * s): the rounded dd product, both words negated.
+  EIGSOLVE_Q2_FN void make_u(const dd_real& tau, const Acc& s, Acc& u) {
+    const V tv = dd512::bcast(tau);
+    for (int t = 0; t < NV; ++t)
+      u.a[t] = dd512::neg(dd512::mul(tv, s.a[t]));
+  }
+  EIGSOLVE_Q2_FN void gather(const dd_real* Z, index_t ldz, int nc, index_t r0, index_t r1,
+                             double* Zs) {
+    for (index_t r = r0; r < r1; ++r) {
+      double* zs = Zs + r * kRow;
+      for (int j = 0; j < kCols; ++j) {
+        const dd_real x = j < nc ? Z[r + j * ldz] : dd_real(0.0);
+        zs[j] = x.hi;
+        zs[kCols + j] = x.lo;
+      }
+    }
+  }
+  EIGSOLVE_Q2_FN void scatter(const double* Zs, int nc, index_t r0, index_t r1, dd_real* Z,
+                              index_t ldz) {
+    for (index_t r = r0; r < r1; ++r) {
+      const double* zs = Zs + r * kRow;
+      for (int j = 0; j < nc; ++j)
+        Z[r + j * ldz] = dd_real(zs[j], zs[kCols + j]);
+    }
+  }
+#undef EIGSOLVE_Q2_FN
+};
 #endif
 
 }  // namespace q2_detail

@@ -81,6 +81,16 @@ void apply_q2_scheduled(const Context& ctx, index_t n, index_t b, const T* V2, i
     const index_t G = group_for<K>(sched.group, b);                                 \
     NS::apply_blocks<K>(n, b, V2, ldv2, tau2, ldt2, G, D, m, Z, ldz, bb, be, Zs);   \
   })
+#if defined(EIGSOLVE_SYMV_AVX512) && defined(EIGSOLVE_DD_AVX512)
+  if constexpr (std::is_same_v<T, dd_real>) {
+    if (sched.kernel == Q2Kernel::widest && symv_detail::has_avx512f()) {
+      // 32 columns (4 independent dot chains per row): 512 bytes of scratch per row.
+      using K = KernelDd512<4>;
+      EIGSOLVE_Q2_RUN(avx512, K);
+      return;
+    }
+  }
+#endif
 #if defined(EIGSOLVE_SYMV_AVX2)
   if constexpr (!std::is_same_v<T, dd_real>) {
 #if defined(EIGSOLVE_SYMV_AVX512)
