@@ -34,8 +34,11 @@ struct Lanes<double> {
 };
 template <>
 struct Lanes<dd_real> {
-  static constexpr int value = 32;  // sturm_dd::count's up to 4 groups of 8 lanes on AVX-512
+  static constexpr int value =
+      8;  // the scalar lanes; AVX-512 takes kDdLanes512 (bisection_eigenvalues)
 };
+/// dd batch on AVX-512: sturm_dd::count's up to 4 groups of 8 lanes.
+constexpr int kDdLanes512 = 32;
 
 template <class R>
 struct Node {
@@ -45,10 +48,9 @@ struct Node {
 };
 
 /// Walks the tree for eigenvalues [kb, ke) (global indices) and writes w[k - il].
-template <class R>
+template <class R, int W = Lanes<R>::value>
 void bisect_range(index_t n, const R* d, const R* e2, const bisect::SturmSetup<R>& s, index_t kb,
                   index_t ke, index_t il, R* w) {
-  constexpr int W = Lanes<R>::value;
   std::vector<Node<R>> stack;
   stack.push_back({s.gl, s.gu, kb, ke, 0});
   Node<R> batch[W];
@@ -75,11 +77,10 @@ void bisect_range(index_t n, const R* d, const R* e2, const bisect::SturmSetup<R
       x[l] = x[0];  // padding lanes, results unused
 #if defined(EIGSOLVE_STURM_DD_AVX512)
     if constexpr (std::is_same<R, dd_real>::value) {
-      if (has_avx512f()) {  // the same counts, lane by lane (solver/sturm_dd_avx512.hpp)
+      if (W == kDdLanes512) {  // the same counts, lane by lane (solver/sturm_dd_avx512.hpp)
         sturm_dd::count(n, d, e2, s.pivmin, x, nb, cnt);
       } else {
-        for (int l = 0; l < nb; l += 8)  // groups of 8 interleaved lanes, as many as used
-          bisect::sturm_count_multi<8>(n, d, e2, s.pivmin, x + l, cnt + l);
+        bisect::sturm_count_multi<W>(n, d, e2, s.pivmin, x, cnt);
       }
     } else
 #endif
@@ -122,6 +123,14 @@ void bisection_eigenvalues(const Context& ctx, index_t n, const R* d, const R* e
   }
   // Grain: a thread gets at least 16 eigenvalues (tree sharing needs neighbours).
   parallel_for(iu - il + 1, ctx.num_threads(), 16, [&](index_t b, index_t end) {
+#if defined(EIGSOLVE_STURM_DD_AVX512)
+    if constexpr (std::is_same<R, dd_real>::value) {
+      if (has_avx512f()) {  // batches of 32: sturm_dd::count's groups of 8 lanes
+        bisect_range<R, kDdLanes512>(n, d, e2.data(), s, il + b, il + end, il, w);
+        return;
+      }
+    }
+#endif
     bisect_range(n, d, e2.data(), s, il + b, il + end, il, w);
   });
 }
