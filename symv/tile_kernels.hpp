@@ -16,6 +16,7 @@
 #include "core/precision.hpp"
 #include "core/cpu_features.hpp"
 #include "symv/tile_kernels_avx2.hpp"   // empty without EIGSOLVE_SYMV_AVX2
+#include "symv/col_dots_dd512.hpp"      // empty without EIGSOLVE_DD_AVX512
 #include "symv/tile_kernels_dd512.hpp"  // empty without EIGSOLVE_DD_AVX512
 
 namespace eigsolve {
@@ -115,7 +116,8 @@ using ::eigsolve::contiguous_dot;  // core/canonical.hpp
 /// columns with one vector (the t1 = W^H v, t2 = V^H v of the panel). float/double and complex
 /// float/double: groups of vector-width columns in lanes (symv_detail::col_dots_group, the same
 /// chains; complex: one (re, im) lane pair per column); dd and the columns left over: one dot at
-/// a time. Float on AVX-512: groups of up to 8 columns, none left over (col_dots_f512).
+/// a time. Float and dd on AVX-512: groups of up to 8 columns, none left over (col_dots_f512,
+/// col_dots_dd512).
 template <class T>
 void col_dots(index_t m, index_t nq, const T* M, index_t ldm, const T* v, T* out) {
   index_t q = 0;
@@ -142,6 +144,16 @@ void col_dots(index_t m, index_t nq, const T* M, index_t ldm, const T* v, T* out
     if (m > 0)
       for (; q + L <= nq; q += L)
         col_dots_group(m, M + ldm * q, ldm, v, out + q);
+  }
+#endif
+#if defined(EIGSOLVE_DD_AVX512)
+  if constexpr (std::is_same<T, dd_real>::value) {
+    if (has_avx512f()) {  // groups of up to 8 columns in the lanes (symv/col_dots_dd512.hpp)
+      for (; q < nq; q += 8)
+        col_dots_dd512(m, static_cast<int>(std::min<index_t>(8, nq - q)), M + ldm * q, ldm, v,
+                       out + q);
+      return;
+    }
   }
 #endif
   for (; q < nq; ++q)
