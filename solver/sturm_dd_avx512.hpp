@@ -1,4 +1,4 @@
-// The dd Sturm counts of 8 to 32 shifts at once on AVX-512 (solver/bisection.cpp): one lane per
+// The dd Sturm counts of 8 to 48 shifts at once on AVX-512 (solver/bisection.cpp): one lane per
 // shift, every lane exactly bisect::sturm_count<dd_real> with core/dd_avx512.hpp's lane-wise dd
 // operations, the guard and the comparisons as masks. CPU only (chosen at run time).
 #pragma once
@@ -67,10 +67,16 @@ __attribute__((target("avx512f"))) inline void count_groups(index_t n, const dd_
   }
 }
 
-/// The counts of the first 8 * ceil(nx / 8) shifts of x (nx <= 32), up to 4 groups at once.
+/// The counts of the first 8 * ceil(nx / 8) shifts of x (nx <= 48), up to 6 groups at once.
 inline void count(index_t n, const dd_real* d, const dd_real* e2, const dd_real& pivmin,
                   const dd_real* x, int nx, std::int64_t* cnt) {
   switch ((nx + 7) / 8) {
+    case 6:
+      count_groups<6>(n, d, e2, pivmin, x, cnt);
+      break;
+    case 5:
+      count_groups<5>(n, d, e2, pivmin, x, cnt);
+      break;
     case 4:
       count_groups<4>(n, d, e2, pivmin, x, cnt);
       break;
