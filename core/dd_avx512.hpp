@@ -91,6 +91,10 @@ EIGSOLVE_AVX512 __mmask8 lt(const V& a, const V& b) {
 EIGSOLVE_AVX512 V bcast(const dd_real& a) {
   return {_mm512_set1_pd(a.hi), _mm512_set1_pd(a.lo)};
 }
+/// The canonical tile tree ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7)) lane by lane.
+EIGSOLVE_AVX512 V tree8(const V* c) {
+  return add(add(add(c[0], c[1]), add(c[2], c[3])), add(add(c[4], c[5]), add(c[6], c[7])));
+}
 /// 8 consecutive dd values from memory, split into (hi, lo) by two permutes.
 EIGSOLVE_AVX512 V load8(const dd_real* p) {
   const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);

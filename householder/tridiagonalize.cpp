@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu_features.hpp"
 #include "core/errors.hpp"
 #include "core/parallel.hpp"
-#include "core/cpu_features.hpp"
 #include "householder/chain_dd512.hpp"
 #include "householder/chain_window_avx2.hpp"
 #include "householder/larfg.hpp"

@@ -50,8 +50,7 @@ __attribute__((target("avx512f"))) inline void step1_group(index_t L, const dd_r
           c[q] = dd512::add(dd512::mul(dd512::load8(P + kp * r), dd512::bcast(z[r])), c[q]);
         }
     }
-    const V p = dd512::add(dd512::add(dd512::add(c[0], c[1]), dd512::add(c[2], c[3])),
-                           dd512::add(dd512::add(c[4], c[5]), dd512::add(c[6], c[7])));
+    const V p = dd512::tree8(c);
     acc = t0 == 0 ? p : dd512::add(acc, p);
   }
   dd512::store8(out, acc);

@@ -125,7 +125,7 @@ void bisection_eigenvalues(const Context& ctx, index_t n, const R* d, const R* e
   parallel_for(iu - il + 1, ctx.num_threads(), 16, [&](index_t b, index_t end) {
 #if defined(EIGSOLVE_STURM_DD_AVX512)
     if constexpr (std::is_same<R, dd_real>::value) {
-      if (has_avx512f()) {  // batches of 32: sturm_dd::count's groups of 8 lanes
+      if (has_avx512f()) {  // batches of kDdLanes512: sturm_dd::count's groups of 8 lanes
         bisect_range<R, kDdLanes512>(n, d, e2.data(), s, il + b, il + end, il, w);
         return;
       }

@@ -44,8 +44,7 @@ __attribute__((target("avx512f"))) inline void col_dots_dd512(index_t m, int nq,
                          _mm512_mask_i64gather_pd(zero, 0xFF, ilo, b, 8)};
         c[k] = dd512::add(dd512::mul(a, dd512::bcast(v[i])), c[k]);
       }
-    const dd512::V p = dd512::add(dd512::add(dd512::add(c[0], c[1]), dd512::add(c[2], c[3])),
-                                  dd512::add(dd512::add(c[4], c[5]), dd512::add(c[6], c[7])));
+    const dd512::V p = dd512::tree8(c);
     acc = t0 == 0 ? p : dd512::add(acc, p);
   }
   alignas(64) double h[8], l[8];

@@ -23,8 +23,6 @@ __attribute__((target("avx512f"))) inline void tile_partials_dd512(int rows, int
                                                                    const dd_real* B, index_t ldb,
                                                                    const dd_real* x, dd_real* p) {
   constexpr int kC = 8;
-  const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-  const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
   int i0 = 0;
   for (; i0 + 8 <= rows; i0 += 8) {
     dd512::V c[kC];
@@ -35,13 +33,10 @@ __attribute__((target("avx512f"))) inline void tile_partials_dd512(int rows, int
       for (int k = 0; k < kC; ++k) {
         const int j = k * kC + jj;
         if (j >= cols) continue;  // a narrow tile: chunks past cols stay +0, as in the scalar loop
-        const double* b = reinterpret_cast<const double*>(B + i0 + ldb * j);
-        const __m512d v0 = _mm512_loadu_pd(b), v1 = _mm512_loadu_pd(b + 8);
-        const dd512::V a{_mm512_permutex2var_pd(v0, even, v1), _mm512_permutex2var_pd(v0, odd, v1)};
+        const dd512::V a = dd512::load8(B + i0 + ldb * j);
         c[k] = dd512::add(dd512::mul(a, dd512::bcast(x[j])), c[k]);
       }
-    const dd512::V t = dd512::add(dd512::add(dd512::add(c[0], c[1]), dd512::add(c[2], c[3])),
-                                  dd512::add(dd512::add(c[4], c[5]), dd512::add(c[6], c[7])));
+    const dd512::V t = dd512::tree8(c);
     alignas(64) double h[8], l[8];
     _mm512_store_pd(h, t.hi);
     _mm512_store_pd(l, t.lo);
