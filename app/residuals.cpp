@@ -15,37 +15,43 @@
 namespace eigsolve {
 namespace {
 
-// C := op(A) * B for column-major n x k A (op = conjugate transpose when conj_a) and k x m B,
-// through BLAS for the vendor precisions. Diagnostics only: the order of these sums is
-// BLAS's, which is fine for a residual.
-void gemm(bool conj_a, index_t n, index_t m, index_t k, const float* A, const float* B, float* C) {
-  cblas_sgemm(CblasColMajor, conj_a ? CblasTrans : CblasNoTrans, CblasNoTrans, n, m, k, 1.0f, A,
-              conj_a ? k : n, B, k, 0.0f, C, n);
+// C := A * B for column-major n x k A and k x m B, through BLAS for the vendor precisions.
+// Diagnostics only: the order of these sums is BLAS's, which is fine for a residual.
+void gemm(index_t n, index_t m, index_t k, const float* A, const float* B, float* C) {
+  cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, m, k, 1.0f, A, n, B, k, 0.0f, C, n);
 }
-void gemm(bool conj_a, index_t n, index_t m, index_t k, const double* A, const double* B,
-          double* C) {
-  cblas_dgemm(CblasColMajor, conj_a ? CblasTrans : CblasNoTrans, CblasNoTrans, n, m, k, 1.0, A,
-              conj_a ? k : n, B, k, 0.0, C, n);
+void gemm(index_t n, index_t m, index_t k, const double* A, const double* B, double* C) {
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, m, k, 1.0, A, n, B, k, 0.0, C, n);
 }
-void gemm(bool conj_a, index_t n, index_t m, index_t k, const cfloat* A, const cfloat* B,
-          cfloat* C) {
+void gemm(index_t n, index_t m, index_t k, const cfloat* A, const cfloat* B, cfloat* C) {
   const float one[2] = {1, 0}, zero[2] = {0, 0};
-  cblas_cgemm(CblasColMajor, conj_a ? CblasConjTrans : CblasNoTrans, CblasNoTrans, n, m, k, one, A,
-              conj_a ? k : n, B, k, zero, C, n);
+  cblas_cgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, m, k, one, A, n, B, k, zero, C, n);
 }
-void gemm(bool conj_a, index_t n, index_t m, index_t k, const cdouble* A, const cdouble* B,
-          cdouble* C) {
+void gemm(index_t n, index_t m, index_t k, const cdouble* A, const cdouble* B, cdouble* C) {
   const double one[2] = {1, 0}, zero[2] = {0, 0};
-  cblas_zgemm(CblasColMajor, conj_a ? CblasConjTrans : CblasNoTrans, CblasNoTrans, n, m, k, one, A,
-              conj_a ? k : n, B, k, zero, C, n);
+  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, m, k, one, A, n, B, k, zero, C, n);
+}
+
+// Lower triangle of C := Z^H Z (m x m, Z n x m): ?syrk / ?herk, half the flops of a gemm.
+void gram_lower(index_t n, index_t m, const float* Z, float* C) {
+  cblas_ssyrk(CblasColMajor, CblasLower, CblasTrans, m, n, 1.0f, Z, n, 0.0f, C, m);
+}
+void gram_lower(index_t n, index_t m, const double* Z, double* C) {
+  cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, m, n, 1.0, Z, n, 0.0, C, m);
+}
+void gram_lower(index_t n, index_t m, const cfloat* Z, cfloat* C) {
+  cblas_cherk(CblasColMajor, CblasLower, CblasConjTrans, m, n, 1.0f, Z, n, 0.0f, C, m);
+}
+void gram_lower(index_t n, index_t m, const cdouble* Z, cdouble* C) {
+  cblas_zherk(CblasColMajor, CblasLower, CblasConjTrans, m, n, 1.0, Z, n, 0.0, C, m);
 }
 
 template <class T>
 Residuals residuals_blas(const HostMatrix<T>& A, const SolveResult<T>& r, double anorm) {
   const index_t n = r.n, m = r.m;
   std::vector<T> az(static_cast<std::size_t>(n * m)), zz(static_cast<std::size_t>(m * m));
-  gemm(false, n, m, n, A.ptr(), r.z.data(), az.data());
-  gemm(true, m, m, n, r.z.data(), r.z.data(), zz.data());
+  gemm(n, m, n, A.ptr(), r.z.data(), az.data());
+  gram_lower(n, m, r.z.data(), zz.data());  // entry (i, j), i < j: the conjugate of (j, i)
   double rmax = 0, omax = 0;
   for (index_t j = 0; j < m; ++j) {
     double s = 0, o = 0;
@@ -53,7 +59,7 @@ Residuals residuals_blas(const HostMatrix<T>& A, const SolveResult<T>& r, double
     for (index_t i = 0; i < n; ++i)
       s += std::sqrt(to_double(abs2(az[i + j * n] - lam * r.z[i + j * n])));
     for (index_t i = 0; i < m; ++i) {
-      T v = zz[i + j * m];
+      T v = i >= j ? zz[i + j * m] : zz[j + i * m];  // |conj(x)| = |x|
       if (i == j) v = v - T(real_t<T>(1));
       o += std::sqrt(to_double(abs2(v)));
     }
