@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_util.hpp"
+#include "tests/common/npy_image.hpp"
 
 using cli::run;
 
@@ -84,15 +85,10 @@ TEST(CliUnderflow, DoubleAndDdNameTheirPrecisionWithoutAHint) {
 
 TEST(CliUnderflow, NpyNamesTheElement) {
   cli::TempDir dir;
-  std::string d = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }";
-  while ((10 + d.size() + 1) % 64 != 0)
-    d += ' ';
-  d += '\n';
-  std::string img("\x93NUMPY\x01\x00", 8);
-  img += static_cast<char>(d.size());
-  img += '\0';
   const double v[4] = {1, 1e-100, 1e-100, 1};
-  img += d + std::string(reinterpret_cast<const char*>(v), sizeof v);
+  const std::string img =
+      eigsolve::test_util::npy_image("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }",
+                                     std::string(reinterpret_cast<const char*>(v), sizeof v));
   const std::string m = write(dir, "t.npy", img);
   auto r = run(m + " -p s --device cpu -q -o " + (dir / "w.txt"));
   ASSERT_EQ(r.code, 0) << r.err;

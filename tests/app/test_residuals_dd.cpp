@@ -46,16 +46,22 @@ struct Problem {
   SolveResult<dd_real> r;
 };
 
+/// A full symmetric n x n dd matrix (both triangles) of random_dd entries.
+HostMatrix<dd_real> random_symmetric(index_t n, std::mt19937_64& g) {
+  HostMatrix<dd_real> A(n);
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i)
+      A(i, j) = A(j, i) = random_dd(g);
+  return A;
+}
+
 /// Full symmetric A (both triangles) and m eigenpairs of it computed in dd (eigenvalues il ..
 /// il+m-1): A z - w z and the off-diagonal dots are dd rounding errors, so a residual shows
 /// every bit of the dd chains (a swapped product or a reordered chain changes it).
 Problem make_eigen_problem(index_t n, index_t m, unsigned seed) {
   std::mt19937_64 g(seed);
   Problem p;
-  p.A = HostMatrix<dd_real>(n);
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = j; i < n; ++i)
-      p.A(i, j) = p.A(j, i) = random_dd(g);
+  p.A = random_symmetric(n, g);
   HostMatrix<dd_real> work = p.A;
   SolveOptions opt;
   opt.vectors = true;
@@ -75,10 +81,7 @@ Problem make_eigen_problem(index_t n, index_t m, unsigned seed) {
 Problem make_random_problem(index_t n, index_t m, unsigned seed) {
   std::mt19937_64 g(seed);
   Problem p;
-  p.A = HostMatrix<dd_real>(n);
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = j; i < n; ++i)
-      p.A(i, j) = p.A(j, i) = random_dd(g);
+  p.A = random_symmetric(n, g);
   p.r.n = n;
   p.r.m = m;
   p.r.w.resize(static_cast<std::size_t>(m));

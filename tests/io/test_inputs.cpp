@@ -8,6 +8,7 @@
 
 #include "io/io_detail.hpp"
 #include "io_test_util.hpp"
+#include "tests/common/npy_image.hpp"
 
 namespace eigsolve {
 namespace {
@@ -30,14 +31,8 @@ class MemoryLimit {
 };
 
 std::string npy_file(const std::string& shape, std::size_t data_bytes) {
-  std::string d = "{'descr': '<f8', 'fortran_order': False, 'shape': " + shape + ", }";
-  while ((10 + d.size() + 1) % 64 != 0)
-    d += ' ';
-  d += '\n';
-  std::string out("\x93NUMPY\x01\x00", 8);
-  out += static_cast<char>(d.size() & 0xff);
-  out += static_cast<char>(d.size() >> 8);
-  return out + d + std::string(data_bytes, '\0');
+  return test_util::npy_image("{'descr': '<f8', 'fortran_order': False, 'shape': " + shape + ", }",
+                              std::string(data_bytes, '\0'));
 }
 
 TEST(HostileInputs, NpyShapeLargerThanTheFile) {

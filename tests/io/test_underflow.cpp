@@ -10,6 +10,7 @@
 
 #include "io/io_detail.hpp"
 #include "io_test_util.hpp"
+#include "tests/common/npy_image.hpp"
 
 namespace eigsolve {
 namespace {
@@ -189,15 +190,10 @@ TEST_F(UnderflowChunked, SameCountAndFirstForEveryThreadCount) {
 // .npy image: version 1.0 header + raw data.
 std::string npy(const std::string& descr, bool fortran, int n, const void* data,
                 std::size_t bytes) {
-  std::string d = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
-                  ", 'shape': (" + std::to_string(n) + ", " + std::to_string(n) + "), }";
-  while ((10 + d.size() + 1) % 64 != 0)
-    d += ' ';
-  d += '\n';
-  std::string out("\x93NUMPY\x01\x00", 8);
-  out += static_cast<char>(d.size() & 0xff);
-  out += static_cast<char>(d.size() >> 8);
-  return out + d + std::string(static_cast<const char*>(data), bytes);
+  return test_util::npy_image(
+      "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
+          ", 'shape': (" + std::to_string(n) + ", " + std::to_string(n) + "), }",
+      std::string(static_cast<const char*>(data), bytes));
 }
 
 TEST(Underflow, NpyFloat64ToFloat) {
