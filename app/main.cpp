@@ -73,8 +73,10 @@ int main_solve(int argc, char** argv) {
       "tridiagonalization panel width (part of the options the bits depend on)")(
       "reduction", po::value(&o.reduction)->default_value("auto"),
       ("auto (default: for eigenvalues only two-stage from n = " +
-       std::to_string(two_stage_min_order(Precision::d)) + " in d and z, " +
-       std::to_string(two_stage_min_order(Precision::s)) + " in s and c, " +
+       std::to_string(two_stage_min_order(Precision::s)) + " in s, " +
+       std::to_string(two_stage_min_order(Precision::d)) + " in d, " +
+       std::to_string(two_stage_min_order(Precision::c)) + " in c, " +
+       std::to_string(two_stage_min_order(Precision::z)) + " in z, " +
        std::to_string(two_stage_min_order(Precision::dd)) +
        " in dd, else one-stage; with --vectors two-stage from n = " +
        std::to_string(two_stage_min_order_vectors(Precision::d)) +

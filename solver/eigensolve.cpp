@@ -82,19 +82,26 @@ Reduction parse_reduction(const std::string& s) {
 }
 
 index_t two_stage_min_order(Precision p) {
-  // The crossover of the two reductions' eigenvalue times on the H200 (bench/NOTES.md, session
-  // 16, r1 cross.log): d 0.448 / 0.437 s at 8192, z 0.787 / 0.801 s at 8192 and 2.20 / 1.66 s at
-  // 12288, s and c faster one-stage at 8192 (0.301 / 0.359, 0.488 / 0.598 s) and slower at
-  // 12288 (0.695 / 0.654, 1.218 / 1.182 s), dd about even at 16384 (11.0 / 10.85 s).
+  // The crossover of the two reductions' eigenvalue times on the H200, re-measured in session 42
+  // (bench/NOTES.md, session 42; bench/results/2026-12-05-h200-s42/r3, r4), one-stage /
+  // two-stage, seconds: s and d two-stage at every size measured, from 1024 (s 0.0225 / 0.0183,
+  // d 0.0295 / 0.0238) up; c about even at 1536-3072 (0.0456 / 0.0460, 0.0626 / 0.0619,
+  // 0.0980 / 0.0975) and two-stage from 4096 (0.146 / 0.138); z one-stage at 6144 (0.419 /
+  // 0.439), two-stage from 7168 (0.572 / 0.551); dd one-stage at 8192 (1.968 / 2.039),
+  // two-stage from 10240 (3.262 / 3.183). Below 1024 nothing was measured: one-stage stays.
+  // (Session 16 had set 8192 for d and z, 12288 for s and c, 16384 for dd; the chase, the panel
+  // QR and the SYMM have gained since.) On the CPU the two reductions are about even at
+  // 1024-2048 and the two-stage is faster beyond the L3 cache (README, "Performance").
   switch (p) {
-    case Precision::d:
-    case Precision::z:
-      return 8192;
     case Precision::s:
+    case Precision::d:
+      return 1024;
     case Precision::c:
-      return 12288;
+      return 4096;
+    case Precision::z:
+      return 7168;
     default:
-      return 16384;
+      return 10240;
   }
 }
 
@@ -105,8 +112,11 @@ index_t two_stage_min_order_vectors(Precision p) {
   // Session 23, with the panel QR in registers (r3/r4 vec-auto): two-stage / one-stage 1.024 /
   // 1.052 s at 10240, 1.493 / 1.607 s at 12288, 2.128 / 2.341 s at 14336 (8192: two-stage
   // 0.678 s, one-stage not measured again), so d takes two-stage from 10240.
-  // The other precisions were last measured before that (session 16: every one faster
-  // one-stage), so they stay one-stage.
+  // Session 42 (r3, r4; one run each): s one-stage / two-stage 1.017 / 1.041 s at 12288, 1.446
+  // / 1.409 at 14336, 1.977 / 1.913 at 16384; c 2.075 / 2.244 at 12288, 4.122 / 4.662 at
+  // 16384; z 3.356 / 3.958, 7.513 / 8.314. So c and z stay one-stage. s might gain ~3 % from
+  // 14336, on one run each way: too little evidence to change the default bits; s stays
+  // one-stage until a repeat confirms it.
   return p == Precision::d ? 10240 : std::numeric_limits<index_t>::max();
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -197,10 +198,17 @@ TEST(TwoStage, UsageErrors) {
 }
 
 // --reduction auto, the default: a function of n, the precision and --vectors only (so every
-// backend picks the same); with vectors two-stage from 10240 in d only.
+// backend picks the same); for eigenvalues two-stage from the orders docs/reproducibility.md
+// lists (H200, session 42), with vectors from 10240 in d only.
 TEST(TwoStage, AutoPicksByOrderPrecisionAndVectors) {
-  for (Precision p : {Precision::s, Precision::d, Precision::c, Precision::z, Precision::dd}) {
+  const std::pair<Precision, index_t> documented[] = {{Precision::s, 1024},
+                                                      {Precision::d, 1024},
+                                                      {Precision::c, 4096},
+                                                      {Precision::z, 7168},
+                                                      {Precision::dd, 10240}};
+  for (const auto& [p, n_doc] : documented) {
     const index_t n0 = two_stage_min_order(p);
+    EXPECT_EQ(n0, n_doc) << precision_name(p);
     EXPECT_GT(n0, 1);
     EXPECT_LE(n0, 16384);  // the sizes run the faster reduction
     EXPECT_EQ(resolve_reduction(Reduction::automatic, n0 - 1, p, false), Reduction::one_stage);
