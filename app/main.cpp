@@ -79,8 +79,9 @@ int main_solve(int argc, char** argv) {
        std::to_string(two_stage_min_order(Precision::z)) + " in z, " +
        std::to_string(two_stage_min_order(Precision::dd)) +
        " in dd, else one-stage; with --vectors two-stage from n = " +
-       std::to_string(two_stage_min_order_vectors(Precision::d)) +
-       " in d, one-stage otherwise) | one-stage "
+       std::to_string(two_stage_min_order_vectors(Precision::d)) + " in d, " +
+       std::to_string(two_stage_min_order_vectors(Precision::s)) +
+       " in s, one-stage otherwise) | one-stage "
        "| two-stage (full -> band -> tridiagonal: a second canonical order, its own bits, the "
        "same on CPU and GPU; faster on the GPU at large n)")
           .c_str())("band-width", po::value(&o.band)->default_value(32),

@@ -114,10 +114,18 @@ index_t two_stage_min_order_vectors(Precision p) {
   // 0.678 s, one-stage not measured again), so d takes two-stage from 10240.
   // Session 42 (r3, r4; one run each): s one-stage / two-stage 1.017 / 1.041 s at 12288, 1.446
   // / 1.409 at 14336, 1.977 / 1.913 at 16384; c 2.075 / 2.244 at 12288, 4.122 / 4.662 at
-  // 16384; z 3.356 / 3.958, 7.513 / 8.314. So c and z stay one-stage. s might gain ~3 % from
-  // 14336, on one run each way: too little evidence to change the default bits; s stays
-  // one-stage until a repeat confirms it.
-  return p == Precision::d ? 10240 : std::numeric_limits<index_t>::max();
+  // 16384; z 3.356 / 3.958, 7.513 / 8.314. So c and z stay one-stage. s repeated (r4's r5.log,
+  // r6.log): 1.995, 1.976 / 1.925, 1.913 s at 16384 and 1.430, 1.442 / 1.423, 1.426 at 14336,
+  // so s takes two-stage from 14336 (between 12288, one-stage by 2 %, and 14336, two-stage by
+  // 1-3 %).
+  switch (p) {
+    case Precision::d:
+      return 10240;
+    case Precision::s:
+      return 14336;
+    default:
+      return std::numeric_limits<index_t>::max();
+  }
 }
 
 Reduction resolve_reduction(Reduction r, index_t n, Precision p, bool vectors) {

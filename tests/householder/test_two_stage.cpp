@@ -199,7 +199,7 @@ TEST(TwoStage, UsageErrors) {
 
 // --reduction auto, the default: a function of n, the precision and --vectors only (so every
 // backend picks the same); for eigenvalues two-stage from the orders docs/reproducibility.md
-// lists (H200, session 42), with vectors from 10240 in d only.
+// lists (H200, session 42), with vectors from 10240 in d and 14336 in s only.
 TEST(TwoStage, AutoPicksByOrderPrecisionAndVectors) {
   const std::pair<Precision, index_t> documented[] = {{Precision::s, 1024},
                                                       {Precision::d, 1024},
@@ -219,10 +219,11 @@ TEST(TwoStage, AutoPicksByOrderPrecisionAndVectors) {
     EXPECT_EQ(resolve_reduction(Reduction::automatic, 4 * n0, p, true),
               4 * n0 >= nv ? Reduction::two_stage : Reduction::one_stage);
     EXPECT_EQ(resolve_reduction(Reduction::automatic, nv - 1, p, true), Reduction::one_stage);
-    if (p == Precision::d) {
-      EXPECT_EQ(nv, 10240);
-      EXPECT_EQ(resolve_reduction(Reduction::automatic, 10240, p, true), Reduction::two_stage);
-      EXPECT_EQ(resolve_reduction(Reduction::automatic, 10239, p, true), Reduction::one_stage);
+    if (p == Precision::d || p == Precision::s) {
+      const index_t nv_doc = p == Precision::d ? 10240 : 14336;
+      EXPECT_EQ(nv, nv_doc);
+      EXPECT_EQ(resolve_reduction(Reduction::automatic, nv_doc, p, true), Reduction::two_stage);
+      EXPECT_EQ(resolve_reduction(Reduction::automatic, nv_doc - 1, p, true), Reduction::one_stage);
     } else {
       EXPECT_EQ(resolve_reduction(Reduction::automatic, index_t(1) << 40, p, true),
                 Reduction::one_stage);
