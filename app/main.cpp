@@ -83,7 +83,7 @@ int main_solve(int argc, char** argv) {
        std::to_string(two_stage_min_order_vectors(Precision::s)) +
        " in s, one-stage otherwise) | one-stage "
        "| two-stage (full -> band -> tridiagonal: a second canonical order, its own bits, the "
-       "same on CPU and GPU; faster on the GPU at large n)")
+       "same on CPU and GPU; the faster one from the orders above)")
           .c_str())("band-width", po::value(&o.band)->default_value(32),
                     "two-stage: the band's half-width (the bits depend on it)")(
       "quiet,q", po::bool_switch(&o.quiet), "no summary or progress on stderr");
