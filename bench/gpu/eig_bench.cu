@@ -142,7 +142,8 @@ bool use_x_api(const std::string& api, index_t n) {
 
 template <class T>
 std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool check_cpu,
-                                     bool host_input, const std::string& api, Reduction reduction) {
+                                     bool host_input, const std::string& api, Reduction reduction,
+                                     int band) {
   using R = real_t<T>;
   HostMatrix<T> A0(n);
   std::mt19937_64 g(2026);
@@ -163,6 +164,7 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
   SolveOptions opt;
   opt.vectors = vectors;
   opt.reduction = reduction;
+  opt.band = band;
   // Ours, from the matrix already on the device (as cuSOLVER is timed), host clock around the
   // whole solve: device copy, pre-scaling check, tridiagonalization, bisection, results home.
   {
@@ -350,13 +352,14 @@ std::vector<EigImplResult> bench_eig(index_t n, int runs, bool vectors, bool che
 
 std::vector<EigImplResult> bench_eig_size(Precision p, index_t n, int runs, bool vectors,
                                           bool check_cpu, bool host_input,
-                                          const std::string& cusolver_api, Reduction reduction) {
+                                          const std::string& cusolver_api, Reduction reduction,
+                                          int band) {
   if (cusolver_api != "auto" && cusolver_api != "x" && cusolver_api != "legacy" &&
       cusolver_api != "none")
     throw UsageError("--cusolver-api must be auto, x, legacy or none (got '" + cusolver_api + "')");
   return dispatch(p, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return bench_eig<T>(n, runs, vectors, check_cpu, host_input, cusolver_api, reduction);
+    return bench_eig<T>(n, runs, vectors, check_cpu, host_input, cusolver_api, reduction, band);
   });
 }
 

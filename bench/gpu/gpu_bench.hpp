@@ -60,10 +60,12 @@ struct EigImplResult {
 /// Ours (eigensolve_device: matrix already on the device; also once from host memory) against
 /// cuSOLVER ?syevd/?heevd (s/d/c/z) on one random Hermitian matrix of order n. host_input: also
 /// time one solve from host memory; cusolver_api: auto | x | legacy; reduction: ours with
-/// Reduction::one_stage or two_stage (solver/eigensolve.hpp).
+/// Reduction::one_stage or two_stage (solver/eigensolve.hpp); band: the two-stage reduction's
+/// half-width (SolveOptions::band; the CPU check and the host-input run use the same options).
 std::vector<EigImplResult> bench_eig_size(Precision p, index_t n, int runs, bool vectors,
                                           bool check_cpu, bool host_input,
                                           const std::string& cusolver_api,
-                                          Reduction reduction = Reduction::one_stage);
+                                          Reduction reduction = Reduction::one_stage,
+                                          int band = 32);
 
 }  // namespace eigsolve

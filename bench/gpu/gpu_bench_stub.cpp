@@ -20,7 +20,7 @@ std::vector<double> tune_symv_size(Precision, index_t, const std::vector<SymvCon
 }
 
 std::vector<EigImplResult> bench_eig_size(Precision, index_t, int, bool, bool, bool,
-                                          const std::string&, Reduction) {
+                                          const std::string&, Reduction, int) {
   throw NotCompiled("cuda");
 }
 

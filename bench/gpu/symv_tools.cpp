@@ -279,7 +279,7 @@ int main_tune_symv(int argc, char** argv) {
 
 int main_bench_eig(int argc, char** argv) {
   std::string precisions = "d", sizes = "1024,2048,4096", json;
-  int runs = 3;
+  int runs = 3, band = 32;
   bool vectors = false;
   long long check_cpu_max = 2048;
   long long host_input_max = 16384;
@@ -300,7 +300,10 @@ int main_bench_eig(int argc, char** argv) {
       "none (ours only: no cuSOLVER run, no ratio)")(
       "reduction", po::value(&reduction)->default_value(reduction),
       "ours with the reduction the CLI picks (auto, the default), one-stage or two-stage; the "
-      "records say which was used");
+      "records say which was used")(
+      "band-width", po::value(&band)->default_value(band),
+      "the two-stage reduction's band half-width, as the CLI's option (its own bits; the "
+      "two-stage records give it as `band_width`, as the CLI's report does)");
   if (parse_or_help(
           argc, argv, desc,
           "Usage: eigsolve bench eig [options]\n"
@@ -309,6 +312,7 @@ int main_bench_eig(int argc, char** argv) {
           "over the runs, bitwise equality with the CPU backend.\n\n"))
     return kExitOk;
   if (runs < 1) throw UsageError("--runs must be >= 1");
+  if (band < 1 || band > 1024) throw UsageError("--band-width must be in 1..1024");
   const Reduction red = parse_reduction(reduction);
   const auto ps = parse_precisions(precisions);
   const auto ns = parse_sizes(sizes);
@@ -318,8 +322,8 @@ int main_bench_eig(int argc, char** argv) {
               "vectors", "impl", "seconds", "x cuSOLVER", "dist", "cpu", "host-in s", "rel diff");
   for (Precision p : ps) {
     for (index_t n : ns) {
-      const auto res =
-          bench_eig_size(p, n, runs, vectors, n <= check_cpu_max, n <= host_input_max, api, red);
+      const auto res = bench_eig_size(p, n, runs, vectors, n <= check_cpu_max, n <= host_input_max,
+                                      api, red, band);
       double vendor = 0;
       for (const auto& r : res)
         if (r.impl == "cusolver") vendor = r.seconds;
@@ -336,8 +340,11 @@ int main_bench_eig(int argc, char** argv) {
                                     {"seconds", r.seconds},
                                     {"runs", r.runs},
                                     {"distinct", r.distinct}};
-        if (r.impl == "eigsolve")
-          j["reduction"] = reduction_name(resolve_reduction(red, n, p, vectors));
+        if (r.impl == "eigsolve") {
+          const Reduction used = resolve_reduction(red, n, p, vectors);
+          j["reduction"] = reduction_name(used);
+          if (used == Reduction::two_stage) j["band_width"] = band;
+        }
         if (r.bitwise_cpu < 0)
           j["bitwise_cpu"] = nullptr;
         else
