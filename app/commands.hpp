@@ -13,6 +13,7 @@ struct SolveCliOptions {
   std::string precision = "auto";  ///< auto (d for real files, z for complex) | s | d | c | z | dd
   std::string device = "auto";     ///< auto | cpu | cuda
   bool vectors = false;
+  bool no_residuals = false;   ///< with vectors: skip the residual check (and A's copy for it)
   std::string output;          ///< eigenvalues; empty or "-" = stdout
   std::string vectors_output;  ///< .mtx or .npy; implies vectors
   std::string report;          ///< JSON report path
@@ -23,7 +24,7 @@ struct SolveCliOptions {
   std::string back_transform = "canonical";  ///< canonical | lapack (not in the contract)
   int nb = 32;
   std::string reduction = "auto";  ///< auto | one-stage | two-stage
-  int band = 32;                        ///< two-stage: the band's half-width
+  int band = 32;                   ///< two-stage: the band's half-width
   bool quiet = false;
 };
 

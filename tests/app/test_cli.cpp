@@ -186,6 +186,37 @@ TEST(Cli, ReportHoldsTimingsDigestAndResiduals) {
   EXPECT_NE(rep.find(r.err.substr(pos, 7 + 64)), std::string::npos);
 }
 
+// --no-residuals: the same values and vectors, byte for byte; no residuals in the summary or
+// the report (the summary says they were not computed); a no-op without vectors.
+TEST(Cli, NoResidualsSkipsTheCheckOnly) {
+  cli::TempDir dir;
+  for (const char* p : {"d", "z", "dd"}) {
+    const std::string f = std::string(p) == "z" ? "primme_HA_hermitian245.mtx" : "bcsstk01.mtx";
+    const std::string base = matrix(f) + " -p " + p + " --vectors-output ";
+    auto a =
+        run(base + (dir / "za.mtx") + " -o " + (dir / "wa.txt") + " --report " + (dir / "ra.json"));
+    auto b = run(base + (dir / "zb.mtx") + " -o " + (dir / "wb.txt") + " --report " +
+                 (dir / "rb.json") + " --no-residuals");
+    ASSERT_EQ(a.code, 0) << a.err;
+    ASSERT_EQ(b.code, 0) << b.err;
+    EXPECT_EQ(cli::slurp(dir / "wa.txt"), cli::slurp(dir / "wb.txt")) << p;
+    EXPECT_EQ(cli::slurp(dir / "za.mtx"), cli::slurp(dir / "zb.mtx")) << p;
+    EXPECT_NE(a.err.find("||AZ - ZL||"), std::string::npos) << a.err;
+    EXPECT_EQ(b.err.find("||AZ - ZL||"), std::string::npos) << b.err;
+    EXPECT_NE(b.err.find("residuals: not computed (--no-residuals)"), std::string::npos) << b.err;
+    const auto ra = nlohmann::json::parse(cli::slurp(dir / "ra.json"));
+    const auto rb = nlohmann::json::parse(cli::slurp(dir / "rb.json"));
+    EXPECT_TRUE(ra.contains("residuals")) << p;
+    EXPECT_FALSE(rb.contains("residuals")) << p;
+    EXPECT_EQ(ra["eigenvalues"]["digest"], rb["eigenvalues"]["digest"]) << p;
+  }
+  auto c = run(matrix("bcsstk01.mtx") + " -q --no-residuals -o " + (dir / "wc.txt"));
+  ASSERT_EQ(c.code, 0) << c.err;
+  auto d = run(matrix("bcsstk01.mtx") + " -q -o " + (dir / "wd.txt"));
+  ASSERT_EQ(d.code, 0) << d.err;
+  EXPECT_EQ(cli::slurp(dir / "wc.txt"), cli::slurp(dir / "wd.txt"));
+}
+
 TEST(Cli, SubsetsAreSlicesOfTheFullRun) {
   cli::TempDir dir;
   ASSERT_EQ(run(matrix("494_bus.mtx") + " -q -o " + (dir / "all.txt")).code, 0);
