@@ -172,20 +172,28 @@ void block_columns(index_t L, index_t k, index_t kp, const T* Vp, const real_t<T
     constexpr index_t kGroup = bt_detail::kStep1Vecs * Sh::kPerReg;  // c per group
     const index_t pld = Sh::kE * kp;
     Rl* Wr = reinterpret_cast<Rl*>(W);
-    for (index_t jj = 0; jj < nc; jj += bt_detail::kStep1Cols) {
-      const int nj = static_cast<int>(std::min<index_t>(bt_detail::kStep1Cols, nc - jj));
-      const T* zp[bt_detail::kStep1Cols];
-      for (int j = 0; j < nj; ++j)
-        zp[j] = Zb + ldz * (jj + j);
-      for (index_t g = 0; g < kp; g += kGroup) {
-        const Rl* Pg = P + Sh::kE * g;
-        Rl* out = Wr + Sh::kE * (kp * jj + g);
-        if (nj == 3)
-          bt_detail::step1_group<T, 3>(L, Pg, pld, zp, out, Sh::kE * kp);
-        else if (nj == 2)
-          bt_detail::step1_group<T, 2>(L, Pg, pld, zp, out, Sh::kE * kp);
-        else
-          bt_detail::step1_group<T, 1>(L, Pg, pld, zp, out, Sh::kE * kp);
+    // Slabs of rows whose packed P (~256 KiB) stays in L2 while every column and c-group of the
+    // call passes over it (P of the whole block, ~L KiB in z, is read from L3 otherwise, once
+    // per column triple and group); each (c, j) sum continues from slab to slab in tile order.
+    const index_t kSlab = std::max<index_t>(
+        64, (index_t(256) << 10) / (Sh::kE * pld * index_t(sizeof(Rl))) / 64 * 64);
+    for (index_t s0 = 0; s0 < L; s0 += kSlab) {
+      const index_t s1 = std::min(L, s0 + kSlab);
+      for (index_t jj = 0; jj < nc; jj += bt_detail::kStep1Cols) {
+        const int nj = static_cast<int>(std::min<index_t>(bt_detail::kStep1Cols, nc - jj));
+        const T* zp[bt_detail::kStep1Cols];
+        for (int j = 0; j < nj; ++j)
+          zp[j] = Zb + ldz * (jj + j);
+        for (index_t g = 0; g < kp; g += kGroup) {
+          const Rl* Pg = P + Sh::kE * g;
+          Rl* out = Wr + Sh::kE * (kp * jj + g);
+          if (nj == 3)
+            bt_detail::step1_group<T, 3>(L, s0, s1, Pg, pld, zp, out, Sh::kE * kp);
+          else if (nj == 2)
+            bt_detail::step1_group<T, 2>(L, s0, s1, Pg, pld, zp, out, Sh::kE * kp);
+          else
+            bt_detail::step1_group<T, 1>(L, s0, s1, Pg, pld, zp, out, Sh::kE * kp);
+        }
       }
     }
     done1 = true;

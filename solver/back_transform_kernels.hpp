@@ -59,23 +59,26 @@ __attribute__((always_inline)) inline void bcast_terms(const T* p, typename Shap
 constexpr int kStep1Vecs = 4;  // c-vectors per register tile of step 1
 constexpr int kStep1Cols = 3;  // columns per register tile of step 1
 
-/// Step 1 for NJ columns and one group of kStep1Vecs c-vectors, over rows [0, L) of the block:
-/// acc(c, j) = canonical dot of conj(V(:, c)) and z_j (tiles of 64 from row 0).
-/// P: packed rows, P + pld * (E r + t) = the reals of term t of row r (lane-parallel over c),
-/// offset to the group. z[j] = Z(block row 0, column j). Out + ow * j: the group's reals.
+/// Step 1 for NJ columns and one group of kStep1Vecs c-vectors, over the tiles of 64 rows in
+/// [rb, re) of the block's rows [0, L) (rb a multiple of 64; re a multiple of 64 or L):
+/// acc(c, j) = canonical dot of conj(V(:, c)) and z_j (tiles of 64 from row 0, summed in
+/// ascending order). rb = 0 starts the sum; rb > 0 continues the one that out holds (a value
+/// stored and loaded: the same bits as one pass over [0, L)). P: packed rows, P + pld * (E r +
+/// t) = the reals of term t of row r (lane-parallel over c), offset to the group. z[j] =
+/// Z(block row 0, column j). Out + ow * j: the group's reals.
 template <class T, int NJ>
-void step1_group(index_t L, const real_t<T>* P, index_t pld, const T* const* z, real_t<T>* out,
-                 index_t ow) {
+void step1_group(index_t L, index_t rb, index_t re, const real_t<T>* P, index_t pld,
+                 const T* const* z, real_t<T>* out, index_t ow) {
   using Sh = Shape<T>;
   using S = typename Sh::S;
   using V = typename Sh::V;
   constexpr int E = Sh::kE, L4 = Sh::kLanes, NV = kStep1Vecs;
   V acc[NJ][NV];
   for (int j = 0; j < NJ; ++j)
-    for (int v = 0; v < NV; ++v)
-      acc[j][v] = S::zero();  // overwritten by tile 0 (silences -Wmaybe-uninitialized)
+    for (int v = 0; v < NV; ++v)  // rb = 0: overwritten by tile 0 (silences -Wmaybe-uninitialized)
+      acc[j][v] = rb == 0 ? S::zero() : S::load(out + ow * j + L4 * v);
   alignas(32) typename Sh::Rl cs[8][NJ][NV][L4];
-  for (index_t t0 = 0; t0 < L; t0 += 64) {
+  for (index_t t0 = rb; t0 < re; t0 += 64) {
     for (int ch = 0; ch < 8; ++ch) {
       const index_t r0 = t0 + 8 * ch, r1 = std::min(L, r0 + 8);
       V s[NJ][NV];

@@ -147,6 +147,32 @@ TYPED_TEST(BackTransformTyped, BitwiseLiteralOrderAndThreads) {
   }
 }
 
+/// Orders large enough that step 1 splits a block's rows into several L2-sized slabs (~256 KiB
+/// of packed reflectors: 256 rows in z, 512 in c, 1024 in d, 2048 in s) with a partial last
+/// slab: each (c, j) sum continues from slab to slab, so the bits must stay the literal order's
+/// (dd, whose step 1 has no slabs, at 293 and 613 rows).
+TYPED_TEST(BackTransformTyped, BitwiseLiteralOrderAcrossRowSlabs) {
+  using T = TypeParam;
+  const index_t slab = std::is_same_v<T, dd_real>
+                           ? 256
+                           : (index_t(256) << 10) / (index_t(is_complex_v<T> ? 4 : 1) * 32 *
+                                                     index_t(sizeof(real_t<T>)));
+  for (index_t n : {slab + 37, 2 * slab + 101}) {
+    const index_t m = 5;
+    SCOPED_TRACE("n=" + std::to_string(n));
+    Problem<T> p(n, m, 3, 7000 + n);
+    auto ref = p.Z;
+    literal_apply_q(n, p.A.data(), n, p.tau.data(), m, ref.data(), p.ldz);
+    for (int threads : {1, 2}) {
+      auto z = p.Z;
+      Context ctx;
+      ctx.threads = threads;
+      apply_q_canonical(ctx, n, p.A.data(), n, p.tau.data(), m, z.data(), p.ldz);
+      ASSERT_TRUE(same_bytes(z, ref)) << "threads=" << threads;
+    }
+  }
+}
+
 /// Structured exact zeros (tests/common/structured_zeros.hpp) in the reflectors (the canonical
 /// tridiagonalization of block-diagonal, 2 x 2-block, diagonal, zero-line, mixed +-0 and all -0
 /// matrices) and in Z (test_util::structured_z): bitwise the literal order, the sign of every zero
