@@ -15,6 +15,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/huge_pages.hpp"
+
 namespace eigsolve {
 
 /// Runs f(k) for k = 0 .. team-1 on `team` threads (the caller runs k = 0) and waits for all.
@@ -48,13 +50,11 @@ void parallel_for(std::int64_t n, int nthreads, std::int64_t grain, F&& f) {
 template <class X>
 void assign_zeros_parallel(std::vector<X>& v, std::size_t n, int nthreads) {
   static_assert(std::is_trivially_copyable_v<X>, "raw zeroing needs a trivially copyable type");
-  v.clear();
+  reserve_huge(v, n);  // core/huge_pages.hpp: 2 MiB faults where the kernel grants them
   if (n * sizeof(X) < (std::size_t(64) << 20) || nthreads <= 1) {
     v.assign(n, X{});
     return;
   }
-  v.shrink_to_fit();
-  v.reserve(n);
   unsigned char* raw = reinterpret_cast<unsigned char*>(v.data());
   const std::size_t bytes = n * sizeof(X), chunk = std::size_t(2) << 20;
   const std::int64_t nchunks = std::int64_t((bytes + chunk - 1) / chunk);

@@ -2,10 +2,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "core/canonical.hpp"
 #include "core/errors.hpp"
+#include "core/huge_pages.hpp"
+#include "core/matrix.hpp"
+#include "core/parallel.hpp"
 #include "core/precision.hpp"
 
 using namespace eigsolve;
@@ -89,4 +93,51 @@ TEST(Errors, InputErrorNamesFileAndLine) {
   InputError e("a.mtx", 12, "index out of range");
   EXPECT_STREQ(e.what(), "a.mtx:12: index out of range");
   EXPECT_EQ(e.exit_code(), kExitInput);
+}
+
+// core/huge_pages.hpp only advises the kernel: every buffer keeps its values. HostMatrix's copies
+// go through reserve_huge (its own copy constructor and assignment), so they are checked here.
+TEST(HugePages, AdviceNeverFailsAndKeepsValues) {
+  advise_huge_pages(nullptr, std::size_t(64) << 20);  // no buffer: nothing to advise
+  char small[16] = {};
+  advise_huge_pages(small, sizeof small);  // under 4 MiB: nothing
+  std::vector<double> v = {1, 2, 3};
+  reserve_huge(v, std::size_t(1) << 20);  // 8 MiB: advised
+  EXPECT_TRUE(v.empty());
+  EXPECT_GE(v.capacity(), std::size_t(1) << 20);
+  v.assign(std::size_t(1) << 20, -0.0);
+  EXPECT_TRUE(std::signbit(v.back()));
+  assign_zeros_parallel(v, std::size_t(9) << 20, 2);  // 72 MiB: the parallel path
+  ASSERT_EQ(v.size(), std::size_t(9) << 20);
+  EXPECT_EQ(v.front(), 0.0);
+  EXPECT_EQ(v.back(), 0.0);
+  EXPECT_FALSE(std::signbit(v[v.size() / 2]));
+}
+
+TEST(HugePages, HostMatrixCopiesAreDeepAndExact) {
+  for (index_t n : {index_t(0), index_t(3), index_t(1100)}) {  // 1100: 9.7 MB, advised
+    HostMatrix<double> a(n);
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < n; ++i)
+        a(i, j) = (i == j) ? -0.0 : double(i) - 0.5 * double(j);
+    HostMatrix<double> b(a);
+    ASSERT_EQ(b.n, n);
+    ASSERT_EQ(b.data.size(), a.data.size());
+    EXPECT_EQ(0, n == 0 ? 0 : std::memcmp(b.ptr(), a.ptr(), a.data.size() * sizeof(double)));
+    if (n > 0) {
+      b(0, 0) = 7;  // deep: a keeps its -0
+      EXPECT_TRUE(std::signbit(a(0, 0)));
+    }
+    HostMatrix<double> c(5);
+    c = a;
+    ASSERT_EQ(c.n, n);
+    EXPECT_EQ(0, n == 0 ? 0 : std::memcmp(c.ptr(), a.ptr(), a.data.size() * sizeof(double)));
+    const HostMatrix<double>& self = c;
+    c = self;  // self-assignment keeps everything
+    ASSERT_EQ(c.n, n);
+    EXPECT_EQ(0, n == 0 ? 0 : std::memcmp(c.ptr(), a.ptr(), a.data.size() * sizeof(double)));
+    HostMatrix<double> d(std::move(c));  // moves stay moves
+    ASSERT_EQ(d.n, n);
+    EXPECT_EQ(d.data.size(), a.data.size());
+  }
 }
