@@ -22,11 +22,12 @@ struct HostMatrix {
     reserve_huge(data, size);  // the zeros below fault 2 MiB pages where the kernel grants them
     data.assign(size, T(0));
   }
-  HostMatrix(const HostMatrix& o) : n(o.n) { copy_from(o); }
-  HostMatrix& operator=(const HostMatrix& o) {
+  HostMatrix(const HostMatrix& o) : n(o.n) { data = huge_copy(o.data); }
+  HostMatrix& operator=(const HostMatrix& o) {  // strong guarantee: a failed copy changes nothing
     if (this != &o) {
+      std::vector<T> d = huge_copy(o.data);
+      data.swap(d);
       n = o.n;
-      copy_from(o);
     }
     return *this;
   }
@@ -41,9 +42,11 @@ struct HostMatrix {
   const T* ptr() const { return data.data(); }
 
  private:
-  void copy_from(const HostMatrix& o) {
-    reserve_huge(data, o.data.size());
-    data.assign(o.data.begin(), o.data.end());
+  static std::vector<T> huge_copy(const std::vector<T>& from) {
+    std::vector<T> d;
+    reserve_huge(d, from.size());
+    d.assign(from.begin(), from.end());
+    return d;
   }
 };
 
