@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/env_flag.hpp"
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -17,11 +19,13 @@
 namespace eigsolve {
 
 /// Asks for huge pages on the 2 MiB-aligned part of [p, p + bytes) when it holds at least
-/// 4 MiB; does nothing elsewhere (smaller buffers, other systems, a kernel that refuses).
+/// 4 MiB; does nothing elsewhere (smaller buffers, other systems, a kernel that refuses, or
+/// EIGSOLVE_HUGE_PAGES=0 in the environment, the switch for measuring the difference).
 inline void advise_huge_pages(void* p, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
-  if (p == nullptr || bytes < 2 * kHuge) return;
+  static const bool on = env_flag("EIGSOLVE_HUGE_PAGES", true);
+  if (!on || p == nullptr || bytes < 2 * kHuge) return;
   const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
   const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHuge - 1);
   if (e > b) (void)::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);  // advice only
