@@ -5,6 +5,7 @@
 #include "app/range_options.hpp"
 #include "io/io_detail.hpp"
 #include "io_test_util.hpp"
+#include "tests/common/npy_image.hpp"
 
 namespace eigsolve {
 namespace {
@@ -33,14 +34,7 @@ TEST(FuzzRegressions, ArrayExtraLinesInLaterChunks) {
 }
 
 std::string npy_text(const std::string& dict, std::size_t data_bytes) {
-  std::string h = dict;
-  while ((10 + h.size() + 1) % 64 != 0)
-    h += ' ';
-  h += '\n';
-  std::string out("\x93NUMPY\x01\x00", 8);
-  out += static_cast<char>(h.size() & 0xff);
-  out += static_cast<char>(h.size() >> 8);
-  return out + h + std::string(data_bytes, '\0');
+  return test_util::npy_image(dict, std::string(data_bytes, '\0'));
 }
 
 // fuzz_npy: header dicts NumPy would not read (Python's literal_eval) were accepted.
