@@ -10,6 +10,7 @@
 #include "app/commands.hpp"
 #include "bench/gpu/tools.hpp"
 #include "core/context.hpp"
+#include "core/dd_real.hpp"
 #include "core/errors.hpp"
 #include "solver/eigensolve.hpp"
 
@@ -103,8 +104,9 @@ int main_solve(int argc, char** argv) {
     return kExitOk;
   }
   if (vm.count("version")) {
-    std::cout << "eigsolve " EIGSOLVE_VERSION << (cuda_compiled() ? " (cuda)" : " (cpu only)")
-              << "\n";
+    // A build with the sloppy dd madd (CMake EIGSOLVE_DD_SLOPPY_MADD) gives other dd bits.
+    std::cout << "eigsolve " EIGSOLVE_VERSION << (cuda_compiled() ? " (cuda" : " (cpu only")
+              << (kDdSloppyMadd ? ", dd madd: sloppy)" : ")") << "\n";
     return kExitOk;
   }
   po::notify(vm);

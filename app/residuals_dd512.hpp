@@ -99,7 +99,7 @@ __attribute__((target("avx512f"))) inline void res_chains(index_t len, const dd_
       b[q] = dd512::bcast(R[q * ldr + t]);
     for (int r = 0; r < NR; ++r)
       for (int q = 0; q < NC; ++q)
-        c[r][q] = dd512::add(dd512::mul(a[r], b[q]), c[r][q]);
+        c[r][q] = dd512::madd(a[r], b[q], c[r][q]);
   }
   for (int r = 0; r < NR; ++r)
     for (int q = 0; q < NC; ++q)

@@ -20,6 +20,7 @@
 #include "app/progress.hpp"
 #include "app/range_options.hpp"
 #include "app/residuals.hpp"
+#include "core/dd_real.hpp"
 #include "core/errors.hpp"
 #include "io/matrix_io.hpp"
 #include "solver/eigensolve.hpp"
@@ -141,9 +142,10 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
   const std::string wmin = res.w.empty() ? "-" : format_real(res.w.front());
   const std::string wmax = res.w.empty() ? "-" : format_real(res.w.back());
   if (!opt.quiet) {
-    std::fprintf(stderr, "eigsolve: %s  n = %lld  precision %s  device %s  threads %d\n",
-                 opt.input.c_str(), static_cast<long long>(n), pname, backend_name(ctx.backend),
-                 ctx.num_threads());
+    std::fprintf(stderr, "eigsolve: %s  n = %lld  precision %s%s  device %s  threads %d\n",
+                 opt.input.c_str(), static_cast<long long>(n), pname,
+                 prec == Precision::dd && kDdSloppyMadd ? " (sloppy madd)" : "",
+                 backend_name(ctx.backend), ctx.num_threads());
     if (ctx.backend == Backend::cuda) {
       // Whole panels on the device: one event pair around all of them; the SYMV and rank-2k
       // parts are measured only with EIGSOLVE_GPU_PROFILE=1 (events around every step).
@@ -209,6 +211,8 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
       j["input_underflows"] = static_cast<long long>(read_info.underflows);
     j["n"] = static_cast<long long>(n);
     j["precision"] = pname;
+    if (prec == Precision::dd)  // the dd madd's sum (docs/dd.md; a build option)
+      j["dd_madd"] = kDdSloppyMadd ? "sloppy" : "accurate";
     j["device"] = backend_name(ctx.backend);
     if (ctx.backend == Backend::cuda) j["gpu"] = cuda_device_description(0);
     j["threads"] = ctx.num_threads();

@@ -68,6 +68,23 @@ EIGSOLVE_AVX512 V mul(const V& a, const V& b) {
   r.hi = _mm512_mask_blend_pd(is_zero(r.hi), r.hi, p);
   return r;
 }
+/// sloppy_add(dd_real, dd_real).
+EIGSOLVE_AVX512 V sloppy_add(const V& a, const V& b) {
+  __m512d s1, s2;
+  two_sum(a.hi, b.hi, s1, s2);
+  s2 = _mm512_add_pd(s2, _mm512_add_pd(a.lo, b.lo));
+  V r;
+  quick_two_sum(s1, s2, r.hi, r.lo);
+  r.hi = _mm512_mask_blend_pd(is_zero(r.hi) & is_zero(s1), r.hi, s1);
+  return r;
+}
+/// madd(dd_real, dd_real, dd_real) = a * b + c with this build's madd sum (core/dd_real.hpp).
+EIGSOLVE_AVX512 V madd(const V& a, const V& b, const V& c) {
+  if constexpr (kDdSloppyMadd)
+    return sloppy_add(mul(a, b), c);
+  else
+    return add(mul(a, b), c);
+}
 /// operator/(dd_real, dd_real); a lane whose q1 is not finite gives (q1, 0).
 EIGSOLVE_AVX512 V div(const V& a, const V& b) {
   const __m512d zero = _mm512_setzero_pd();

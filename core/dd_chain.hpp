@@ -29,7 +29,9 @@ ES_HD_INLINE bool finite_nonzero(double x) {
 }  // namespace ddops
 
 /// madd(a, b, dd_real(0)) bit for bit (the first term of a chain that starts at +0), without
-/// the accurate sum where it provably changes nothing (docs/dd.md): when the product p has a
+/// the sum where it provably changes nothing (docs/dd.md; the argument below is the accurate
+/// sum's, and it holds for the sloppy sum too: its 2Sum with +0 is exact with error +0, lo + 0
+/// is lo with -0 made +0, and the Fast2Sum returns its operands): when the product p has a
 /// finite, non-zero hi and fl(hi + lo) == hi (so lo is finite too), the sum p + (+0, +0) of
 /// operator+ returns (hi, lo) with a lo of -0 made +0 (each 2Sum with a +0 operand is exact with
 /// error term +0, both Fast2Sums return their operands, and the zero rule does not apply to a
@@ -40,7 +42,10 @@ ES_HD_INLINE dd_real madd_zero(const dd_real& a, const dd_real& b) {
   const dd_real p = a * b;
   if (ddops::finite_nonzero(p.hi) && p.hi + p.lo == p.hi)
     return dd_real(p.hi, ddops::is_zero(p.lo) ? 0.0 : p.lo);
-  return p + dd_real(0.0);
+  if constexpr (kDdSloppyMadd)
+    return sloppy_add(p, dd_real(0.0));
+  else
+    return p + dd_real(0.0);
 }
 
 }  // namespace eigsolve

@@ -180,12 +180,39 @@ ES_HD_INLINE bool operator>=(const dd_real& a, const dd_real& b) {
   return b <= a;
 }
 
-/// a*b + c: the dd product, then the accurate dd sum (two roundings, fixed).
+/// The sloppy sum (Hida-Li-Bailey "sloppy_add" = JMP 2017 Alg. 5 "SloppyDWPlusDW"), the sum of
+/// madd in a build with EIGSOLVE_DD_SLOPPY_MADD (docs/dd.md): 11 FP64 operations against the
+/// accurate sum's 20, error <= 3u^2 (|a| + |b|) (normwise: relative only without cancellation):
+///   (s1,s2) = 2Sum(a.hi,b.hi); t = a.lo + b.lo; s2 = s2 + t; (r.hi,r.lo) = Fast2Sum(s1,s2).
+/// A zero result takes the IEEE sign of fl(a.hi + b.hi) when that is zero, as operator+.
+ES_HD_INLINE dd_real sloppy_add(const dd_real& a, const dd_real& b) {
+  double s1, s2;
+  ddops::two_sum(a.hi, b.hi, s1, s2);
+  const double t = a.lo + b.lo;
+  s2 = s2 + t;
+  dd_real r;
+  ddops::quick_two_sum(s1, s2, r.hi, r.lo);
+  r.hi = (ddops::is_zero(r.hi) && ddops::is_zero(s1)) ? s1 : r.hi;
+  return r;
+}
+
+/// Whether this build's dd madd uses the sloppy sum (CMake option EIGSOLVE_DD_SLOPPY_MADD).
+#if defined(EIGSOLVE_DD_SLOPPY_MADD) && EIGSOLVE_DD_SLOPPY_MADD
+inline constexpr bool kDdSloppyMadd = true;
+#else
+inline constexpr bool kDdSloppyMadd = false;
+#endif
+
+/// a*b + c: the dd product, then the dd sum (two roundings, fixed): the accurate sum, or the
+/// sloppy sum in a build with EIGSOLVE_DD_SLOPPY_MADD (docs/dd.md).
 ES_HD_INLINE dd_real madd(const dd_real& a, const dd_real& b, const dd_real& c) {
-  return a * b + c;
+  if constexpr (kDdSloppyMadd)
+    return sloppy_add(a * b, c);
+  else
+    return a * b + c;
 }
 ES_HD_INLINE dd_real madd_conj(const dd_real& a, const dd_real& b, const dd_real& c) {
-  return a * b + c;
+  return madd(a, b, c);
 }
 ES_HD_INLINE dd_real conj(const dd_real& a) {
   return a;

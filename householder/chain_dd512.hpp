@@ -45,15 +45,15 @@ __attribute__((target("avx512f"))) inline void chains_dd512(index_t kb, const dd
     if constexpr (kCols) {
       const dd512::V v = dd512::load8(vk), w = dd512::load8(wk);
       for (int q = 0; q < NC; ++q)
-        c[q] = dd512::add(dd512::mul(v, dd512::bcast(nw[k + q * ldx])), c[q]);
+        c[q] = dd512::madd(v, dd512::bcast(nw[k + q * ldx]), c[q]);
       for (int q = 0; q < NC; ++q)
-        c[q] = dd512::add(dd512::mul(w, dd512::bcast(nv[k + q * ldx])), c[q]);
+        c[q] = dd512::madd(w, dd512::bcast(nv[k + q * ldx]), c[q]);
     } else {
       const dd512::V x = dd512::bcast(nw[k]), y = dd512::bcast(nv[k]);
       for (int q = 0; q < NC; ++q)
-        c[q] = dd512::add(dd512::mul(dd512::load8(vk + 8 * q), x), c[q]);
+        c[q] = dd512::madd(dd512::load8(vk + 8 * q), x, c[q]);
       for (int q = 0; q < NC; ++q)
-        c[q] = dd512::add(dd512::mul(dd512::load8(wk + 8 * q), y), c[q]);
+        c[q] = dd512::madd(dd512::load8(wk + 8 * q), y, c[q]);
     }
   }
   for (int q = 0; q < NC; ++q)

@@ -184,7 +184,7 @@ struct KernelDd512 {
     for (index_t q = 0; q < len; ++q, z += kRow) {
       const V vq = dd512::bcast(v[q]);
       for (int t = 0; t < NV; ++t)
-        s[t] = dd512::add(dd512::mul(vq, load(z, t)), s[t]);
+        s[t] = dd512::madd(vq, load(z, t), s[t]);
     }
     for (int t = 0; t < NV; ++t)
       acc.a[t] = s[t];
@@ -194,7 +194,7 @@ struct KernelDd512 {
     for (index_t q = 0; q < len; ++q, z += kRow) {
       const V vq = dd512::bcast(v[q]);
       for (int t = 0; t < NV; ++t)
-        store(z, t, dd512::add(dd512::mul(vq, u.a[t]), load(z, t)));
+        store(z, t, dd512::madd(vq, u.a[t], load(z, t)));
     }
   }
   EIGSOLVE_Q2_FN void fused(double* z, index_t len, const dd_real* vp, const Acc& u,
@@ -205,9 +205,9 @@ struct KernelDd512 {
     for (index_t q = 0; q < len; ++q, z += kRow) {
       const V p = dd512::bcast(vp[q]), w = dd512::bcast(vn[q]);
       for (int t = 0; t < NV; ++t) {
-        const V x = dd512::add(dd512::mul(p, u.a[t]), load(z, t));
+        const V x = dd512::madd(p, u.a[t], load(z, t));
         store(z, t, x);
-        s[t] = dd512::add(dd512::mul(w, x), s[t]);
+        s[t] = dd512::madd(w, x, s[t]);
       }
     }
     for (int t = 0; t < NV; ++t)

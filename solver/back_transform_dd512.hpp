@@ -40,14 +40,14 @@ __attribute__((target("avx512f"))) inline void step1_group(index_t L, const dd_r
       for (int jj = 0; jj < kChunk; ++jj)
         for (int q = 0; q < kChunk; ++q) {
           const index_t r = t0 + q * kChunk + jj;
-          c[q] = dd512::add(dd512::mul(dd512::load8(P + kp * r), dd512::bcast(z[r])), c[q]);
+          c[q] = dd512::madd(dd512::load8(P + kp * r), dd512::bcast(z[r]), c[q]);
         }
     } else {  // the last, partial tile: chunks past L stay +0
       for (int jj = 0; jj < kChunk; ++jj)
         for (int q = 0; q < kChunk; ++q) {
           const index_t r = t0 + q * kChunk + jj;
           if (r >= L) continue;
-          c[q] = dd512::add(dd512::mul(dd512::load8(P + kp * r), dd512::bcast(z[r])), c[q]);
+          c[q] = dd512::madd(dd512::load8(P + kp * r), dd512::bcast(z[r]), c[q]);
         }
     }
     const V p = dd512::tree8(c);
@@ -68,7 +68,7 @@ __attribute__((target("avx512f"))) inline void step3_rows8(index_t k, const dd_r
   for (index_t c = 0; c < k; ++c) {
     const V v = dd512::load8(Vr + L * c);
     for (int q = 0; q < NC; ++q)
-      s[q] = dd512::add(dd512::mul(v, dd512::bcast(ny[c + kp * q])), s[q]);
+      s[q] = dd512::madd(v, dd512::bcast(ny[c + kp * q]), s[q]);
   }
   for (int q = 0; q < NC; ++q)
     dd512::store8(z + ldz * q, s[q]);

@@ -42,7 +42,7 @@ __attribute__((target("avx512f"))) inline void col_dots_dd512(index_t m, int nq,
         const double* b = reinterpret_cast<const double*>(M + i);
         const dd512::V a{_mm512_mask_i64gather_pd(zero, 0xFF, ihi, b, 8),
                          _mm512_mask_i64gather_pd(zero, 0xFF, ilo, b, 8)};
-        c[k] = dd512::add(dd512::mul(a, dd512::bcast(v[i])), c[k]);
+        c[k] = dd512::madd(a, dd512::bcast(v[i]), c[k]);
       }
     const dd512::V p = dd512::tree8(c);
     acc = t0 == 0 ? p : dd512::add(acc, p);

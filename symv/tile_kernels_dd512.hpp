@@ -34,7 +34,7 @@ __attribute__((target("avx512f"))) inline void tile_partials_dd512(int rows, int
         const int j = k * kC + jj;
         if (j >= cols) continue;  // a narrow tile: chunks past cols stay +0, as in the scalar loop
         const dd512::V a = dd512::load8(B + i0 + ldb * j);
-        c[k] = dd512::add(dd512::mul(a, dd512::bcast(x[j])), c[k]);
+        c[k] = dd512::madd(a, dd512::bcast(x[j]), c[k]);
       }
     const dd512::V t = dd512::tree8(c);
     alignas(64) double h[8], l[8];

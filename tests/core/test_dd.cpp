@@ -232,11 +232,13 @@ TEST(DdReal, ExactOperations) {
   // Mixed operands through the implicit conversions.
   EXPECT_EQ(a + 1.0, a + dd_real(1.0));
   EXPECT_EQ(2 * a, dd_real(2.0) * a);
-  // madd is the product then the accurate sum, bit for bit.
+  // madd is the product then the sum (the accurate one, or the sloppy one in a build with
+  // EIGSOLVE_DD_SLOPPY_MADD), bit for bit.
   Gen g(99);
   for (int i = 0; i < 1000; ++i) {
     const dd_real x = g.dd(-20, 20), y = g.dd(-20, 20), z = g.dd(-20, 20);
-    const dd_real m1 = eigsolve::madd(x, y, z), m2 = x * y + z;
+    const dd_real m1 = eigsolve::madd(x, y, z);
+    const dd_real m2 = eigsolve::kDdSloppyMadd ? eigsolve::sloppy_add(x * y, z) : x * y + z;
     EXPECT_TRUE(m1.hi == m2.hi && m1.lo == m2.lo);
     EXPECT_EQ(eigsolve::madd_conj(x, y, z), m2);
     EXPECT_EQ(eigsolve::abs2(x), x * x);
