@@ -34,9 +34,17 @@ out=${1:?OUT}
 shift
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(mktemp -d)
-tar -C "$bin" -xJf "$here/build/final/bin.tar.xz"
+[ -f "$here/build/final/bin.tar.xz" ] && tar -C "$bin" -xJf "$here/build/final/bin.tar.xz"
 mkdir -p "$bin/tests" "$out"
 mv "$bin"/test_gpu_* "$bin/tests/" 2>/dev/null
+# A second build with the sloppy dd madd (session 43: BUILD_DIR=build-sloppy scripts/build.sh
+# -DEIGSOLVE_DD_SLOPPY_MADD=ON; PACK_ONLY=... scripts/gpu-batch.sh pack build-sloppy; carry
+# build-sloppy/final/bin.tar.xz): its binaries in $bin/sloppy, its tests in $bin/sloppy/tests.
+if [ -f "$here/build-sloppy/final/bin.tar.xz" ]; then
+  mkdir -p "$bin/sloppy/tests"
+  tar -C "$bin/sloppy" -xJf "$here/build-sloppy/final/bin.tar.xz"
+  mv "$bin"/sloppy/test_gpu_* "$bin/sloppy/tests/" 2>/dev/null
+fi
 export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"  # libeigsolve.so.0 (the C API test)
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv >"$out/gpu.txt" 2>&1
 deadline=${BATCH_DEADLINE:-100000}  # seconds from the start after which no step runs
@@ -341,6 +349,20 @@ for s in "$@"; do
       step cli-s31b 120 bash -c "rc=0; for v in 2 1; do '$here/scripts/cli-vectors-vs-cpu.sh' '$es' '777 3000' 'two-stage:d two-stage:s two-stage:c' EIGSOLVE_GPU_BULGE_PAIR=\$v || rc=1; done; exit \$rc"
       step pair-bulge 150 bash -c "for e in X=1 EIGSOLVE_GPU_BULGE_PAIR=1 EIGSOLVE_GPU_BULGE_PAIR=2 'EIGSOLVE_GPU_BULGE_PAIR=2 EIGSOLVE_GPU_BULGE_WARPS=1152' X=1 EIGSOLVE_GPU_BULGE_PAIR=2; do echo \"== \$e\"; env \$e timeout 60 '$bin'/bench_bulge --sizes 4096,16384 --b 32 --prec d,s,c --runs 3; done"
       step pair-eig 260 bash -c "for e in EIGSOLVE_GPU_BULGE_PAIR=2 X=1 EIGSOLVE_GPU_BULGE_PAIR=1 EIGSOLVE_GPU_BULGE_PAIR=2 X=1; do echo \"== \$e\"; env \$e '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^d +16384 yes|^eigsolve d|rror'; done; for e in EIGSOLVE_GPU_BULGE_PAIR=2 X=1; do echo \"== eigenvalues \$e\"; env \$e '$es' bench eig -p d,s,c --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^[dsc] +16384 no|rror'; done" ;;
+    s43-base) # session 43 (prepared): the default build's dd numbers for the sloppy-madd A/B (run first; the machine keeps build/final while it stays warm, so s43-a can alternate both). Pack: PACK_ONLY="bin/eigsolve" scripts/gpu-batch.sh pack build (16.9 MB), carry build/final/bin.tar.xz
+      step symv-s43base 120 "$es" bench symv -p dd --sizes 4096,8192,16384 --runs 5 --json "$out/symv-dd-accurate.json"
+      step eig-s43base 150 "$es" bench eig --cusolver-api none -p dd --sizes 4096,8192,16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json "$out/eig-dd-accurate.json" ;;
+    s43-a) mkdir -p "$out/t"  # session 43 (prepared): the build with the sloppy dd madd (EIGSOLVE_DD_SLOPPY_MADD=ON, build-sloppy): GPU == CPU first (test_gpu_arith, test_gpu_symv every configuration, bench eig dd at 1000 one- and two-stage with and without vectors, the CLI cuda == cpu), then dd SYMV and eigenvalues (and vectors at 8192) alternated with the default binary when s43-base left it on the warm machine, then a dd SYMV tune of the sloppy kernels. Pack: BUILD_DIR=build-sloppy scripts/build.sh -DEIGSOLVE_BUILD_BENCH=ON -DEIGSOLVE_DD_SLOPPY_MADD=ON; PACK_ONLY="bin/eigsolve tests/test_gpu_symv tests/test_gpu_arith" scripts/gpu-batch.sh pack build-sloppy (21.6 MB), carry build-sloppy/final/bin.tar.xz
+      ess="$bin/sloppy/eigsolve"
+      [ -x "$ess" ] || { echo "s43-a: no sloppy binaries (carry build-sloppy/final/bin.tar.xz)" | tee -a "$out/steps.txt"; continue; }
+      "$ess" --version > "$out/version-sloppy.txt" 2>&1
+      step tests-s43a 260 bash -c "rc=0; for t in test_gpu_arith:60 test_gpu_symv:200; do n=\${t%%:*}; EIGSOLVE_REQUIRE_GPU=1 timeout \${t#*:} '$bin'/sloppy/tests/\$n --gtest_output=json:'$out'/t/\$n-sloppy.json > '$out'/t/\$n-sloppy.log 2>&1 || { rc=1; echo FAILED \$n; }; echo \$n; tail -n 3 '$out'/t/\$n-sloppy.log; done; exit \$rc"
+      step bitwise-s43a 200 bash -c "for red in one-stage two-stage; do for v in '' --vectors; do '$ess' bench eig --cusolver-api none \$v --reduction \$red -p dd --sizes 1000 --runs 1 --check-cpu-max 1000 --host-input-max 0 --json '$out'/eig-bitwise-dd-sloppy-\$red\${v:+-vectors}.json 2>&1 | grep -E '^dd |rror|bitwise'; done; done"
+      step cli-s43a 150 bash -c "m='$here/tests/data/matrices'; for a in '494_bus.mtx --vectors' 'plat362.mtx --reduction two-stage --vectors' 'bcsstk13.mtx --reduction two-stage'; do set -- \$a; f=\$1; shift; '$ess' \$m/\$f -p dd --device cuda \$@ -q -o /tmp/s43-g.txt --vectors-output /tmp/s43-g.mtx && '$ess' \$m/\$f -p dd --device cpu \$@ -q -o /tmp/s43-c.txt --vectors-output /tmp/s43-c.mtx && cmp /tmp/s43-g.txt /tmp/s43-c.txt && cmp /tmp/s43-g.mtx /tmp/s43-c.mtx && echo \"cli dd sloppy \$a: cuda == cpu\" || echo \"cli dd sloppy \$a: DIFFER or failed\"; done"
+      step symv-s43a 240 bash -c "for r in 1 2; do for lb in accurate:'$es' sloppy:'$ess'; do b=\${lb#*:}; l=\${lb%%:*}; [ -x \$b ] || continue; echo \"== \$l \$r\"; \$b bench symv -p dd --sizes 4096,8192,16384 --runs 5 --json '$out'/symv-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
+      step eig-s43a 300 bash -c "for r in 1 2; do for lb in accurate:'$es' sloppy:'$ess'; do b=\${lb#*:}; l=\${lb%%:*}; [ -x \$b ] || continue; echo \"== \$l \$r\"; \$b bench eig --cusolver-api none -p dd --sizes 4096,8192,16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
+      step veig-s43a 200 bash -c "for lb in accurate:'$es' sloppy:'$ess'; do b=\${lb#*:}; l=\${lb%%:*}; [ -x \$b ] || continue; echo \"== \$l\"; \$b bench eig --cusolver-api none --vectors -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd|rror'; done"
+      step tune-s43a 200 "$ess" tune symv -p dd --sizes 4096,16384 --runs 3 -o "$out/tune-dd-sloppy.json" ;;
     s42-a) # session 42 (prepared): should --vectors follow the eigenvalue crossovers (session 42 moved them to 1024 in s and d, 4096 in c, 7168 in z; with vectors d stays one-stage below 10240 and s below 14336, so a run's eigenvalue bits depend on --vectors at 1024-10239)? One-stage against two-stage with vectors, ours only: d, s at 2048, 4096, 6144, 8192 and c, z at 2048, 4096, alternated twice; then eigenvalues s, d at 512 and 768 (the eigenvalue crossover below 1024, unmeasured); then the CLI's read with and without transparent huge pages (d 8192 .npy); then the two-stage eigenvalues at 2048-8192 with band half-width 16, 24 and 32 (bench eig --band-width, session 42)
       step vcross-s42a 300 bash -c "for r in 1 2; do for red in one-stage two-stage; do echo \"== vectors \$red \$r\"; '$es' bench eig --cusolver-api none --vectors --reduction \$red -p d,s --sizes 2048,4096,6144,8192 --runs 2 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^[sdcz] +[0-9]+ yes|rror'; '$es' bench eig --cusolver-api none --vectors --reduction \$red -p c,z --sizes 2048,4096 --runs 2 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^[sdcz] +[0-9]+ yes|rror'; done; done"
       step cross-s42a 60 bash -c "for r in 1 2; do for red in one-stage two-stage; do echo \"== \$red \$r\"; '$es' bench eig --cusolver-api none --reduction \$red -p s,d --sizes 512,768 --runs 3 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^[sdcz] +[0-9]+ no|rror'; done; done"
