@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench/gpu/gpu_bench.hpp"
+#include "core/dd_real.hpp"
 #include "core/errors.hpp"
 #include "io/matrix_io.hpp"
 #include "symv/symv_gpu.hpp"
@@ -63,6 +64,11 @@ std::string today() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
   return buf;
+}
+
+/// The build's dd multiply-add sum (docs/dd.md): the dd records' bits and speed depend on it.
+const char* dd_madd_name() {
+  return kDdSloppyMadd ? "sloppy" : "accurate";
 }
 
 double gbs(Precision p, index_t n, double ms) {
@@ -183,10 +189,13 @@ int main_bench_symv(int argc, char** argv) {
     }
   }
   if (!json.empty()) {
-    nlohmann::ordered_json top = {
-        {"gpu", gpu},         {"date", today()},
-        {"bench", "symv"},    {"gbs_measure", "n^2/2 elements of the scalar per call"},
-        {"records", records}, {"sweeps", sweeps}};
+    nlohmann::ordered_json top = {{"gpu", gpu},
+                                  {"date", today()},
+                                  {"bench", "symv"},
+                                  {"gbs_measure", "n^2/2 elements of the scalar per call"},
+                                  {"dd_madd", dd_madd_name()},
+                                  {"records", records},
+                                  {"sweeps", sweeps}};
     write_file_atomic(json, top.dump(1) + "\n");
   }
   return kExitOk;
@@ -268,6 +277,7 @@ int main_tune_symv(int argc, char** argv) {
   nlohmann::ordered_json top = {
       {"gpu", gpu},
       {"date", today()},
+      {"dd_madd", dd_madd_name()},
       {"note",
        "median ms of each configuration (rows) at each sampled n (columns), precisions.*.runs "
        "calls each (taken round-robin over the configurations), inputs rotated through 256 MiB; "
@@ -362,8 +372,11 @@ int main_bench_eig(int argc, char** argv) {
     }
   }
   if (!json.empty()) {
-    nlohmann::ordered_json top = {
-        {"gpu", gpu}, {"date", today()}, {"bench", "eig"}, {"records", records}};
+    nlohmann::ordered_json top = {{"gpu", gpu},
+                                  {"date", today()},
+                                  {"bench", "eig"},
+                                  {"dd_madd", dd_madd_name()},
+                                  {"records", records}};
     write_file_atomic(json, top.dump(1) + "\n");
   }
   return kExitOk;
