@@ -62,10 +62,10 @@ void sloppy_errors(const dd_real& a, const dd_real& b, double& norm_err, double&
 TEST(DdSloppy, NormwiseBoundOnRandomAndCancellingSums) {
   Gen g(20261205);
   double worst_norm = 0.0, worst_rel_same_sign = 0.0, worst_rel_cancel = 0.0;
-  for (int i = 0; i < 200000; ++i) {
+  for (int i = 0; i < 250000; ++i) {
     const dd_real a = g.dd(-300, 300);
     dd_real b;
-    switch (i % 4) {
+    switch (i % 5) {
       case 0:  // independent magnitudes
         b = g.dd(-300, 300);
         break;
@@ -76,9 +76,18 @@ TEST(DdSloppy, NormwiseBoundOnRandomAndCancellingSums) {
       case 2:  // massive cancellation: b = -a + tiny
         b = -a + dd_real(std::ldexp(a.hi, -g.uniform_int(1, 200)) * g.uniform(), 0.0);
         break;
-      default:  // the same hi, another lo: a + b is the sum of the lo parts plus 0
+      case 3:  // the same hi, another lo: a + b is the sum of the lo parts plus 0
         b = dd_real::from_sum(-a.hi, (g.uniform() - 0.5) * ddtest::ulp(a.hi));
         break;
+      default: {  // hi parts a few ulps apart, full lo parts: fl(a.hi + b.hi) can be smaller
+                  // than the lo parts' sum (the Fast2Sum's precondition fails)
+        double h = -a.hi;
+        for (int k = g.uniform_int(1, 3); k > 0; --k)
+          h = std::nextafter(h, g.coin() ? 0.0 : 2.0 * h);
+        const double l = (g.uniform() - 0.5) * ddtest::ulp(h);
+        b = dd_real::from_sum(h, l);
+        break;
+      }
     }
     double en = 0.0, er = 0.0;
     sloppy_errors(a, b, en, er);
