@@ -9,6 +9,7 @@
 
 #include "cli_util.hpp"
 #include "core/context.hpp"
+#include "core/dd_real.hpp"
 
 using cli::matrix;
 using cli::run;
@@ -88,6 +89,22 @@ INSTANTIATE_TEST_SUITE_P(
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
       return s;
     });
+
+TEST(Cli, VersionAndSummaryNameTheDdMaddOfTheBuild) {
+  // A build with EIGSOLVE_DD_SLOPPY_MADD gives other dd bits: --version and the dd summary line
+  // say so; the default build's output does not mention it.
+  const auto v = run("--version");
+  ASSERT_EQ(v.code, 0);
+  EXPECT_EQ(v.out.find("dd madd: sloppy") != std::string::npos, eigsolve::kDdSloppyMadd) << v.out;
+  cli::TempDir dir;
+  const auto dd = run(matrix("can_24.mtx") + " -p dd -o " + (dir / "w.txt"));
+  ASSERT_EQ(dd.code, 0) << dd.err;
+  EXPECT_EQ(dd.err.find("precision dd (sloppy madd)") != std::string::npos, eigsolve::kDdSloppyMadd)
+      << dd.err;
+  const auto d = run(matrix("can_24.mtx") + " -p d -o " + (dir / "w.txt"));
+  ASSERT_EQ(d.code, 0);
+  EXPECT_EQ(d.err.find("madd"), std::string::npos) << d.err;
+}
 
 TEST(Cli, SameMatrixAsIntegerAndRealGivesIdenticalEigenvalues) {
   cli::TempDir dir;
