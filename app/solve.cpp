@@ -212,7 +212,7 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
     j["n"] = static_cast<long long>(n);
     j["precision"] = pname;
     if (prec == Precision::dd)  // the dd madd's sum (docs/dd.md; a build option)
-      j["dd_madd"] = kDdSloppyMadd ? "sloppy" : "accurate";
+      j["dd_madd"] = dd_madd_name();
     j["device"] = backend_name(ctx.backend);
     if (ctx.backend == Backend::cuda) j["gpu"] = cuda_device_description(0);
     j["threads"] = ctx.num_threads();

@@ -202,6 +202,10 @@ inline constexpr bool kDdSloppyMadd = true;
 #else
 inline constexpr bool kDdSloppyMadd = false;
 #endif
+/// The build's madd sum by name, as --version, the report and the bench JSON give it.
+constexpr const char* dd_madd_name() {
+  return kDdSloppyMadd ? "sloppy" : "accurate";
+}
 
 /// a*b + c: the dd product, then the dd sum (two roundings, fixed): the accurate sum, or the
 /// sloppy sum in a build with EIGSOLVE_DD_SLOPPY_MADD (docs/dd.md).

@@ -66,11 +66,6 @@ std::string today() {
   return buf;
 }
 
-/// The build's dd multiply-add sum (docs/dd.md): the dd records' bits and speed depend on it.
-const char* dd_madd_name() {
-  return kDdSloppyMadd ? "sloppy" : "accurate";
-}
-
 double gbs(Precision p, index_t n, double ms) {
   const double elem =
       dispatch(p, [](auto tag) { return double(sizeof(typename decltype(tag)::type)); });

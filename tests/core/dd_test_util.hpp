@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 
 #include "core/dd_real.hpp"
@@ -37,6 +38,12 @@ inline double rel_err_u2(const dd_real& x, const mpfr_t ref) {
   mpfr_sub(d.v, d.v, ref, MPFR_RNDN);
   mpfr_div(d.v, d.v, ref, MPFR_RNDN);
   return std::fabs(mpfr_get_d(d.v, MPFR_RNDN)) / kU2;
+}
+
+/// The two pairs have the same bits (signed zeros and NaN payloads included).
+inline bool same_bits(const dd_real& x, const dd_real& y) {
+  return std::memcmp(&x.hi, &y.hi, sizeof(double)) == 0 &&
+         std::memcmp(&x.lo, &y.lo, sizeof(double)) == 0;
 }
 
 /// hi == fl(hi + lo) (the normalization invariant).

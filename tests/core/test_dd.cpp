@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -269,12 +268,7 @@ TEST(DdReal, IntegerConversions) {
 
 }  // namespace
 
-namespace {
-bool same_bits(const dd_real& x, const dd_real& y) {
-  return std::memcmp(&x.hi, &y.hi, sizeof(double)) == 0 &&
-         std::memcmp(&x.lo, &y.lo, sizeof(double)) == 0;
-}
-}  // namespace
+using ddtest::same_bits;
 
 // core/dd_chain.hpp: madd_zero(a, b) is madd(a, b, +0) bit for bit: random operands over the
 // whole range (products that underflow, are subnormal or overflow included), both signs of

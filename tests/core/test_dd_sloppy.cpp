@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -19,11 +18,8 @@ namespace {
 using ddtest::Gen;
 using ddtest::kU2;
 using ddtest::Mp;
+using ddtest::same_bits;
 using eigsolve::dd_real;
-
-bool same_bits(const dd_real& a, const dd_real& b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
 
 // 3u^2 (|a| + |b|): the 2Sum is exact; t = fl(a.lo + b.lo) and s2 = fl(e + t) add at most
 // u(|a.lo| + |b.lo|) + u(|e| + |t|) <= 2u^2 (|a| + |b|) (1 + O(u)), the Fast2Sum at most
