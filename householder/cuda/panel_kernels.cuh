@@ -69,8 +69,16 @@ __device__ __forceinline__ void rank2k_stage(index_t m, const T* V, index_t ldv,
   }
 }
 
-/// MinB: the launch bound's blocks per SM (0: none; 2 for complex double, whose 168 registers
-/// otherwise leave one block of 8 warps per SM: tridiag_device.cu's rank2k()).
+/// Whether rank2k_kernel is launched with MinB = 2 (at most 128 registers, two blocks of 8
+/// warps per SM): complex double (168 registers unbounded) and dd in a build with the sloppy
+/// madd (176 unbounded: one block per SM, the rank-2k 13 % slower on the H100, session 44; the
+/// accurate dd build gets 128 unbounded). The bound changes registers, never the order.
+template <class T>
+inline constexpr bool kRank2kBound2 = std::is_same_v<T, Complex<double>> ||
+                                      (std::is_same_v<T, dd_real> && kDdSloppyMadd);
+
+/// MinB: the launch bound's blocks per SM (0: none; 2 where kRank2kBound2: tridiag_device.cu's
+/// and two_stage_device.cu's rank2k()).
 template <class T, int MinB = 0>
 __global__ void __launch_bounds__(256, MinB)
     rank2k_kernel(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, T* A,

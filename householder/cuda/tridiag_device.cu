@@ -575,7 +575,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   }
   /// A(m x m, lower) -= V W^H + W V^H, one block per stored 64x64 tile in the canonical chain
   /// (panel_kernels.cuh): rank2k_wide_kernel for s, d and c, rank2k_kernel bounded to 2 blocks
-  /// per SM for z, unless EIGSOLVE_GPU_RANK2K=0 (the same bits); rank2k_kernel otherwise.
+  /// per SM for z and the sloppy build's dd (kRank2kBound2), unless EIGSOLVE_GPU_RANK2K=0 (the
+  /// same bits); rank2k_kernel otherwise.
   /// rev: tiles last to first; in_loop: a kernel of the panel loop (programmatic dependent
   /// launch as the others), else a plain launch.
   void rank2k(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, T* A,
@@ -599,7 +600,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
         return;
       }
     }
-    if constexpr (std::is_same_v<T, Complex<double>>) {
+    if constexpr (kRank2kBound2<T>) {
       if (wide_r2k_) return go(rank2k_kernel<T, 2>, 256u);
     }
     go(rank2k_kernel<T>, 256u);

@@ -815,7 +815,7 @@ class TwoStageDevice final : public TwoStageCuda<T> {
       ck(launch_pdl(tridiag_cuda::rank2k_wide_kernel<T>, tiles, dim3(128), 0, st_, pdl_, m, k, V,
                     ldvw, W, ldvw, A, lda, nt, false, async_r2k_, vec_r2k_),
          "rank2k");
-    else if constexpr (std::is_same_v<T, Complex<double>>)
+    else if constexpr (tridiag_cuda::kRank2kBound2<T>)
       ck(launch_pdl(tridiag_cuda::rank2k_kernel<T, 2>, tiles, dim3(256), 0, st_, pdl_, m, k, V,
                     ldvw, W, ldvw, A, lda, nt, false),
          "rank2k");
