@@ -3,7 +3,8 @@
 # `scripts/gpu-batch.sh pack BUILD_DIR`), runs the GPU tests and the requested benchmarks, and
 # writes logs and JSON into OUT. Each step has its own time limit so one slow step cannot eat
 # the whole device session.
-# usage: scripts/gpu-batch.sh pack [BUILD_DIR]            (here: writes BUILD_DIR/final/bin.tar.xz)
+# usage: scripts/gpu-batch.sh pack [BUILD_DIR]            (here: writes BUILD_DIR/final/bin.tar.xz,
+#                                                          or PACK_OUT; PACK_ONLY: which binaries)
 #        BATCH_DEADLINE=S: no step starts, or runs, past S seconds (so the archive is written
 #        before the device call's own limit)
 #        scripts/gpu-batch.sh run OUT STEP...              (there; STEP: tests, eig-d, eig-all,
@@ -25,9 +26,14 @@ if [ "$cmd" = pack ]; then
   # the C API test links the shared library: take it along (the run puts the unpacked folder on LD_LIBRARY_PATH)
   [ -f "$build/final/stage/test_gpu_symv_capi" ] && [ -f "$build/lib/libeigsolve.so.0" ] &&
     strip -o "$build/final/stage/libeigsolve.so.0" "$build/lib/libeigsolve.so.0"
-  tar -C "$build/final/stage" -cJf "$build/final/bin.tar.xz" .
+  # PACK_OUT=FILE: write the pack there instead of BUILD_DIR/final/bin.tar.xz, so the packs of a
+  # whole device session can be made before its first call (a warm machine goes back 30 s after
+  # a call; packing one eigsolve takes ~25 s here) and copied into place between calls
+  pack_out=${PACK_OUT:-$build/final/bin.tar.xz}
+  mkdir -p "$(dirname "$pack_out")"
+  tar -C "$build/final/stage" -cJf "$pack_out" .
   rm -rf "$build/final/stage"
-  ls -la "$build/final/bin.tar.xz"
+  ls -la "$pack_out"
   exit 0
 fi
 out=${1:?OUT}
