@@ -51,6 +51,13 @@ if [ -f "$here/build-sloppy/final/bin.tar.xz" ]; then
   tar -C "$bin/sloppy" -xJf "$here/build-sloppy/final/bin.tar.xz"
   mv "$bin"/sloppy/test_gpu_* "$bin/sloppy/tests/" 2>/dev/null
 fi
+# A third build (session 45: an experiment's branch, built in its own worktree; PACK_OUT=... then
+# carry build-alt/final/bin.tar.xz): its binaries in $bin/alt, its tests in $bin/alt/tests.
+if [ -f "$here/build-alt/final/bin.tar.xz" ]; then
+  mkdir -p "$bin/alt/tests"
+  tar -C "$bin/alt" -xJf "$here/build-alt/final/bin.tar.xz"
+  mv "$bin"/alt/test_gpu_* "$bin/alt/tests/" 2>/dev/null
+fi
 export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"  # libeigsolve.so.0 (the C API test)
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv >"$out/gpu.txt" 2>&1
 deadline=${BATCH_DEADLINE:-100000}  # seconds from the start after which no step runs
@@ -375,6 +382,20 @@ for s in "$@"; do
       step eig-s43a 300 bash -c "for r in 1 2; do for lb in accurate:'$es' sloppy:'$ess'; do b=\${lb#*:}; l=\${lb%%:*}; [ -x \$b ] || continue; echo \"== \$l \$r\"; \$b bench eig --cusolver-api none -p dd --sizes 4096,8192,16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
       step veig-s43a 200 bash -c "for lb in accurate:'$es' sloppy:'$ess'; do b=\${lb#*:}; l=\${lb%%:*}; [ -x \$b ] || continue; echo \"== \$l\"; \$b bench eig --cusolver-api none --vectors -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd|rror'; done"
       step tune-s43a 200 "$ess" tune symv -p dd --sizes 4096,16384 --runs 3 -o "$out/tune-dd-sloppy.json" ;;
+    s45-ab) # session 45: branch s44-branchfree-zero (the dd sum's signed-zero fix-up without the short-circuit branch on the device; carry build-alt/final/bin.tar.xz with its bin/eigsolve, and build/final/bin.tar.xz with main's): GPU == CPU at 1000 (one- and two-stage, with and without vectors), then dd SYMV and eigenvalues at 16384 alternated main / branch twice, the branch's dd 16384 trace, dd with vectors at 8192 each
+      esa="$bin/alt/eigsolve"
+      [ -x "$esa" ] || { echo "s45-ab: no branch binaries (carry build-alt/final/bin.tar.xz)" | tee -a "$out/steps.txt"; continue; }
+      "$esa" --version > "$out/version-alt.txt" 2>&1
+      step bitwise-s45 90 bash -c "for v in '' --vectors; do for red in one-stage two-stage; do '$esa' bench eig --cusolver-api none --reduction \$red \$v -p dd --sizes 1000 --runs 1 --check-cpu-max 1000 --host-input-max 0 2>&1 | grep -E '^dd |rror'; done; done"
+      step symv-s45 150 bash -c "for r in 1 2; do for lb in main:'$es' branch:'$esa'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l \$r\"; \$b bench symv -p dd --sizes 8192,16384 --runs 5 --json '$out'/symv-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
+      step eig-s45 240 bash -c "for r in 1 2; do for lb in main:'$es' branch:'$esa'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l \$r\"; \$b bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
+      step trace-s45 60 bash -c "EIGSOLVE_GPU_TRACE=1 '$esa' bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -14"
+      step veig-s45 120 bash -c "for lb in main:'$es' branch:'$esa'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l\"; \$b bench eig --cusolver-api none --vectors -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd|rror'; done"
+      step crossmachine-s45 120 bash -c "'$here/scripts/crossmachine.sh' '$esa' '$here/tests/data/matrices' /tmp/cm-cuda-16 16 cuda > '$out'/digests-cuda-t16.txt; md5sum '$out'/digests-*.txt"
+      [ -x "$bin/alt/bench_symm" ] && step symmcfg-s45 120 "$bin/alt/bench_symm" --sizes 16384 --prec dd --runs 3 --all-configs ;;
+    s45-t) mkdir -p "$out/t"  # session 45: the branch build's GPU test binaries that run dd (carry build-alt/final/bin.tar.xz with them; the tree and all of them pass 64 MiB, so tridiag, two_stage and residuals stay out: s45-ab's GPU == CPU runs cover the one- and two-stage dd paths at 1000)
+      ls "$bin"/alt/tests/test_gpu_* >/dev/null 2>&1 || { echo "s45-t: no branch tests" | tee -a "$out/steps.txt"; continue; }
+      step tests-s45 400 "$here/scripts/gpu-tests.sh" "$bin/alt" "$out/t" ;;
     s44-a) # session 44: the sloppy build (carry build-sloppy/final/bin.tar.xz with bin/eigsolve) after its dd rank-2k got the launch bound of 2 blocks per SM (kRank2kBound2): GPU == CPU at 1000 (one- and two-stage), the dd 16384 trace, then the dd 16384 eigenvalues with each dd SYMM configuration forced (EIGSOLVE_SYMM_CONFIG; the pick is 5), the SYMM and rank-2k lines of each trace
       ess="$bin/sloppy/eigsolve"
       [ -x "$ess" ] || { echo "s44-a: no sloppy binaries (carry build-sloppy/final/bin.tar.xz)" | tee -a "$out/steps.txt"; continue; }
