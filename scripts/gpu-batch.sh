@@ -393,6 +393,15 @@ for s in "$@"; do
       step veig-s45 120 bash -c "for lb in main:'$es' branch:'$esa'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l\"; \$b bench eig --cusolver-api none --vectors -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd|rror'; done"
       step crossmachine-s45 120 bash -c "'$here/scripts/crossmachine.sh' '$esa' '$here/tests/data/matrices' /tmp/cm-cuda-16 16 cuda > '$out'/digests-cuda-t16.txt; md5sum '$out'/digests-*.txt"
       [ -x "$bin/alt/bench_symm" ] && step symmcfg-s45 120 "$bin/alt/bench_symm" --sizes 16384 --prec dd --runs 3 --all-configs ;;
+    s45-b) # session 45, after s45-ab (the branch-free fix-up made the dd rank-2k 34 % slower unbounded): the branch with the dd rank-2k bounded to 2 blocks per SM (kRank2kBound2 for every dd build) against main, same carry as s45-ab: GPU == CPU at 1000, the dd 16384 eigenvalues alternated twice, the branch's trace, dd with vectors at 8192, the CLI digests
+      esa="$bin/alt/eigsolve"
+      [ -x "$esa" ] || { echo "s45-b: no branch binaries (carry build-alt/final/bin.tar.xz)" | tee -a "$out/steps.txt"; continue; }
+      "$esa" --version > "$out/version-alt.txt" 2>&1
+      step bitwise-s45b 90 bash -c "for v in '' --vectors; do for red in one-stage two-stage; do '$esa' bench eig --cusolver-api none --reduction \$red \$v -p dd --sizes 1000 --runs 1 --check-cpu-max 1000 --host-input-max 0 2>&1 | grep -E '^dd |rror'; done; done"
+      step eig-s45b 240 bash -c "for r in 1 2; do for lb in branch:'$esa' main:'$es'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l \$r\"; \$b bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
+      step trace-s45b 60 bash -c "EIGSOLVE_GPU_TRACE=1 '$esa' bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -8"
+      step veig-s45b 60 bash -c "'$esa' bench eig --cusolver-api none --vectors -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd|rror'"
+      step crossmachine-s45b 120 bash -c "'$here/scripts/crossmachine.sh' '$esa' '$here/tests/data/matrices' /tmp/cm-cuda-16 16 cuda > '$out'/digests-cuda-t16.txt; md5sum '$out'/digests-*.txt" ;;
     s45-t) mkdir -p "$out/t"  # session 45: the branch build's GPU test binaries that run dd (carry build-alt/final/bin.tar.xz with them; the tree and all of them pass 64 MiB, so tridiag, two_stage and residuals stay out: s45-ab's GPU == CPU runs cover the one- and two-stage dd paths at 1000)
       ls "$bin"/alt/tests/test_gpu_* >/dev/null 2>&1 || { echo "s45-t: no branch tests" | tee -a "$out/steps.txt"; continue; }
       step tests-s45 400 "$here/scripts/gpu-tests.sh" "$bin/alt" "$out/t" ;;
