@@ -393,7 +393,7 @@ for s in "$@"; do
       step veig-s45 120 bash -c "for lb in main:'$es' branch:'$esa'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l\"; \$b bench eig --cusolver-api none --vectors -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd|rror'; done"
       step crossmachine-s45 120 bash -c "'$here/scripts/crossmachine.sh' '$esa' '$here/tests/data/matrices' /tmp/cm-cuda-16 16 cuda > '$out'/digests-cuda-t16.txt; md5sum '$out'/digests-*.txt"
       [ -x "$bin/alt/bench_symm" ] && step symmcfg-s45 120 "$bin/alt/bench_symm" --sizes 16384 --prec dd --runs 3 --all-configs ;;
-    s45-b) # session 45, after s45-ab (the branch-free fix-up made the dd rank-2k 34 % slower unbounded): the branch with the dd rank-2k bounded to 2 blocks per SM (kRank2kBound2 for every dd build) against main, same carry as s45-ab: GPU == CPU at 1000, the dd 16384 eigenvalues alternated twice, the branch's trace, dd with vectors at 8192, the CLI digests
+    s45-b) # session 45, after s45-ab (the branch-free fix-up made the dd rank-2k 34 % slower unbounded): the branch as built (b87b83b: the dd rank-2k bounded to 2 blocks per SM, run in session 45; 0a0c134: the rank-2k's branchy sum instead, unbounded, not yet run) against main, same carry as s45-ab: GPU == CPU at 1000, the dd 16384 eigenvalues alternated twice, the branch's trace, dd with vectors at 8192, the CLI digests
       esa="$bin/alt/eigsolve"
       [ -x "$esa" ] || { echo "s45-b: no branch binaries (carry build-alt/final/bin.tar.xz)" | tee -a "$out/steps.txt"; continue; }
       "$esa" --version > "$out/version-alt.txt" 2>&1
