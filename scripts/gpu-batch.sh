@@ -75,8 +75,15 @@ step() {  # step NAME LIMIT_S COMMAND...
   echo "step $name: rc=$? $((SECONDS - t0)) s" | tee -a "$out/steps.txt"
 }
 es="$bin/eigsolve"
-gpu_digests() {  # gpu_digests LIMIT_S: scripts/crossmachine.sh's digests on the GPU, and their md5
-  step crossmachine "$1" bash -c "'$here/scripts/crossmachine.sh' '$es' '$here/tests/data/matrices' /tmp/cm-cuda-16 16 cuda > '$out'/digests-cuda-t16.txt; md5sum '$out'/digests-*.txt"
+gpu_digests() {  # gpu_digests LIMIT_S [EIGSOLVE [NAME]]: scripts/crossmachine.sh's digests on the GPU (main's eigsolve unless named), and their md5
+  local exe=${2:-$es} name=${3:-crossmachine}
+  step "$name" "$1" bash -c "'$here/scripts/crossmachine.sh' '$exe' '$here/tests/data/matrices' /tmp/cm-cuda-16 16 cuda > '$out'/digests-cuda-t16.txt; md5sum '$out'/digests-*.txt"
+}
+dd_bitwise1000() {  # dd_bitwise1000 NAME EIGSOLVE: dd at n = 1000 against the CPU backend, one- and two-stage, with and without vectors
+  step "$1" 90 bash -c "for v in '' --vectors; do for red in one-stage two-stage; do '$2' bench eig --cusolver-api none --reduction \$red \$v -p dd --sizes 1000 --runs 1 --check-cpu-max 1000 --host-input-max 0 2>&1 | grep -E '^dd |rror'; done; done"
+}
+dd_eig16k_ab() {  # dd_eig16k_ab NAME LABEL:EIGSOLVE LABEL:EIGSOLVE: the dd 16384 eigenvalues of both, alternated twice in the order given (JSON eig-dd-LABEL-ROUND.json)
+  step "$1" 240 bash -c "for r in 1 2; do for lb in '$2' '$3'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l \$r\"; \$b bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
 }
 trace_v16k() {  # trace_v16k LIMIT_S: the kernel trace of d 16384 with vectors (its first 40 lines: the kernels, then the per-stream table)
   step trace-v16k "$1" bash -c "EIGSOLVE_GPU_TRACE=1 '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -40"
@@ -386,22 +393,22 @@ for s in "$@"; do
       esa="$bin/alt/eigsolve"
       [ -x "$esa" ] || { echo "s45-ab: no branch binaries (carry build-alt/final/bin.tar.xz)" | tee -a "$out/steps.txt"; continue; }
       "$esa" --version > "$out/version-alt.txt" 2>&1
-      step bitwise-s45 90 bash -c "for v in '' --vectors; do for red in one-stage two-stage; do '$esa' bench eig --cusolver-api none --reduction \$red \$v -p dd --sizes 1000 --runs 1 --check-cpu-max 1000 --host-input-max 0 2>&1 | grep -E '^dd |rror'; done; done"
+      dd_bitwise1000 bitwise-s45 "$esa"
       step symv-s45 150 bash -c "for r in 1 2; do for lb in main:'$es' branch:'$esa'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l \$r\"; \$b bench symv -p dd --sizes 8192,16384 --runs 5 --json '$out'/symv-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
-      step eig-s45 240 bash -c "for r in 1 2; do for lb in main:'$es' branch:'$esa'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l \$r\"; \$b bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
+      dd_eig16k_ab eig-s45 "main:$es" "branch:$esa"
       step trace-s45 60 bash -c "EIGSOLVE_GPU_TRACE=1 '$esa' bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -14"
       step veig-s45 120 bash -c "for lb in main:'$es' branch:'$esa'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l\"; \$b bench eig --cusolver-api none --vectors -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd|rror'; done"
-      step crossmachine-s45 120 bash -c "'$here/scripts/crossmachine.sh' '$esa' '$here/tests/data/matrices' /tmp/cm-cuda-16 16 cuda > '$out'/digests-cuda-t16.txt; md5sum '$out'/digests-*.txt"
+      gpu_digests 120 "$esa" crossmachine-s45
       [ -x "$bin/alt/bench_symm" ] && step symmcfg-s45 120 "$bin/alt/bench_symm" --sizes 16384 --prec dd --runs 3 --all-configs ;;
     s45-b) # session 45, after s45-ab (the branch-free fix-up made the dd rank-2k 34 % slower unbounded): the branch as built (b87b83b: the dd rank-2k bounded to 2 blocks per SM, run in session 45; 0a0c134: the rank-2k's branchy sum instead, unbounded, not yet run) against main, same carry as s45-ab: GPU == CPU at 1000, the dd 16384 eigenvalues alternated twice, the branch's trace, dd with vectors at 8192, the CLI digests
       esa="$bin/alt/eigsolve"
       [ -x "$esa" ] || { echo "s45-b: no branch binaries (carry build-alt/final/bin.tar.xz)" | tee -a "$out/steps.txt"; continue; }
       "$esa" --version > "$out/version-alt.txt" 2>&1
-      step bitwise-s45b 90 bash -c "for v in '' --vectors; do for red in one-stage two-stage; do '$esa' bench eig --cusolver-api none --reduction \$red \$v -p dd --sizes 1000 --runs 1 --check-cpu-max 1000 --host-input-max 0 2>&1 | grep -E '^dd |rror'; done; done"
-      step eig-s45b 240 bash -c "for r in 1 2; do for lb in branch:'$esa' main:'$es'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l \$r\"; \$b bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
+      dd_bitwise1000 bitwise-s45b "$esa"
+      dd_eig16k_ab eig-s45b "branch:$esa" "main:$es"
       step trace-s45b 60 bash -c "EIGSOLVE_GPU_TRACE=1 '$esa' bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -8"
       step veig-s45b 60 bash -c "'$esa' bench eig --cusolver-api none --vectors -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd|rror'"
-      step crossmachine-s45b 120 bash -c "'$here/scripts/crossmachine.sh' '$esa' '$here/tests/data/matrices' /tmp/cm-cuda-16 16 cuda > '$out'/digests-cuda-t16.txt; md5sum '$out'/digests-*.txt" ;;
+      gpu_digests 120 "$esa" crossmachine-s45b ;;
     s45-t) mkdir -p "$out/t"  # session 45: the branch build's GPU test binaries that run dd (carry build-alt/final/bin.tar.xz with them; the tree and all of them pass 64 MiB, so tridiag, two_stage and residuals stay out: s45-ab's GPU == CPU runs cover the one- and two-stage dd paths at 1000)
       ls "$bin"/alt/tests/test_gpu_* >/dev/null 2>&1 || { echo "s45-t: no branch tests" | tee -a "$out/steps.txt"; continue; }
       step tests-s45 400 "$here/scripts/gpu-tests.sh" "$bin/alt" "$out/t" ;;
