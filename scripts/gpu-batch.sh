@@ -79,11 +79,20 @@ gpu_digests() {  # gpu_digests LIMIT_S [EIGSOLVE [NAME]]: scripts/crossmachine.s
   local exe=${2:-$es} name=${3:-crossmachine}
   step "$name" "$1" bash -c "'$here/scripts/crossmachine.sh' '$exe' '$here/tests/data/matrices' /tmp/cm-cuda-16 16 cuda > '$out'/digests-cuda-t16.txt; md5sum '$out'/digests-*.txt"
 }
-dd_bitwise1000() {  # dd_bitwise1000 NAME EIGSOLVE: dd at n = 1000 against the CPU backend, one- and two-stage, with and without vectors
-  step "$1" 90 bash -c "for v in '' --vectors; do for red in one-stage two-stage; do '$2' bench eig --cusolver-api none --reduction \$red \$v -p dd --sizes 1000 --runs 1 --check-cpu-max 1000 --host-input-max 0 2>&1 | grep -E '^dd |rror'; done; done"
+dd_bitwise1000() {  # dd_bitwise1000 NAME EIGSOLVE: dd at n = 1000 against the CPU backend, one- and two-stage, with and without vectors (EIGSOLVE may be "env VAR=VALUE ... PATH": no spaces in a path)
+  step "$1" 90 bash -c "for v in '' --vectors; do for red in one-stage two-stage; do $2 bench eig --cusolver-api none --reduction \$red \$v -p dd --sizes 1000 --runs 1 --check-cpu-max 1000 --host-input-max 0 2>&1 | grep -E '^dd |rror'; done; done"
 }
 dd_eig16k_ab() {  # dd_eig16k_ab NAME LABEL:EIGSOLVE LABEL:EIGSOLVE: the dd 16384 eigenvalues of both, alternated twice in the order given (JSON eig-dd-LABEL-ROUND.json)
   step "$1" 240 bash -c "for r in 1 2; do for lb in '$2' '$3'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l \$r\"; \$b bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
+}
+dd_eig16k_n() {  # dd_eig16k_n NAME ROUNDS LABEL:EIGSOLVE ...: the dd 16384 eigenvalues of each, alternated ROUNDS times in the order given (JSON eig-dd-LABEL-ROUND.json; EIGSOLVE may be "env VAR=VALUE ... PATH"; ~40 s a run)
+  local name=$1 rounds=$2 list=""
+  shift 2
+  for lb in "$@"; do list="$list '$lb'"; done
+  step "$name" $((45 * rounds * $#)) bash -c "for r in \$(seq $rounds); do for lb in $list; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l \$r\"; \$b bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
+}
+dd_trace16k() {  # dd_trace16k NAME EIGSOLVE: the kernel trace of the dd 16384 eigenvalues (its first 8 lines)
+  step "$1" 60 bash -c "EIGSOLVE_GPU_TRACE=1 $2 bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -8"
 }
 trace_v16k() {  # trace_v16k LIMIT_S: the kernel trace of d 16384 with vectors (its first 40 lines: the kernels, then the per-stream table)
   step trace-v16k "$1" bash -c "EIGSOLVE_GPU_TRACE=1 '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -40"
@@ -400,6 +409,25 @@ for s in "$@"; do
       step veig-s45 120 bash -c "for lb in main:'$es' branch:'$esa'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l\"; \$b bench eig --cusolver-api none --vectors -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd|rror'; done"
       gpu_digests 120 "$esa" crossmachine-s45
       [ -x "$bin/alt/bench_symm" ] && step symmcfg-s45 120 "$bin/alt/bench_symm" --sizes 16384 --prec dd --runs 3 --all-configs ;;
+    s46-a) # session 46: branch s44-branchfree-zero with the dd rank-2k's 4x2 kernels (rank2k_x42_kernel: EIGSOLVE_GPU_RANK2K_X42=1, whole tiles of 512 threads; with _X42_HALF=1 half tiles of 256), carry build-alt/final/bin.tar.xz with the branch's bin/eigsolve and build/final/bin.tar.xz with main's: GPU == CPU at 1000 (one- and two-stage, with and without vectors) for the branch's default and both variants, the traces of the four (main, branch, x42, x42 half), then their dd 16384 eigenvalues alternated once, dd with vectors 8192 (main, branch, the faster variant later), the branch's CLI digests
+      esa="$bin/alt/eigsolve"
+      [ -x "$esa" ] || { echo "s46-a: no branch binaries (carry build-alt/final/bin.tar.xz)" | tee -a "$out/steps.txt"; continue; }
+      "$esa" --version > "$out/version-alt.txt" 2>&1
+      x42="env EIGSOLVE_GPU_RANK2K_X42=1 $esa"
+      x42h="env EIGSOLVE_GPU_RANK2K_X42=1 EIGSOLVE_GPU_RANK2K_X42_HALF=1 $esa"
+      dd_bitwise1000 bitwise-s46a "$esa"
+      dd_bitwise1000 bitwise-s46a-x42 "$x42"
+      dd_bitwise1000 bitwise-s46a-x42h "$x42h"
+      dd_trace16k trace-s46a-main "$es"
+      dd_trace16k trace-s46a-branch "$esa"
+      dd_trace16k trace-s46a-x42 "$x42"
+      dd_trace16k trace-s46a-x42h "$x42h"
+      dd_eig16k_n eig-s46a 1 "x42h:$x42h" "main:$es" "x42:$x42" "branch:$esa"
+      step veig-s46a 90 bash -c "for e in '$es' '$esa' 'env EIGSOLVE_GPU_RANK2K_X42=1 EIGSOLVE_GPU_RANK2K_X42_HALF=1 $esa'; do echo \"== \$e\"; \$e bench eig --cusolver-api none --vectors -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd|rror'; done"
+      gpu_digests 120 "$esa" crossmachine-s46a ;;
+    s46-t2) mkdir -p "$out/t"  # session 46: the branch build's test_gpu_tridiag and test_gpu_two_stage (carry build-alt/final/bin.tar.xz with only them: 34 MB), their dd cases and the untyped ones (the branch changes dd only): test_gpu_tridiag's modes with the x42 rank-2k, test_gpu_two_stage's dd stage 1 with both x42 kernels (s45-t runs the other GPU tests)
+      ls "$bin"/alt/tests/test_gpu_tridiag >/dev/null 2>&1 || { echo "s46-t2: no branch tests" | tee -a "$out/steps.txt"; continue; }
+      step tests-s46t2 560 bash -c "rc=0; for n in test_gpu_tridiag test_gpu_two_stage; do EIGSOLVE_REQUIRE_GPU=1 timeout 270 '$bin'/alt/tests/\$n --gtest_filter='*/4.*:GpuPipeline.*:GpuTwoStageRank2kX42.*:GpuTwoStageSchedules.*:GpuTwoStageScaling.*' --gtest_output=json:'$out'/t/\$n.json > '$out'/t/\$n.log 2>&1 || { rc=1; echo FAILED \$n; }; echo \$n; tail -n 3 '$out'/t/\$n.log; done; exit \$rc" ;;
     s45-b) # session 45, after s45-ab (the branch-free fix-up made the dd rank-2k 34 % slower unbounded): the branch as built (b87b83b: the dd rank-2k bounded to 2 blocks per SM, run in session 45; 0a0c134: the rank-2k's branchy sum instead, unbounded, not yet run) against main, same carry as s45-ab: GPU == CPU at 1000, the dd 16384 eigenvalues alternated twice, the branch's trace, dd with vectors at 8192, the CLI digests
       esa="$bin/alt/eigsolve"
       [ -x "$esa" ] || { echo "s45-b: no branch binaries (carry build-alt/final/bin.tar.xz)" | tee -a "$out/steps.txt"; continue; }
