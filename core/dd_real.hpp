@@ -46,6 +46,18 @@ ES_HD_INLINE bool is_zero(double x) {
   return x == 0.0;
 #endif
 }
+/// is_zero(x) && is_zero(y), the same predicate without the short-circuit branch on the device:
+/// one 64-bit OR, shift and compare (the signed-zero fix-up of every dd sum sits in the inner
+/// loops of the dd kernels, where `&&` compiled to two conditional branches per sum).
+ES_HD_INLINE bool both_zero(double x, double y) {
+#if defined(__CUDA_ARCH__)
+  return ((static_cast<unsigned long long>(__double_as_longlong(x)) |
+           static_cast<unsigned long long>(__double_as_longlong(y)))
+          << 1) == 0ull;
+#else
+  return x == 0.0 && y == 0.0;
+#endif
+}
 }  // namespace ddops
 
 struct dd_real {
@@ -103,7 +115,7 @@ ES_HD_INLINE dd_real operator+(const dd_real& a, const dd_real& b) {
   s2 = s2 + t2;
   dd_real r;
   ddops::quick_two_sum(s1, s2, r.hi, r.lo);
-  r.hi = (ddops::is_zero(r.hi) && ddops::is_zero(s0)) ? s0 : r.hi;
+  r.hi = ddops::both_zero(r.hi, s0) ? s0 : r.hi;
   return r;
 }
 /// a - b = a + (-b) (negation is exact).
@@ -192,7 +204,7 @@ ES_HD_INLINE dd_real sloppy_add(const dd_real& a, const dd_real& b) {
   s2 = s2 + t;
   dd_real r;
   ddops::quick_two_sum(s1, s2, r.hi, r.lo);
-  r.hi = (ddops::is_zero(r.hi) && ddops::is_zero(s1)) ? s1 : r.hi;
+  r.hi = ddops::both_zero(r.hi, s1) ? s1 : r.hi;
   return r;
 }
 
