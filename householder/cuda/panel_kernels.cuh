@@ -70,12 +70,13 @@ __device__ __forceinline__ void rank2k_stage(index_t m, const T* V, index_t ldv,
 }
 
 /// Whether rank2k_kernel is launched with MinB = 2 (at most 128 registers, two blocks of 8
-/// warps per SM): complex double (168 registers unbounded) and dd in a build with the sloppy
-/// madd (176 unbounded: one block per SM, the rank-2k 13 % slower on the H100, session 44; the
-/// accurate dd build gets 128 unbounded). The bound changes registers, never the order.
+/// warps per SM): complex double (168 registers unbounded) and dd (the sloppy madd: 176
+/// unbounded, one block per SM, the rank-2k 13 % slower on the H100, session 44; the accurate
+/// madd with the branch-free signed-zero fix-up: the rank-2k 34 % slower unbounded, session
+/// 45). The bound changes registers, never the order.
 template <class T>
-inline constexpr bool kRank2kBound2 = std::is_same_v<T, Complex<double>> ||
-                                      (std::is_same_v<T, dd_real> && kDdSloppyMadd);
+inline constexpr bool kRank2kBound2 =
+    std::is_same_v<T, Complex<double>> || std::is_same_v<T, dd_real>;
 
 /// MinB: the launch bound's blocks per SM (0: none; 2 where kRank2kBound2: tridiag_device.cu's
 /// and two_stage_device.cu's rank2k()).
