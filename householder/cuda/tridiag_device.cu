@@ -575,7 +575,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   }
   /// A(m x m, lower) -= V W^H + W V^H, one block per stored 64x64 tile in the canonical chain
   /// (panel_kernels.cuh): rank2k_wide_kernel for s, d and c, rank2k_kernel bounded to 2 blocks
-  /// per SM for z and dd (kRank2kBound2), unless EIGSOLVE_GPU_RANK2K=0 (the
+  /// per SM for z and the sloppy build's dd (kRank2kBound2), unless EIGSOLVE_GPU_RANK2K=0 (the
   /// same bits); rank2k_kernel otherwise.
   /// rev: tiles last to first; in_loop: a kernel of the panel loop (programmatic dependent
   /// launch as the others), else a plain launch.
