@@ -7,8 +7,6 @@
 //                          a = madd(V[i,k], -conj(W[j,k]), a);  a = madd(W[i,k], -conj(V[j,k]), a)
 //                        exactly the chain of householder/tridiagonalize.cpp (rank2k_update);
 //                        complex diagonal made real afterwards; nothing above the diagonal touched.
-//   rank2k_x42_kernel    the same chains with 4x2 elements per thread, 512 per tile or 256 per
-//                        half tile (dd with EIGSOLVE_GPU_RANK2K_X42=1 / _X42_HALF=1)
 //   rank2k_wide_kernel   the same chains with 8x4 elements per thread of 128 and 16-byte shared
 //                        loads (s, d, c; the default there, EIGSOLVE_GPU_RANK2K=0: rank2k_kernel);
 //                        s and d stage full tiles by cp.async (EIGSOLVE_GPU_RANK2K_ASYNC=0: not);
@@ -144,88 +142,6 @@ __global__ void __launch_bounds__(256, MinB)
 #pragma unroll
     for (int p = 0; p < 4; ++p) {
       const index_t i = r0 + tx + 16 * q, j = c0 + ty + 16 * p;
-      if (i < m && j <= i) {
-        T a = c[q][p];
-        if (i == j) make_real_dev(a);
-        A[i + lda * j] = a;
-      }
-    }
-}
-
-/// rank2k_kernel's chains with 4x2 elements per thread and the dd sum's branch-free signed-zero
-/// fix-up (madd), for dd: rank2k_kernel's 4x4 accumulators take 190 registers with the
-/// branch-free sum (one block of 8 warps per SM) and 128 with spills with the branchy one; 4x2
-/// take ~104 without spills (ptxas, session 46). A block covers CB columns of a 64x64 tile: CB =
-/// 64, 512 threads, one block per tile (EIGSOLVE_GPU_RANK2K_X42=1); CB = 32, 256 threads, two
-/// blocks per tile, the grid twice as long (EIGSOLVE_GPU_RANK2K_X42_HALF=1). Thread (tx, ty) =
-/// (t % 16, t / 16) owns rows 64I + tx + 16q, q < 4, and columns 64J + h CB + ty + (CB/2) p,
-/// p < 2 (h: the block's half). Each element's chain is rank2k_kernel's: the same bits.
-template <class T, int CB>
-__global__ void __launch_bounds__(8 * CB)
-    rank2k_x42_kernel(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, T* A,
-                      index_t lda, index_t nt, bool rev = false) {
-  static_assert(CB == 64 || CB == 32, "rank2k_x42_kernel: CB = 64 or 32");
-  constexpr int KC = kKc<T>, NT = 8 * CB, H = 64 / CB, CH = CB / 2;
-  __shared__ T vr[KC][64], wr[KC][64], nwc[KC][CB], nvc[KC][CB];
-  pdl_begin();
-  const index_t b = rev ? index_t(gridDim.x) - 1 - index_t(blockIdx.x) : index_t(blockIdx.x);
-  index_t I, J;
-  symv_cuda::tile_coords(b / H, nt, I, J);
-  const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
-  const index_t r0 = I * 64, c0 = J * 64 + (b % H) * CB;
-  T c[4][2];
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-#pragma unroll
-    for (int p = 0; p < 2; ++p) {
-      const index_t i = r0 + tx + 16 * q, j = c0 + ty + CH * p;
-      c[q][p] = (i < m && j <= i) ? A[i + lda * j] : T(0);
-    }
-  for (index_t k0 = 0; k0 < kb; k0 += KC) {
-    const int kc = int(kb - k0 < KC ? kb - k0 : KC);
-    // rank2k_stage's loads: rows r0.. of V and W, -conj of columns c0.. of W and V
-    for (int e = t; e < KC * 64; e += NT) {
-      const int k = e >> 6, r = e & 63;
-      const index_t ir = r0 + r;
-      const bool ok = k < kc && ir < m;
-      vr[k][r] = ok ? V[ir + ldv * (k0 + k)] : T(0);
-      wr[k][r] = ok ? W[ir + ldw * (k0 + k)] : T(0);
-    }
-    for (int e = t; e < KC * CB; e += NT) {
-      const int k = e / CB, r = e % CB;
-      const index_t jc = c0 + r;
-      const bool ok = k < kc && jc < m;
-      nwc[k][r] = ok ? -conj(W[jc + ldw * (k0 + k)]) : T(0);
-      nvc[k][r] = ok ? -conj(V[jc + ldv * (k0 + k)]) : T(0);
-    }
-    __syncthreads();
-    for (int k = 0; k < kc; ++k) {
-      T v[4], w[4], nw[2], nv[2];
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        v[q] = vr[k][tx + 16 * q];
-        w[q] = wr[k][tx + 16 * q];
-      }
-#pragma unroll
-      for (int p = 0; p < 2; ++p) {
-        nw[p] = nwc[k][ty + CH * p];
-        nv[p] = nvc[k][ty + CH * p];
-      }
-#pragma unroll
-      for (int q = 0; q < 4; ++q)
-#pragma unroll
-        for (int p = 0; p < 2; ++p) {
-          c[q][p] = madd(v[q], nw[p], c[q][p]);
-          c[q][p] = madd(w[q], nv[p], c[q][p]);
-        }
-    }
-    __syncthreads();
-  }
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-#pragma unroll
-    for (int p = 0; p < 2; ++p) {
-      const index_t i = r0 + tx + 16 * q, j = c0 + ty + CH * p;
       if (i < m && j <= i) {
         T a = c[q][p];
         if (i == j) make_real_dev(a);

@@ -98,9 +98,6 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     alt_ = env_flag("EIGSOLVE_GPU_SYMV_ALT", true);
     coop_ = env_flag("EIGSOLVE_GPU_COOP", false) && fused_;  // measured slower: bench/NOTES.md
     wide_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K", true);
-    x42_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_X42", false)
-                   ? (env_flag("EIGSOLVE_GPU_RANK2K_X42_HALF", false) ? 2 : 1)
-                   : 0;
     async_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);
     vec_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_VEC", true);
     rows_w_ = env_flag("EIGSOLVE_GPU_ROWS_W", true);
@@ -578,8 +575,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   }
   /// A(m x m, lower) -= V W^H + W V^H, one block per stored 64x64 tile in the canonical chain
   /// (panel_kernels.cuh): rank2k_wide_kernel for s, d and c, rank2k_kernel bounded to 2 blocks
-  /// per SM for z and the sloppy build's dd (kRank2kBound2), rank2k_x42_kernel for dd with
-  /// EIGSOLVE_GPU_RANK2K_X42=1 (and _X42_HALF=1: half tiles), unless EIGSOLVE_GPU_RANK2K=0 (the
+  /// per SM for z and the sloppy build's dd (kRank2kBound2), unless EIGSOLVE_GPU_RANK2K=0 (the
   /// same bits); rank2k_kernel otherwise.
   /// rev: tiles last to first; in_loop: a kernel of the panel loop (programmatic dependent
   /// launch as the others), else a plain launch.
@@ -587,11 +583,11 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
               bool rev, bool in_loop) {
     const index_t nt = (m + 63) / 64;
     const unsigned grid = unsigned(nt * (nt + 1) / 2);
-    auto go = [&](auto kernel, unsigned threads, unsigned per_tile = 1) {
+    auto go = [&](auto kernel, unsigned threads) {
       if (in_loop)
-        launch(kernel, grid * per_tile, threads, m, kb, V, ldv, W, ldw, A, ldd_, nt, rev);
+        launch(kernel, grid, threads, m, kb, V, ldv, W, ldw, A, ldd_, nt, rev);
       else
-        kernel<<<grid * per_tile, threads, 0, st_>>>(m, kb, V, ldv, W, ldw, A, ldd_, nt, rev);
+        kernel<<<grid, threads, 0, st_>>>(m, kb, V, ldv, W, ldw, A, ldd_, nt, rev);
     };
     if constexpr (kR2Vw<T> >= 2) {
       if (wide_r2k_) {
@@ -603,10 +599,6 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
                                                         async_r2k_, vec_r2k_);
         return;
       }
-    }
-    if constexpr (std::is_same_v<T, dd_real>) {
-      if (wide_r2k_ && x42_r2k_ == 1) return go(rank2k_x42_kernel<T, 64>, 512u);
-      if (wide_r2k_ && x42_r2k_ == 2) return go(rank2k_x42_kernel<T, 32>, 256u, 2u);
     }
     if constexpr (kRank2kBound2<T>) {
       if (wide_r2k_) return go(rank2k_kernel<T, 2>, 256u);
@@ -670,7 +662,6 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   cudaEvent_t pev_[9] = {};
   bool pdl_ = true, profile_ = false, fused_ = true, graphs_ = true, fork_ = true, coop_ = false;
   bool wide_r2k_ = true;   ///< rank2k(): rank2k_wide_kernel for s, d and c
-  int x42_r2k_ = 0;  ///< rank2k(): dd by rank2k_x42_kernel (1: whole tiles, 2: half tiles)
   bool async_r2k_ = true;  ///< EIGSOLVE_GPU_RANK2K_ASYNC=0: rank2k_wide_kernel stages by registers
   bool vec_r2k_ = true;    ///< EIGSOLVE_GPU_RANK2K_VEC=0: rank2k_wide_kernel moves A by element
   bool rows_w_ = true;    ///< fused_panel(): the SYMV's row sums and K5 in rowsums_w_kernel

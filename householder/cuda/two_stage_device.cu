@@ -474,9 +474,6 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     lookahead_ = env_flag("EIGSOLVE_GPU_LOOKAHEAD", true);
     async_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);
     vec_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_VEC", true);
-    x42_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_X42", false)
-                   ? (env_flag("EIGSOLVE_GPU_RANK2K_X42_HALF", false) ? 2 : 1)
-                   : 0;
     qr_mode_ = qr1_mode();
     if (qr_mode_ == 2) rf_nb_ = rf_prepare<T>();
     profile_ = env_flag("EIGSOLVE_GPU_PROFILE", false);
@@ -813,20 +810,6 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     const dim3 tiles(unsigned(strip ? nt : nt * (nt + 1) / 2));
     const T* V = dV_ + off;
     const T* W = dW_ + off;
-    if constexpr (std::is_same_v<T, dd_real>) {
-      if (x42_r2k_ == 1) {
-        ck(launch_pdl(tridiag_cuda::rank2k_x42_kernel<T, 64>, tiles, dim3(512), 0, st_, pdl_, m,
-                      k, V, ldvw, W, ldvw, A, lda, nt, false),
-           "rank2k");
-        return;
-      }
-      if (x42_r2k_ == 2) {
-        ck(launch_pdl(tridiag_cuda::rank2k_x42_kernel<T, 32>, dim3(2 * tiles.x), dim3(256), 0,
-                      st_, pdl_, m, k, V, ldvw, W, ldvw, A, lda, nt, false),
-           "rank2k");
-        return;
-      }
-    }
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                   std::is_same_v<T, Complex<float>>)
       ck(launch_pdl(tridiag_cuda::rank2k_wide_kernel<T>, tiles, dim3(128), 0, st_, pdl_, m, k, V,
@@ -849,8 +832,6 @@ class TwoStageDevice final : public TwoStageCuda<T> {
   T *dV2_ = nullptr, *dtau2_ = nullptr;
   bool pdl_ = true;        ///< EIGSOLVE_GPU_PDL=0: plain launches (the same bits)
   bool lookahead_ = true;  ///< EIGSOLVE_GPU_LOOKAHEAD=0: the next panel's QR after the update
-  int x42_r2k_ = 0;  ///< dd's rank-2k by rank2k_x42_kernel: EIGSOLVE_GPU_RANK2K_X42=1 (whole
-                     ///< tiles), with EIGSOLVE_GPU_RANK2K_X42_HALF=1 half tiles
   bool async_r2k_ = true;  ///< EIGSOLVE_GPU_RANK2K_ASYNC=0: the rank-2k stages by registers
   bool vec_r2k_ = true;    ///< EIGSOLVE_GPU_RANK2K_VEC=0: the rank-2k moves A by element
   int qr_mode_ = 2;        ///< EIGSOLVE_GPU_QR1: 0 two kernels per column, 1 panel_qr_kernel, 2 rf

@@ -251,40 +251,6 @@ TYPED_TEST(GpuTwoStage, StructuredZerosBitwiseEqualToCpu) {
       }
 }
 
-// dd's rank-2k by rank2k_x42_kernel (EIGSOLVE_GPU_RANK2K_X42=1: 4x2 elements per thread, the
-// branch-free signed-zero fix-up; whole tiles of 512 threads, and half tiles of 256 with
-// EIGSOLVE_GPU_RANK2K_X42_HALF=1): stage 1's whole lower triangle the CPU's bit for bit, on random
-// matrices (partial tiles: n not a multiple of 64; several 64-tile columns) and on every
-// structured-zero kind (the sign of every zero included).
-TEST(GpuTwoStageRank2kX42, DdStage1BitwiseEqualToCpu) {
-  EIGSOLVE_REQUIRE_DEVICE();
-  using T = dd_real;
-  for (const char* half : {"0", "1"}) {
-    EnvScope env({{"EIGSOLVE_GPU_RANK2K_X42", "1"}, {"EIGSOLVE_GPU_RANK2K_X42_HALF", half}});
-    auto check = [half](const HostMatrix<T>& A0, index_t n, index_t b, const std::string& what) {
-      auto Ac = A0;
-      std::vector<T> tau(static_cast<std::size_t>(n));
-      reduce_to_band(Context{}, n, b, Ac.ptr(), n, tau.data());
-      HostMatrix<T> Ag(n);
-      make_two_stage_cuda<T>(n, b, A0.ptr(), n, false)->stage1(b, Ag.ptr(), n);
-      index_t bad = 0, first_i = -1, first_j = -1;
-      for (index_t j = 0; j < n; ++j)
-        for (index_t i = j; i < n; ++i)
-          if (!same_bits(&Ag(i, j), &Ac(i, j), 1)) {
-            if (bad++ == 0) first_i = i, first_j = j;
-          }
-      EXPECT_EQ(bad, 0) << what << ", half tiles " << half << ": first difference at (" << first_i
-                        << ", " << first_j << ")";
-    };
-    for (index_t n : {65, 130, 300})
-      for (index_t b : {3, 8, 32})
-        check(random_hermitian<T>(n, unsigned(n * 10 + b)), n, b,
-              "random, n = " + std::to_string(n) + ", b = " + std::to_string(b));
-    for (test_util::Zeros zk : test_util::all_zero_kinds())
-      check(structured<T>(130, zk, 4711), 130, 8, test_util::zeros_name(zk) + ", n = 130, b = 8");
-  }
-}
-
 // The pipeline with eigenvectors on structured-zero matrices: eigensolve with the CUDA backend
 // (vectors resident and the host route) and eigensolve_device give the CPU backend's eigenvalues
 // and eigenvectors bit for bit, the sign of every zero included.
