@@ -46,6 +46,18 @@ ES_HD_INLINE bool is_zero(double x) {
   return x == 0.0;
 #endif
 }
+/// is_zero(x) && is_zero(y), the same predicate without the short-circuit branch on the device:
+/// one 64-bit OR, shift and compare (the signed-zero fix-up of every dd sum sits in the inner
+/// loops of the dd kernels, where `&&` compiled to two conditional branches per sum).
+ES_HD_INLINE bool both_zero(double x, double y) {
+#if defined(__CUDA_ARCH__)
+  return ((static_cast<unsigned long long>(__double_as_longlong(x)) |
+           static_cast<unsigned long long>(__double_as_longlong(y)))
+          << 1) == 0ull;
+#else
+  return x == 0.0 && y == 0.0;
+#endif
+}
 }  // namespace ddops
 
 struct dd_real {
@@ -93,7 +105,11 @@ ES_HD_INLINE dd_real operator-(const dd_real& a) {
 ///   (s1,s2) = 2Sum(a.hi,b.hi); (t1,t2) = 2Sum(a.lo,b.lo); s2 = s2+t1;
 ///   (s1,s2) = Fast2Sum(s1,s2); s2 = s2+t2; (r.hi,r.lo) = Fast2Sum(s1,s2).
 /// A zero result takes the IEEE sign of fl(a.hi + b.hi) when that is zero (so -0 + -0 = -0).
-ES_HD_INLINE dd_real operator+(const dd_real& a, const dd_real& b) {
+/// BranchFree: the signed-zero fix-up as one predicate (ddops::both_zero), else as
+/// `is_zero(r.hi) && is_zero(s0)` (two conditional branches on the device, fewer registers in
+/// the dd rank-2k: madd_branchy). The same predicate, so the same bits either way.
+template <bool BranchFree = true>
+ES_HD_INLINE dd_real accurate_add(const dd_real& a, const dd_real& b) {
   double s1, s2, t1, t2;
   ddops::two_sum(a.hi, b.hi, s1, s2);
   ddops::two_sum(a.lo, b.lo, t1, t2);
@@ -103,8 +119,14 @@ ES_HD_INLINE dd_real operator+(const dd_real& a, const dd_real& b) {
   s2 = s2 + t2;
   dd_real r;
   ddops::quick_two_sum(s1, s2, r.hi, r.lo);
-  r.hi = (ddops::is_zero(r.hi) && ddops::is_zero(s0)) ? s0 : r.hi;
+  if constexpr (BranchFree)
+    r.hi = ddops::both_zero(r.hi, s0) ? s0 : r.hi;
+  else
+    r.hi = (ddops::is_zero(r.hi) && ddops::is_zero(s0)) ? s0 : r.hi;
   return r;
+}
+ES_HD_INLINE dd_real operator+(const dd_real& a, const dd_real& b) {
+  return accurate_add<true>(a, b);
 }
 /// a - b = a + (-b) (negation is exact).
 ES_HD_INLINE dd_real operator-(const dd_real& a, const dd_real& b) {
@@ -185,6 +207,7 @@ ES_HD_INLINE bool operator>=(const dd_real& a, const dd_real& b) {
 /// accurate sum's 20, error <= 3u^2 (|a| + |b|) (normwise: relative only without cancellation):
 ///   (s1,s2) = 2Sum(a.hi,b.hi); t = a.lo + b.lo; s2 = s2 + t; (r.hi,r.lo) = Fast2Sum(s1,s2).
 /// A zero result takes the IEEE sign of fl(a.hi + b.hi) when that is zero, as operator+.
+template <bool BranchFree = true>
 ES_HD_INLINE dd_real sloppy_add(const dd_real& a, const dd_real& b) {
   double s1, s2;
   ddops::two_sum(a.hi, b.hi, s1, s2);
@@ -192,7 +215,10 @@ ES_HD_INLINE dd_real sloppy_add(const dd_real& a, const dd_real& b) {
   s2 = s2 + t;
   dd_real r;
   ddops::quick_two_sum(s1, s2, r.hi, r.lo);
-  r.hi = (ddops::is_zero(r.hi) && ddops::is_zero(s1)) ? s1 : r.hi;
+  if constexpr (BranchFree)
+    r.hi = ddops::both_zero(r.hi, s1) ? s1 : r.hi;
+  else
+    r.hi = (ddops::is_zero(r.hi) && ddops::is_zero(s1)) ? s1 : r.hi;
   return r;
 }
 
@@ -214,6 +240,15 @@ ES_HD_INLINE dd_real madd(const dd_real& a, const dd_real& b, const dd_real& c) 
     return sloppy_add(a * b, c);
   else
     return a * b + c;
+}
+/// madd with the sum's signed-zero fix-up in its branchy form (accurate_add<false>): the same
+/// bits; for the dd rank-2k, whose registers the branch-free form raises from 128 to 190
+/// (session 45).
+ES_HD_INLINE dd_real madd_branchy(const dd_real& a, const dd_real& b, const dd_real& c) {
+  if constexpr (kDdSloppyMadd)
+    return sloppy_add<false>(a * b, c);
+  else
+    return accurate_add<false>(a * b, c);
 }
 ES_HD_INLINE dd_real madd_conj(const dd_real& a, const dd_real& b, const dd_real& c) {
   return madd(a, b, c);

@@ -72,10 +72,21 @@ __device__ __forceinline__ void rank2k_stage(index_t m, const T* V, index_t ldv,
 /// Whether rank2k_kernel is launched with MinB = 2 (at most 128 registers, two blocks of 8
 /// warps per SM): complex double (168 registers unbounded) and dd in a build with the sloppy
 /// madd (176 unbounded: one block per SM, the rank-2k 13 % slower on the H100, session 44; the
-/// accurate dd build gets 128 unbounded). The bound changes registers, never the order.
+/// accurate dd build gets 128 unbounded with r2k_madd's branchy sum, 190 with the branch-free
+/// one: session 45). The bound changes registers, never the order.
 template <class T>
 inline constexpr bool kRank2kBound2 = std::is_same_v<T, Complex<double>> ||
                                       (std::is_same_v<T, dd_real> && kDdSloppyMadd);
+
+/// The rank-2k's madd: dd's with the branchy signed-zero fix-up (madd_branchy, same bits), the
+/// others' madd.
+template <class T>
+__device__ __forceinline__ T r2k_madd(const T& a, const T& b, const T& c) {
+  if constexpr (std::is_same_v<T, dd_real>)
+    return madd_branchy(a, b, c);
+  else
+    return madd(a, b, c);
+}
 
 /// MinB: the launch bound's blocks per SM (0: none; 2 where kRank2kBound2: tridiag_device.cu's
 /// and two_stage_device.cu's rank2k()).
@@ -120,8 +131,8 @@ __global__ void __launch_bounds__(256, MinB)
       for (int q = 0; q < 4; ++q)
 #pragma unroll
         for (int p = 0; p < 4; ++p) {
-          c[q][p] = madd(v[q], nw[p], c[q][p]);
-          c[q][p] = madd(w[q], nv[p], c[q][p]);
+          c[q][p] = r2k_madd(v[q], nw[p], c[q][p]);
+          c[q][p] = r2k_madd(w[q], nv[p], c[q][p]);
         }
     }
     __syncthreads();

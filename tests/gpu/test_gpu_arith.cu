@@ -20,7 +20,7 @@ using eigsolve::dd_real;
 
 namespace {
 
-constexpr int kOps = 8;
+constexpr int kOps = 9;
 
 __host__ __device__ void dd_ops(const dd_real& a, const dd_real& b, dd_real* out) {
   out[0] = a + b;
@@ -31,6 +31,7 @@ __host__ __device__ void dd_ops(const dd_real& a, const dd_real& b, dd_real* out
   out[5] = eigsolve::madd(a, b, out[0]);
   out[6] = eigsolve::scale2(a, -7) * b + a;
   out[7] = (a * a - b * b) / (a + b);
+  out[8] = eigsolve::madd_branchy(a, b, out[0]);  // the rank-2k's madd: the same bits as [5]
 }
 
 __host__ __device__ void complex_ops(const cdouble& a, const cdouble& b, cdouble* out) {
@@ -42,6 +43,7 @@ __host__ __device__ void complex_ops(const cdouble& a, const cdouble& b, cdouble
   out[5] = a + b * a - b;
   out[6] = eigsolve::conj(a) * b;
   out[7] = (a * b) / (a + b);
+  out[8] = a - b;
 }
 
 __global__ void run_dd(int n, const dd_real* a, const dd_real* b, dd_real* out) {
@@ -153,7 +155,7 @@ TEST(GpuArith, ComplexBitwiseEqualToHost) {
 /// The negations of rounded results as the device kernels write them: a plain -(...) of a complex
 /// product or an fma (householder/cuda/two_stage_device.cu u = -(conj(tau) * w), solver/cuda/
 /// back_transform_kernels.cuh ny = -s, the bulge chase's t and u), relying on nvcc (-fmad=false)
-/// to negate the rounded value. Outputs 4 and 5 hold float results, widened (exact).
+/// to negate the rounded value. Outputs 5 and 6 hold float results, widened (exact).
 __global__ void run_neg(int n, const cdouble* a, const cdouble* b, cdouble* out) {
   using eigsolve::cfloat;
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -170,6 +172,7 @@ __global__ void run_neg(int n, const cdouble* a, const cdouble* b, cdouble* out)
   o[5] = cdouble(pf.re, pf.im);
   o[6] = cdouble(mf.re, mf.im);
   o[7] = -(y * x);
+  o[8] = -(x - y);
 }
 
 /// The same on the host through neg_rounded (core/neg_rounded.hpp): the spec's value.
@@ -187,6 +190,7 @@ void neg_ops(const cdouble& x, const cdouble& y, cdouble* o) {
   o[5] = cdouble(pf.re, pf.im);
   o[6] = cdouble(mf.re, mf.im);
   o[7] = neg_rounded(y * x);
+  o[8] = neg_rounded(x - y);
 }
 
 /// Components from {+-0, +-0.5, +-1, +-2} in every combination: products and fmas that cancel
