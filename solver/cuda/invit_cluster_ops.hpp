@@ -16,9 +16,7 @@
 #include "core/hd.hpp"
 #include "core/precision.hpp"
 
-#if defined(__CUDA_ARCH__)
 #include <type_traits>
-#endif
 
 namespace eigsolve {
 namespace invit_dev {
@@ -62,10 +60,14 @@ inline bool cluster_geom(index_t n, int cs, ClusterGeom& G) {
 /// y_i = madd(ncp, qp_i, y_i), then s = madd(v_i, y_i, s) (Nrm: madd(y_i, y_i, s)). Returns the
 /// chunk sum (+0 for no row): the canonical chunk chain, rows ascending. The first dot of a
 /// column runs with qp = +0 and ncp = -0: madd(-0, +0, y) = -0 + y = y for every y (+-0
-/// included), so the update needs no flag.
+/// included), so the update needs no flag. That holds for float and double only: dd's madd of
+/// -0 and a y with y.lo = -0 gives lo = +0 (the accurate sum's zero fix-up is on hi alone), so
+/// a dd form of this kernel would need the flag; the static_assert keeps it to what it proves.
 template <bool Full, bool Nrm, class R>
 ES_HD_INLINE R cluster_chunk(index_t base, index_t n, R ncp, R (&y)[kChunk], const R (&qp)[kChunk],
                              const R (&v)[kChunk]) {
+  static_assert(std::is_same<R, float>::value || std::is_same<R, double>::value,
+                "cluster_chunk: madd(-0, +0, y) == y is shown for float and double only");
   R s = R(0);
 #if defined(__CUDA_ARCH__)
 #pragma unroll
