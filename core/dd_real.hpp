@@ -108,6 +108,8 @@ ES_HD_INLINE dd_real operator-(const dd_real& a) {
 /// BranchFree: the signed-zero fix-up as one predicate (ddops::both_zero), else as
 /// `is_zero(r.hi) && is_zero(s0)` (two conditional branches on the device, fewer registers in
 /// the dd rank-2k: madd_branchy). The same predicate, so the same bits either way.
+/// (Both forms are written out here and in sloppy_add: moving them into one helper changes the
+/// PTX nvcc gives the dd kernels, the rank-2k's included; session 46.)
 template <bool BranchFree = true>
 ES_HD_INLINE dd_real accurate_add(const dd_real& a, const dd_real& b) {
   double s1, s2, t1, t2;

@@ -82,14 +82,11 @@ gpu_digests() {  # gpu_digests LIMIT_S [EIGSOLVE [NAME]]: scripts/crossmachine.s
 dd_bitwise1000() {  # dd_bitwise1000 NAME EIGSOLVE: dd at n = 1000 against the CPU backend, one- and two-stage, with and without vectors (EIGSOLVE may be "env VAR=VALUE ... PATH": no spaces in a path)
   step "$1" 90 bash -c "for v in '' --vectors; do for red in one-stage two-stage; do $2 bench eig --cusolver-api none --reduction \$red \$v -p dd --sizes 1000 --runs 1 --check-cpu-max 1000 --host-input-max 0 2>&1 | grep -E '^dd |rror'; done; done"
 }
-dd_eig16k_ab() {  # dd_eig16k_ab NAME LABEL:EIGSOLVE LABEL:EIGSOLVE: the dd 16384 eigenvalues of both, alternated twice in the order given (JSON eig-dd-LABEL-ROUND.json)
-  step "$1" 240 bash -c "for r in 1 2; do for lb in '$2' '$3'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l \$r\"; \$b bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
-}
-dd_eig16k_n() {  # dd_eig16k_n NAME ROUNDS LABEL:EIGSOLVE ...: the dd 16384 eigenvalues of each, alternated ROUNDS times in the order given (JSON eig-dd-LABEL-ROUND.json; EIGSOLVE may be "env VAR=VALUE ... PATH"; ~40 s a run)
+dd_eig16k_n() {  # dd_eig16k_n NAME ROUNDS LABEL:EIGSOLVE ...: the dd 16384 eigenvalues of each, alternated ROUNDS times in the order given (JSON eig-dd-LABEL-ROUND.json; EIGSOLVE may be "env VAR=VALUE ... PATH"; ~40 s a run, 60 allowed)
   local name=$1 rounds=$2 list=""
   shift 2
   for lb in "$@"; do list="$list '$lb'"; done
-  step "$name" $((45 * rounds * $#)) bash -c "for r in \$(seq $rounds); do for lb in $list; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l \$r\"; \$b bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
+  step "$name" $((60 * rounds * $#)) bash -c "for r in \$(seq $rounds); do for lb in $list; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l \$r\"; \$b bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
 }
 dd_trace16k() {  # dd_trace16k NAME EIGSOLVE: the kernel trace of the dd 16384 eigenvalues (its first 8 lines)
   step "$1" 60 bash -c "EIGSOLVE_GPU_TRACE=1 $2 bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -8"
@@ -404,7 +401,7 @@ for s in "$@"; do
       "$esa" --version > "$out/version-alt.txt" 2>&1
       dd_bitwise1000 bitwise-s45 "$esa"
       step symv-s45 150 bash -c "for r in 1 2; do for lb in main:'$es' branch:'$esa'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l \$r\"; \$b bench symv -p dd --sizes 8192,16384 --runs 5 --json '$out'/symv-dd-\$l-\$r.json 2>&1 | grep -E '^dd|rror'; done; done"
-      dd_eig16k_ab eig-s45 "main:$es" "branch:$esa"
+      dd_eig16k_n eig-s45 2 "main:$es" "branch:$esa"
       step trace-s45 60 bash -c "EIGSOLVE_GPU_TRACE=1 '$esa' bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -14"
       step veig-s45 120 bash -c "for lb in main:'$es' branch:'$esa'; do b=\${lb#*:}; l=\${lb%%:*}; echo \"== \$l\"; \$b bench eig --cusolver-api none --vectors -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd|rror'; done"
       gpu_digests 120 "$esa" crossmachine-s45
@@ -435,8 +432,8 @@ for s in "$@"; do
       [ -x "$esa" ] || { echo "s45-b: no branch binaries (carry build-alt/final/bin.tar.xz)" | tee -a "$out/steps.txt"; continue; }
       "$esa" --version > "$out/version-alt.txt" 2>&1
       dd_bitwise1000 bitwise-s45b "$esa"
-      dd_eig16k_ab eig-s45b "branch:$esa" "main:$es"
-      step trace-s45b 60 bash -c "EIGSOLVE_GPU_TRACE=1 '$esa' bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -8"
+      dd_eig16k_n eig-s45b 2 "branch:$esa" "main:$es"
+      dd_trace16k trace-s45b "$esa"
       step veig-s45b 60 bash -c "'$esa' bench eig --cusolver-api none --vectors -p dd --sizes 8192 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^dd|rror'"
       gpu_digests 120 "$esa" crossmachine-s45b ;;
     s45-t) mkdir -p "$out/t"  # session 45: the branch build's GPU test binaries that run dd (carry build-alt/final/bin.tar.xz with them; the tree and all of them pass 64 MiB, so tridiag, two_stage and residuals stay out: s45-ab's GPU == CPU runs cover the one- and two-stage dd paths at 1000)
