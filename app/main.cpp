@@ -76,16 +76,12 @@ int main_solve(int argc, char** argv) {
       "panel-width", po::value(&o.nb)->default_value(32),
       "tridiagonalization panel width (part of the options the bits depend on)")(
       "reduction", po::value(&o.reduction)->default_value("auto"),
-      ("auto (default: for eigenvalues only two-stage from n = " +
-       std::to_string(two_stage_min_order(Precision::s)) + " in s, " +
-       std::to_string(two_stage_min_order(Precision::d)) + " in d, " +
+      ("auto (default: two-stage in s and d at every n, with or without --vectors; for "
+       "eigenvalues only two-stage from n = " +
        std::to_string(two_stage_min_order(Precision::c)) + " in c, " +
        std::to_string(two_stage_min_order(Precision::z)) + " in z, " +
        std::to_string(two_stage_min_order(Precision::dd)) +
-       " in dd, else one-stage; with --vectors two-stage from n = " +
-       std::to_string(two_stage_min_order_vectors(Precision::d)) + " in d, " +
-       std::to_string(two_stage_min_order_vectors(Precision::s)) +
-       " in s, one-stage otherwise) | one-stage "
+       " in dd; one-stage otherwise) | one-stage "
        "| two-stage (full -> band -> tridiagonal: a second canonical order, its own bits, the "
        "same on CPU and GPU; the faster one from the orders above)")
           .c_str())("band-width", po::value(&o.band)->default_value(32),

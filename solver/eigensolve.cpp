@@ -88,14 +88,18 @@ index_t two_stage_min_order(Precision p) {
   // d 0.0295 / 0.0238) up; c about even at 1536-3072 (0.0456 / 0.0460, 0.0626 / 0.0619,
   // 0.0980 / 0.0975) and two-stage from 4096 (0.146 / 0.138); z one-stage at 6144 (0.419 /
   // 0.439), two-stage from 7168 (0.572 / 0.551); dd one-stage at 8192 (1.968 / 2.039),
-  // two-stage from 10240 (3.262 / 3.183). Below 1024 nothing was measured: one-stage stays.
-  // (Session 16 had set 8192 for d and z, 12288 for s and c, 16384 for dd; the chase, the panel
-  // QR and the SYMM have gained since.) On the CPU the two reductions are about even at
-  // 1024-2048 and the two-stage is faster beyond the L3 cache (README, "Performance").
+  // two-stage from 10240 (3.262 / 3.183). (Session 16 had set 8192 for d and z, 12288 for s
+  // and c, 16384 for dd; the chase, the panel QR and the SYMM have gained since.)
+  // s and d below 1024 (session 47, an H100, bench/results/2026-12-05-h100-s47, medians of 5,
+  // two rounds): two-stage from 48 on by 25-70 % (d 48 0.0031 / 0.0010-0.0012 s, 128 0.0048 /
+  // 0.0027, 512 0.0164 / 0.0117; s 512 0.0117 / 0.0088), even at 16 and 32 (0.3-0.8 ms
+  // either way); the 2-core CPU: two-stage as fast or faster at 16-1024. So s and d take the
+  // two-stage reduction at every order, with eigenvectors too (two_stage_min_order_vectors),
+  // and a run's eigenvalue bits do not depend on --vectors in s and d.
   switch (p) {
     case Precision::s:
     case Precision::d:
-      return 1024;
+      return 1;
     case Precision::c:
       return 4096;
     case Precision::z:
@@ -116,13 +120,23 @@ index_t two_stage_min_order_vectors(Precision p) {
   // / 1.409 at 14336, 1.977 / 1.913 at 16384; c 2.075 / 2.244 at 12288, 4.122 / 4.662 at
   // 16384; z 3.356 / 3.958, 7.513 / 8.314. So c and z stay one-stage. s repeated (r4's r5.log,
   // r6.log): 1.995, 1.976 / 1.925, 1.913 s at 16384 and 1.430, 1.442 / 1.423, 1.426 at 14336,
-  // so s takes two-stage from 14336 (between 12288, one-stage by 2 %, and 14336, two-stage by
-  // 1-3 %).
+  // so s took two-stage from 14336 (between 12288, one-stage by 2 %, and 14336, two-stage by
+  // 1-3 %), d from 10240.
+  // Session 47 (an H100, bench/results/2026-12-05-h100-s47; today's back-transformation and
+  // chase), one-stage / two-stage with vectors, two rounds: d two-stage at every order from
+  // 1024 (0.072-0.076 / 0.066-0.071 s; 4096 0.179-0.201 / 0.173-0.185; 6144 0.411 / 0.369-0.374;
+  // 8192 0.698-0.700 / 0.610-0.613) and even at 128-768; s even at 128-4096 (+-10 %, 2048
+  // 0.084-0.097 / 0.075-0.090) and one-stage by 3-5 % at 6144-8192 (0.462-0.478 /
+  // 0.487-0.489 at 8192). The 2-core CPU pays 8-25 % for two-stage vectors at 768-6144 in d
+  // (2048: 0.75-0.80 / 0.94-0.95 s; 6144: 16.5-17.8 / 18.8-19.3 s), none at 64-256. One rule for
+  // eigenvalues and vectors in s and d (two_stage_min_order: every order), so that their
+  // eigenvalue bits never depend on --vectors: the GPU gains 5-13 % in d, the CPU pays the above.
+  // c and z keep one-stage vectors (c 4096: 0.239-0.245 / 0.255-0.263 s, z 4096: 0.316-0.335 /
+  // 0.412-0.415 s on the same H100).
   switch (p) {
     case Precision::d:
-      return 10240;
     case Precision::s:
-      return 14336;
+      return two_stage_min_order(p);
     default:
       return std::numeric_limits<index_t>::max();
   }
@@ -132,6 +146,13 @@ Reduction resolve_reduction(Reduction r, index_t n, Precision p, bool vectors) {
   if (r != Reduction::automatic) return r;
   const index_t n0 = vectors ? two_stage_min_order_vectors(p) : two_stage_min_order(p);
   return n >= n0 ? Reduction::two_stage : Reduction::one_stage;
+}
+
+Reduction resolve_reduction(const SolveOptions& opt, index_t n, Precision p) {
+  if (opt.reduction == Reduction::automatic && opt.vectors &&
+      opt.back_transform == BackTransformMethod::lapack)
+    return Reduction::one_stage;
+  return resolve_reduction(opt.reduction, n, p, opt.vectors);
 }
 
 namespace {
@@ -497,7 +518,7 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
   check_options<T>(n, opt);
   SolveResult<T> res;
   res.n = n;
-  res.reduction = resolve_reduction(opt.reduction, n, ScalarTraits<T>::precision, opt.vectors);
+  res.reduction = resolve_reduction(opt, n, ScalarTraits<T>::precision);
   if (n == 0) return res;
 
   // 0. Matrices near overflow or underflow are scaled by an exact power of two first (on the
@@ -585,7 +606,7 @@ SolveResult<T> eigensolve_device(const Context& ctx, index_t n, const T* dA, ind
   check_options<T>(n, opt);
   SolveResult<T> res;
   res.n = n;
-  res.reduction = resolve_reduction(opt.reduction, n, ScalarTraits<T>::precision, opt.vectors);
+  res.reduction = resolve_reduction(opt, n, ScalarTraits<T>::precision);
   if (n == 0) return res;
   Context dctx = ctx;
   dctx.backend = Backend::cuda;

@@ -27,11 +27,12 @@ enum class Reduction { one_stage, two_stage, automatic };
 const char* reduction_name(Reduction r);          ///< "one-stage", "two-stage", "auto"
 Reduction parse_reduction(const std::string& s);  ///< throws UsageError
 /// The order from which Reduction::automatic means two_stage: where the two-stage eigenvalues
-/// became the faster on the H200 (bench/NOTES.md, session 16): 8192 for d and z, 12288 for s
-/// and c, 16384 for dd.
+/// became the faster on the GPU (bench/NOTES.md, sessions 42 and 47): 1 (every order) for s
+/// and d, 4096 for c, 7168 for z, 10240 for dd.
 index_t two_stage_min_order(Precision p);
 /// The same with eigenvectors, where the two-stage pipeline also pays Q2 (bench/NOTES.md,
-/// sessions 19 and 23): 10240 for d; never (the largest index_t) for the other precisions.
+/// sessions 23, 42 and 47): s and d the same as without (every order, so their eigenvalue bits
+/// do not depend on vectors); never (the largest index_t) for c, z and dd.
 index_t two_stage_min_order_vectors(Precision p);
 /// one_stage or two_stage: `r` itself, or what automatic means for order n in precision p, with
 /// or without eigenvectors.
@@ -57,6 +58,12 @@ struct SolveOptions {
   /// Progress: (stage name, fraction done in [0,1]); may be empty.
   std::function<void(const char*, double)> progress;
 };
+
+/// What opt.reduction means for order n in precision p: resolve_reduction(opt.reduction, n, p,
+/// opt.vectors), except that automatic with eigenvectors back-transformed by LAPACK
+/// (BackTransformMethod::lapack, whose ?ormtr/?unmtr know only the one-stage reflectors) is
+/// one_stage. An explicit two_stage with it is a usage error (check_options).
+Reduction resolve_reduction(const SolveOptions& opt, index_t n, Precision p);
 
 struct StageTimes {
   double tridiagonalize = 0;  ///< seconds

@@ -310,7 +310,8 @@ TEST(Cli, UsageErrorsAndDeviceErrors) {
 
 // --reduction two-stage: its own canonical order (close to the one-stage eigenvalues, bitwise
 // the same for every thread count), eigenvalues and vectors, on the CPU; auto (the default)
-// picks one-stage at this order.
+// picks it in d at every order, with and without vectors (the same eigenvalue bits), and
+// one-stage in z at this order.
 TEST(Cli, TwoStageReduction) {
   cli::TempDir dir;
   const std::string f = matrix("494_bus.mtx");
@@ -319,12 +320,20 @@ TEST(Cli, TwoStageReduction) {
   ASSERT_EQ(a.code, 0) << a.err;
   EXPECT_NE(a.err.find("reduction: two-stage, band half-width 32"), std::string::npos) << a.err;
   EXPECT_NE(cli::slurp(dir / "r.json").find("\"reduction\": \"two-stage\""), std::string::npos);
-  ASSERT_EQ(run(f + " -q -o - --report " + (dir / "r1.json")).code, 0);
-  EXPECT_NE(cli::slurp(dir / "r1.json").find("\"reduction\": \"one-stage\""), std::string::npos);
+  ASSERT_EQ(run(f + " -q -o " + (dir / "auto.txt") + " --report " + (dir / "r1.json")).code, 0);
+  EXPECT_NE(cli::slurp(dir / "r1.json").find("\"reduction\": \"two-stage\""), std::string::npos);
+  EXPECT_EQ(cli::slurp(dir / "a.txt"), cli::slurp(dir / "auto.txt"));
+  ASSERT_EQ(run(f + " -q -o " + (dir / "autov.txt") + " --vectors-output " + (dir / "autov.mtx") +
+                " --no-residuals")
+                .code,
+            0);
+  EXPECT_EQ(cli::slurp(dir / "auto.txt"), cli::slurp(dir / "autov.txt"));
+  ASSERT_EQ(run(f + " -p z -q -o - --report " + (dir / "rz.json")).code, 0);
+  EXPECT_NE(cli::slurp(dir / "rz.json").find("\"reduction\": \"one-stage\""), std::string::npos);
   auto b = run(f + " -q --reduction two-stage --threads 3 -o " + (dir / "b.txt"));
   ASSERT_EQ(b.code, 0) << b.err;
   EXPECT_EQ(cli::slurp(dir / "a.txt"), cli::slurp(dir / "b.txt"));
-  ASSERT_EQ(run(f + " -q -o " + (dir / "one.txt")).code, 0);
+  ASSERT_EQ(run(f + " -q --reduction one-stage -o " + (dir / "one.txt")).code, 0);
   EXPECT_EQ(run("compare -q --rtol 1e-12 " + (dir / "a.txt") + " " + (dir / "one.txt")).code, 0);
   auto c = run(f + " -q --reduction two-stage --band-width 8 -o " + (dir / "c.txt"));
   ASSERT_EQ(c.code, 0) << c.err;

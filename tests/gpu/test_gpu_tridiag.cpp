@@ -248,10 +248,13 @@ void pipeline_equal(HostMatrix<T> A, const std::string& what, SolveOptions opt) 
   }
 }
 
+/// The one-stage pipeline (this file's; since session 47 `auto` takes the two-stage one in s
+/// and d at every order, test_gpu_two_stage's).
 template <class T>
 void pipeline_equal(HostMatrix<T> A, const std::string& what, bool vectors) {
   SolveOptions opt;
   opt.vectors = vectors;
+  opt.reduction = Reduction::one_stage;
   pipeline_equal(std::move(A), what, opt);
 }
 
@@ -301,8 +304,8 @@ TYPED_TEST(GpuTridiag, StructuredZerosBitwiseEqualToCpu) {
 TEST(GpuPipeline, RealMatricesAllPrecisions) {
   EIGSOLVE_REQUIRE_DEVICE();
   const std::string dir = std::string(EIGSOLVE_TEST_DATA) + "/matrices/";
-  // Both reductions by name: the default (`auto`) takes the two-stage one for s and d from
-  // n = 1024 (bcsstk13, 1138_bus) since session 42, and this file is the one-stage's.
+  // Both reductions by name: the default (`auto`) takes the two-stage one for s and d (from
+  // n = 1024 since session 42, at every n since session 47), and this file is the one-stage's.
   for (const char* f : {"bcsstk13.mtx", "1138_bus.mtx", "plat362.mtx", "bcsstm01.mtx"})
     for (Reduction red : {Reduction::one_stage, Reduction::two_stage}) {
       SolveOptions opt;
@@ -420,6 +423,7 @@ TEST(GpuPipeline, ResidentVectorsAllPrecisions) {
   for (int kind = 0; kind < 2; ++kind) {  // subsets: the vectors of an index / value range
     SolveOptions opt;
     opt.vectors = true;
+    opt.reduction = Reduction::one_stage;
     opt.subset = test_subset(kind);
     pipeline_equal(hadamard_matrix<double>(256, lambda), "resident subset d", opt);
     pipeline_equal(hadamard_matrix<Complex<double>>(128, lambda), "resident subset z", opt);

@@ -199,32 +199,36 @@ TEST(TwoStage, UsageErrors) {
 
 // --reduction auto, the default: a function of n, the precision and --vectors only (so every
 // backend picks the same); for eigenvalues two-stage from the orders docs/reproducibility.md
-// lists (H200, session 42), with vectors from 10240 in d and 14336 in s only.
+// lists (sessions 42 and 47: s and d at every order), with vectors the same in s and d (their
+// eigenvalue bits never depend on --vectors) and never in c, z and dd.
 TEST(TwoStage, AutoPicksByOrderPrecisionAndVectors) {
-  const std::pair<Precision, index_t> documented[] = {{Precision::s, 1024},
-                                                      {Precision::d, 1024},
+  const std::pair<Precision, index_t> documented[] = {{Precision::s, 1},
+                                                      {Precision::d, 1},
                                                       {Precision::c, 4096},
                                                       {Precision::z, 7168},
                                                       {Precision::dd, 10240}};
   for (const auto& [p, n_doc] : documented) {
     const index_t n0 = two_stage_min_order(p);
     EXPECT_EQ(n0, n_doc) << precision_name(p);
-    EXPECT_GT(n0, 1);
+    EXPECT_GE(n0, 1);
     EXPECT_LE(n0, 16384);  // the sizes run the faster reduction
-    EXPECT_EQ(resolve_reduction(Reduction::automatic, n0 - 1, p, false), Reduction::one_stage);
+    if (n0 > 1) {
+      EXPECT_EQ(resolve_reduction(Reduction::automatic, n0 - 1, p, false), Reduction::one_stage);
+    }
     EXPECT_EQ(resolve_reduction(Reduction::automatic, n0, p, false), Reduction::two_stage);
     EXPECT_EQ(resolve_reduction(Reduction::automatic, 4 * n0, p, false), Reduction::two_stage);
     const index_t nv = two_stage_min_order_vectors(p);
     EXPECT_GE(nv, n0);  // vectors never move the crossover down
     EXPECT_EQ(resolve_reduction(Reduction::automatic, 4 * n0, p, true),
               4 * n0 >= nv ? Reduction::two_stage : Reduction::one_stage);
-    EXPECT_EQ(resolve_reduction(Reduction::automatic, nv - 1, p, true), Reduction::one_stage);
     if (p == Precision::d || p == Precision::s) {
-      const index_t nv_doc = p == Precision::d ? 10240 : 14336;
-      EXPECT_EQ(nv, nv_doc);
-      EXPECT_EQ(resolve_reduction(Reduction::automatic, nv_doc, p, true), Reduction::two_stage);
-      EXPECT_EQ(resolve_reduction(Reduction::automatic, nv_doc - 1, p, true), Reduction::one_stage);
+      EXPECT_EQ(nv, n0);  // one rule: the eigenvalue bits do not depend on --vectors
+      for (const index_t n : {index_t(1), index_t(2), index_t(33), index_t(1000), index_t(20000)}) {
+        EXPECT_EQ(resolve_reduction(Reduction::automatic, n, p, true), Reduction::two_stage);
+        EXPECT_EQ(resolve_reduction(Reduction::automatic, n, p, false), Reduction::two_stage);
+      }
     } else {
+      EXPECT_EQ(resolve_reduction(Reduction::automatic, nv - 1, p, true), Reduction::one_stage);
       EXPECT_EQ(resolve_reduction(Reduction::automatic, index_t(1) << 40, p, true),
                 Reduction::one_stage);
     }
@@ -234,7 +238,29 @@ TEST(TwoStage, AutoPicksByOrderPrecisionAndVectors) {
   EXPECT_EQ(SolveOptions{}.reduction, Reduction::automatic);
   auto A = random_hermitian<double>(40, 5);
   const auto res = eigensolve(Context{}, A, SolveOptions{});
-  EXPECT_EQ(res.reduction, Reduction::one_stage);  // 40 < n0
+  EXPECT_EQ(res.reduction, Reduction::two_stage);  // d: every order
+  auto Z = random_hermitian<Complex<double>>(40, 5);
+  EXPECT_EQ(eigensolve(Context{}, Z, SolveOptions{}).reduction, Reduction::one_stage);  // 40 < 7168
+  // LAPACK's back-transformation knows only the one-stage reflectors: auto picks that reduction
+  // for it (never the canonical back-transformation in its place).
+  SolveOptions lap;
+  lap.vectors = true;
+  lap.back_transform = BackTransformMethod::lapack;
+  for (const Precision p : {Precision::s, Precision::d, Precision::c, Precision::z})
+    for (const index_t n : {index_t(1), index_t(40), index_t(20000)}) {
+      EXPECT_EQ(resolve_reduction(lap, n, p), Reduction::one_stage);
+      SolveOptions canon = lap;
+      canon.back_transform = BackTransformMethod::canonical;
+      EXPECT_EQ(resolve_reduction(canon, n, p),
+                resolve_reduction(Reduction::automatic, n, p, true));
+    }
+  SolveOptions values = lap;
+  values.vectors = false;  // no vectors: the back-transformation does not choose
+  EXPECT_EQ(resolve_reduction(values, 40, Precision::d), Reduction::two_stage);
+  auto B = random_hermitian<double>(40, 6);
+  const auto rl = eigensolve(Context{}, B, lap);
+  EXPECT_EQ(rl.reduction, Reduction::one_stage);
+  EXPECT_EQ(rl.z.size(), std::size_t(40 * 40));
 }
 
 }  // namespace
