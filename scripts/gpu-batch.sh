@@ -427,6 +427,8 @@ for s in "$@"; do
       step pinned-s47e 60 bash -c "for a in 'bcsstk01.mtx -p s' 'bcsstk01.mtx -p d' 'can_24.mtx -p s' 'can_24.mtx -p d' '494_bus.mtx -p s' '494_bus.mtx -p d'; do set -- \$a; echo \"\$a \$('$es' '$here'/tests/data/matrices/\$1 \$2 \$3 --device cuda -o /tmp/es-p.txt 2>&1 | grep -o 'digest: sha256:[0-9a-f]*')\"; done"
       step small-s47e 120 bash -c "for v in '' --vectors; do '$es' bench eig --cusolver-api none \$v -p s,d --sizes 1,2,3,5,17,31,32,33,48,65,100,257 --runs 1 --check-cpu-max 300 --host-input-max 0 2>&1 | grep -E '^[sdcz]+ |rror'; done"
       step cli 60 bash -c "'$es' '$here/tests/data/matrices/494_bus.mtx' --device auto --vectors -o /tmp/es-b.txt --vectors-output /tmp/es-b.mtx && '$es' '$here/tests/data/matrices/494_bus.mtx' --device cpu --vectors -o /tmp/es-c.txt --vectors-output /tmp/es-c.mtx && cmp /tmp/es-b.txt /tmp/es-c.txt && cmp /tmp/es-b.mtx /tmp/es-c.mtx && echo 'cli: cuda == cpu, values and vectors'"
+      # where d with vectors at n = 128 spends its ~45 ms (eigenvalues alone: ~3 ms)
+      step vsmall-s47e 40 bash -c "EIGSOLVE_GPU_TRACE=1 '$es' bench eig --cusolver-api none --vectors -p d --sizes 128 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -30 | cut -c1-160; EIGSOLVE_GPU_PROFILE=1 '$es' bench eig --cusolver-api none --vectors -p d --sizes 128 --runs 3 --check-cpu-max 0 --host-input-max 0 2>&1 | tail -30 | cut -c1-160"
       [ -n "${S47E_TESTS:-}" ] && gtests tests-s47e 300 test_gpu_tridiag:240
       ;;
     s47-d) # session 47, after s47-c (two-stage faster at every size there but s with vectors at 6144-12288): eigenvalues s, d at 16-96 and with vectors s, d at 128-768, one-stage against two-stage alternated twice
