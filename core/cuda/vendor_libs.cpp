@@ -53,11 +53,10 @@ const Loaded& loaded(Library lib) {
 }  // namespace
 
 void* symbol(Library lib, const char* name) {
-  void* h = loaded(lib).handle;
+  const Loaded& l = loaded(lib);
   dlerror();
-  void* p = dlsym(h, name);
-  if (!p)
-    throw DeviceError(std::string(lib_name(lib)) + " (" + loaded(lib).from + ") has no " + name);
+  void* p = dlsym(l.handle, name);
+  if (!p) throw DeviceError(std::string(lib_name(lib)) + " (" + l.from + ") has no " + name);
   return p;
 }
 
@@ -67,17 +66,19 @@ const char* loaded_from(Library lib) {
 
 }  // namespace eigsolve::vendor
 
-namespace vendor = eigsolve::vendor;
+/// `f`: the library's own `name`, resolved on the first call (the symbol's name is the
+/// function's, so the two cannot differ).
+#define ES_VENDOR_TARGET(lib, name)                        \
+  static const auto f = reinterpret_cast<decltype(&name)>( \
+      eigsolve::vendor::symbol(eigsolve::vendor::Library::lib, #name))
 
 extern "C" cublasStatus_t CUBLASWINAPI cublasCreate_v2(cublasHandle_t* handle) {
-  static const auto f = reinterpret_cast<decltype(&cublasCreate_v2)>(
-      vendor::symbol(vendor::Library::cublas, "cublasCreate_v2"));
+  ES_VENDOR_TARGET(cublas, cublasCreate_v2);
   return f(handle);
 }
 
 extern "C" cublasStatus_t CUBLASWINAPI cublasDestroy_v2(cublasHandle_t handle) {
-  static const auto f = reinterpret_cast<decltype(&cublasDestroy_v2)>(
-      vendor::symbol(vendor::Library::cublas, "cublasDestroy_v2"));
+  ES_VENDOR_TARGET(cublas, cublasDestroy_v2);
   return f(handle);
 }
 
@@ -87,8 +88,7 @@ extern "C" cublasStatus_t CUBLASWINAPI cublasSgemm_v2(cublasHandle_t handle,
                                                       const float* alpha, const float* A, int lda,
                                                       const float* B, int ldb, const float* beta,
                                                       float* C, int ldc) {
-  static const auto f = reinterpret_cast<decltype(&cublasSgemm_v2)>(
-      vendor::symbol(vendor::Library::cublas, "cublasSgemm_v2"));
+  ES_VENDOR_TARGET(cublas, cublasSgemm_v2);
   return f(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -98,8 +98,7 @@ extern "C" cublasStatus_t CUBLASWINAPI cublasDgemm_v2(cublasHandle_t handle,
                                                       const double* alpha, const double* A, int lda,
                                                       const double* B, int ldb, const double* beta,
                                                       double* C, int ldc) {
-  static const auto f = reinterpret_cast<decltype(&cublasDgemm_v2)>(
-      vendor::symbol(vendor::Library::cublas, "cublasDgemm_v2"));
+  ES_VENDOR_TARGET(cublas, cublasDgemm_v2);
   return f(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -107,8 +106,7 @@ extern "C" cublasStatus_t CUBLASWINAPI
 cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
                int n, int k, const cuComplex* alpha, const cuComplex* A, int lda,
                const cuComplex* B, int ldb, const cuComplex* beta, cuComplex* C, int ldc) {
-  static const auto f = reinterpret_cast<decltype(&cublasCgemm_v2)>(
-      vendor::symbol(vendor::Library::cublas, "cublasCgemm_v2"));
+  ES_VENDOR_TARGET(cublas, cublasCgemm_v2);
   return f(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -116,8 +114,7 @@ extern "C" cublasStatus_t CUBLASWINAPI cublasZgemm_v2(
     cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
     const cuDoubleComplex* alpha, const cuDoubleComplex* A, int lda, const cuDoubleComplex* B,
     int ldb, const cuDoubleComplex* beta, cuDoubleComplex* C, int ldc) {
-  static const auto f = reinterpret_cast<decltype(&cublasZgemm_v2)>(
-      vendor::symbol(vendor::Library::cublas, "cublasZgemm_v2"));
+  ES_VENDOR_TARGET(cublas, cublasZgemm_v2);
   return f(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -125,8 +122,7 @@ extern "C" cublasStatus_t CUBLASWINAPI cublasSsymv_v2(cublasHandle_t handle, cub
                                                       int n, const float* alpha, const float* A,
                                                       int lda, const float* x, int incx,
                                                       const float* beta, float* y, int incy) {
-  static const auto f = reinterpret_cast<decltype(&cublasSsymv_v2)>(
-      vendor::symbol(vendor::Library::cublas, "cublasSsymv_v2"));
+  ES_VENDOR_TARGET(cublas, cublasSsymv_v2);
   return f(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 
@@ -134,16 +130,14 @@ extern "C" cublasStatus_t CUBLASWINAPI cublasDsymv_v2(cublasHandle_t handle, cub
                                                       int n, const double* alpha, const double* A,
                                                       int lda, const double* x, int incx,
                                                       const double* beta, double* y, int incy) {
-  static const auto f = reinterpret_cast<decltype(&cublasDsymv_v2)>(
-      vendor::symbol(vendor::Library::cublas, "cublasDsymv_v2"));
+  ES_VENDOR_TARGET(cublas, cublasDsymv_v2);
   return f(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 
 extern "C" cublasStatus_t CUBLASWINAPI cublasChemv_v2(
     cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex* alpha, const cuComplex* A,
     int lda, const cuComplex* x, int incx, const cuComplex* beta, cuComplex* y, int incy) {
-  static const auto f = reinterpret_cast<decltype(&cublasChemv_v2)>(
-      vendor::symbol(vendor::Library::cublas, "cublasChemv_v2"));
+  ES_VENDOR_TARGET(cublas, cublasChemv_v2);
   return f(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 
@@ -153,46 +147,39 @@ extern "C" cublasStatus_t CUBLASWINAPI cublasZhemv_v2(cublasHandle_t handle, cub
                                                       const cuDoubleComplex* x, int incx,
                                                       const cuDoubleComplex* beta,
                                                       cuDoubleComplex* y, int incy) {
-  static const auto f = reinterpret_cast<decltype(&cublasZhemv_v2)>(
-      vendor::symbol(vendor::Library::cublas, "cublasZhemv_v2"));
+  ES_VENDOR_TARGET(cublas, cublasZhemv_v2);
   return f(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 
 extern "C" cublasStatus_t CUBLASWINAPI cublasSetAtomicsMode(cublasHandle_t handle,
                                                             cublasAtomicsMode_t mode) {
-  static const auto f = reinterpret_cast<decltype(&cublasSetAtomicsMode)>(
-      vendor::symbol(vendor::Library::cublas, "cublasSetAtomicsMode"));
+  ES_VENDOR_TARGET(cublas, cublasSetAtomicsMode);
   return f(handle, mode);
 }
 
 extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnCreate(cusolverDnHandle_t* handle) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnCreate)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnCreate"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnCreate);
   return f(handle);
 }
 
 extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnDestroy(cusolverDnHandle_t handle) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnDestroy)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnDestroy"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnDestroy);
   return f(handle);
 }
 
 extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnCreateParams(cusolverDnParams_t* params) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnCreateParams)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnCreateParams"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnCreateParams);
   return f(params);
 }
 
 extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnDestroyParams(cusolverDnParams_t params) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnDestroyParams)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnDestroyParams"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnDestroyParams);
   return f(params);
 }
 
 extern "C" cusolverStatus_t CUSOLVERAPI
 cusolverDnSetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnSetDeterministicMode)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnSetDeterministicMode"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnSetDeterministicMode);
   return f(handle, mode);
 }
 
@@ -201,8 +188,7 @@ extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnSsyevd_bufferSize(cusolverDnHa
                                                                     cublasFillMode_t uplo, int n,
                                                                     const float* A, int lda,
                                                                     const float* W, int* lwork) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnSsyevd_bufferSize)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnSsyevd_bufferSize"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnSsyevd_bufferSize);
   return f(handle, jobz, uplo, n, A, lda, W, lwork);
 }
 
@@ -211,8 +197,7 @@ extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnSsyevd(cusolverDnHandle_t hand
                                                          cublasFillMode_t uplo, int n, float* A,
                                                          int lda, float* W, float* work, int lwork,
                                                          int* info) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnSsyevd)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnSsyevd"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnSsyevd);
   return f(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
 }
 
@@ -221,8 +206,7 @@ extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnDsyevd_bufferSize(cusolverDnHa
                                                                     cublasFillMode_t uplo, int n,
                                                                     const double* A, int lda,
                                                                     const double* W, int* lwork) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnDsyevd_bufferSize)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnDsyevd_bufferSize"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnDsyevd_bufferSize);
   return f(handle, jobz, uplo, n, A, lda, W, lwork);
 }
 
@@ -231,8 +215,7 @@ extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnDsyevd(cusolverDnHandle_t hand
                                                          cublasFillMode_t uplo, int n, double* A,
                                                          int lda, double* W, double* work,
                                                          int lwork, int* info) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnDsyevd)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnDsyevd"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnDsyevd);
   return f(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
 }
 
@@ -241,8 +224,7 @@ extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnCheevd_bufferSize(cusolverDnHa
                                                                     cublasFillMode_t uplo, int n,
                                                                     const cuComplex* A, int lda,
                                                                     const float* W, int* lwork) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnCheevd_bufferSize)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnCheevd_bufferSize"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnCheevd_bufferSize);
   return f(handle, jobz, uplo, n, A, lda, W, lwork);
 }
 
@@ -251,24 +233,21 @@ extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnCheevd(cusolverDnHandle_t hand
                                                          cublasFillMode_t uplo, int n, cuComplex* A,
                                                          int lda, float* W, cuComplex* work,
                                                          int lwork, int* info) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnCheevd)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnCheevd"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnCheevd);
   return f(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
 }
 
 extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnZheevd_bufferSize(
     cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,
     const cuDoubleComplex* A, int lda, const double* W, int* lwork) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnZheevd_bufferSize)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnZheevd_bufferSize"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnZheevd_bufferSize);
   return f(handle, jobz, uplo, n, A, lda, W, lwork);
 }
 
 extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnZheevd(
     cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,
     cuDoubleComplex* A, int lda, double* W, cuDoubleComplex* work, int lwork, int* info) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnZheevd)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnZheevd"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnZheevd);
   return f(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
 }
 
@@ -277,8 +256,7 @@ extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnXsyevd_bufferSize(
     cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void* A, int64_t lda,
     cudaDataType dataTypeW, const void* W, cudaDataType computeType,
     size_t* workspaceInBytesOnDevice, size_t* workspaceInBytesOnHost) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnXsyevd_bufferSize)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnXsyevd_bufferSize"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnXsyevd_bufferSize);
   return f(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType,
            workspaceInBytesOnDevice, workspaceInBytesOnHost);
 }
@@ -288,8 +266,7 @@ extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnXsyevd(
     cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void* A, int64_t lda,
     cudaDataType dataTypeW, void* W, cudaDataType computeType, void* bufferOnDevice,
     size_t workspaceInBytesOnDevice, void* bufferOnHost, size_t workspaceInBytesOnHost, int* info) {
-  static const auto f = reinterpret_cast<decltype(&cusolverDnXsyevd)>(
-      vendor::symbol(vendor::Library::cusolver, "cusolverDnXsyevd"));
+  ES_VENDOR_TARGET(cusolver, cusolverDnXsyevd);
   return f(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType,
            bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
 }
