@@ -88,7 +88,7 @@ template <class T>
 void upload(const HostMatrix<T>& A, const SolveResult<T>& r, T* dA, T* dZ, real_t<T>* dw) {
   const std::size_t e = sizeof(T), un = std::size_t(r.n), um = std::size_t(r.m);
   if (staged_uploads()) {
-    staged::Stager sg;
+    staged::Stager sg(0, e * un * (un + um));
     sg.h2d(dA, e * un, A.ptr(), e * un, e * un, un);
     sg.h2d(dZ, e * un, r.z.data(), e * un, e * un, um);
   } else {

@@ -38,32 +38,42 @@ inline bool enabled() {
 
 class Stager {
  public:
-  /// Bytes per pinned chunk: 32 MiB, or EIGSOLVE_GPU_STAGED_CHUNK (>= 4096; tests use small ones
-  /// so that many chunks and both buffers are exercised). Host threads for the pinned <->
-  /// pageable copies: `threads`, or (0) as many as the host has, at most 16.
-  explicit Stager(int threads = 0) {
+  /// Bytes per pinned chunk: 32 MiB, no more than `bytes` (> 0: the most this Stager will copy in
+  /// all, rounded up to 4 KiB), or exactly EIGSOLVE_GPU_STAGED_CHUNK (>= 4096; tests use small
+  /// ones so that many chunks and both buffers are exercised, 33554432 restores the fixed size).
+  /// cudaHostAlloc pins the pages as it allocates: two 32 MiB chunks took ~35 ms of host time
+  /// for a 128 KiB copy (bench/NOTES.md, session 48), so the chunks follow the copy and the second
+  /// one is allocated only when a copy needs it. A `bytes` below what is copied costs more, smaller
+  /// DMAs, never other bytes. Host threads for the pinned <-> pageable copies: `threads`, or (0) as
+  /// many as the host has, at most 16.
+  explicit Stager(int threads = 0, std::size_t bytes = 0) {
     if (const char* c = std::getenv("EIGSOLVE_GPU_STAGED_CHUNK"))
       chunk_ = std::max<std::size_t>(4096, std::strtoull(c, nullptr, 10));
+    else if (bytes > 0)
+      chunk_ = std::min(chunk_, (bytes + 4095) / 4096 * 4096);
     threads_ =
         threads > 0
             ? threads
             : std::max(1, std::min(16, static_cast<int>(std::thread::hardware_concurrency())));
-    for (int b = 0; b < 2; ++b) {
-      ck(cudaHostAlloc(&buf_[b], chunk_, cudaHostAllocDefault), "cudaHostAlloc staging");
+    for (int b = 0; b < 2; ++b)
       ck(cudaEventCreateWithFlags(&ev_[b], cudaEventDisableTiming), "cudaEventCreate");
-    }
     ck(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking), "cudaStreamCreate");
+    buffer(0);
   }
   ~Stager() {
     cudaStreamSynchronize(st_);
     for (int b = 0; b < 2; ++b) {
-      cudaFreeHost(buf_[b]);
+      if (buf_[b]) cudaFreeHost(buf_[b]);
       cudaEventDestroy(ev_[b]);
     }
     cudaStreamDestroy(st_);
   }
   Stager(const Stager&) = delete;
   Stager& operator=(const Stager&) = delete;
+
+  /// Bytes per pinned chunk, and how many chunks have been allocated so far (1 or 2).
+  std::size_t chunk_bytes() const { return chunk_; }
+  int buffers_allocated() const { return (buf_[0] != nullptr) + (buf_[1] != nullptr); }
 
   /// One rectangle of a host -> device copy: `cols` columns of `width` bytes.
   struct Piece {
@@ -104,7 +114,7 @@ class Stager {
           off = 0;
           if (used[b]) ck(cudaEventSynchronize(ev_[b]), "staging event");
         }
-        char* p = static_cast<char*>(buf_[b]) + off;
+        char* p = static_cast<char*>(buffer(b)) + off;
         const char* s = static_cast<const char*>(q.src) + c0 * q.spitch;
         parallel_for(std::int64_t(nc), threads_, 16, [&](std::int64_t jb, std::int64_t je) {
           for (std::int64_t j = jb; j < je; ++j)
@@ -130,7 +140,7 @@ class Stager {
     const std::size_t per = chunk_ / width;
     auto issue = [&](std::size_t c0, int b) {
       const std::size_t nc = std::min(per, cols - c0);
-      ck(cudaMemcpy2DAsync(buf_[b], width, static_cast<const char*>(src) + c0 * spitch, spitch,
+      ck(cudaMemcpy2DAsync(buffer(b), width, static_cast<const char*>(src) + c0 * spitch, spitch,
                            width, nc, cudaMemcpyDeviceToHost, st_),
          "staged download");
       ck(cudaEventRecord(ev_[b], st_), "cudaEventRecord");
@@ -151,6 +161,12 @@ class Stager {
   }
 
  private:
+  /// Pinned chunk b, allocated on first use.
+  void* buffer(int b) {
+    if (!buf_[b])
+      ck(cudaHostAlloc(&buf_[b], chunk_, cudaHostAllocDefault), "cudaHostAlloc staging");
+    return buf_[b];
+  }
   void* buf_[2] = {nullptr, nullptr};
   cudaEvent_t ev_[2] = {};
   cudaStream_t st_ = nullptr;

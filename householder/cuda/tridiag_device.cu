@@ -521,7 +521,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     if (!(sf && sf[0] == '0' && sf[1] == '\0') &&
         std::size_t(rows) * std::size_t(cols) * sizeof(T) >= (std::size_t(1) << 20)) {
       ck(cudaStreamSynchronize(st_), "fetch columns");
-      staged::Stager sg;
+      staged::Stager sg(0, std::size_t(rows) * std::size_t(cols) * sizeof(T));
       sg.d2h(A + r0 + lda * c0, std::size_t(lda) * sizeof(T), dA_ + r0 + ldd_ * c0,
              std::size_t(ldd_) * sizeof(T), std::size_t(rows) * sizeof(T), std::size_t(cols));
       return;

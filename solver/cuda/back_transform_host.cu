@@ -57,7 +57,6 @@ void apply_q_canonical_cuda(index_t n, const T* A, index_t lda, const T* tau, in
   if (stage) {
     // Only the lower triangle of A is read: it goes up in blocks of 64 columns (rows j0..n-1,
     // half the bytes), with Z, through pinned chunks; the rest of dA is zeroed, never garbage.
-    sg = std::make_unique<staged::Stager>();
     ck(cudaMemset(dA.p, 0, bA), "cudaMemset A");
     std::vector<staged::Stager::Piece> pcs;
     for (index_t j0 = 0; j0 < n; j0 += 64) {
@@ -66,6 +65,10 @@ void apply_q_canonical_cuda(index_t n, const T* A, index_t lda, const T* tau, in
                      A + (j0 + lda * j0), es * lda, es * std::size_t(n - j0), std::size_t(nc)});
     }
     pcs.push_back({dZ.p, es * n, Z, es * ldz, es * n, std::size_t(m)});
+    std::size_t up = 0;
+    for (const auto& q : pcs)
+      up += q.width * q.cols;
+    sg = std::make_unique<staged::Stager>(0, std::max(up, bZ));  // bZ: Z comes back through it
     sg->h2d(pcs.data(), pcs.size());
   } else {
     ck(cudaMemcpy2D(dA.p, es * n, A, es * lda, es * n, n, cudaMemcpyHostToDevice), "upload A");

@@ -153,13 +153,15 @@ class GroupWorker {
 class Downloader {
  public:
   /// fill() touches the pages and returns the host base address; landed(c0, c1) (optional)
-  /// runs after each group's copy.
+  /// runs after each group's copy. cols: the columns of cb bytes that will be downloaded in all
+  /// (the staging chunks are no larger).
   Downloader(int device, std::function<void*()> fill, const void* dev, std::size_t cb,
-             const std::function<void(index_t, index_t)>* landed)
+             std::size_t cols, const std::function<void(index_t, index_t)>* landed)
       : fill_(std::move(fill)),
         landed_(landed),
         dev_(static_cast<const char*>(dev)),
         cb_(cb),
+        cols_(cols),
         th_([this, device] { run(device); }) {}
   Downloader(const Downloader&) = delete;
   Downloader& operator=(const Downloader&) = delete;
@@ -206,7 +208,7 @@ class Downloader {
       ck(cudaSetDevice(device), "cudaSetDevice");
       std::unique_ptr<staged::Stager> sg;
       if (staged::enabled())
-        sg = std::make_unique<staged::Stager>(8);  // phase B's driver keeps a core
+        sg = std::make_unique<staged::Stager>(8, cb_ * cols_);  // phase B's driver keeps a core
       for (;;) {
         Job j{};
         {
@@ -234,7 +236,7 @@ class Downloader {
   const std::function<void(index_t, index_t)>* landed_;
   char* host_ = nullptr;
   const char* dev_;
-  std::size_t cb_;
+  std::size_t cb_, cols_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Job> jobs_;
@@ -409,7 +411,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
         assign_zeros_parallel(z, count, ctx.num_threads());
         return z.data();
       },
-      Z, sizeof(T) * std::size_t(n), landed);
+      Z, sizeof(T) * std::size_t(n), std::size_t(m), landed);
   // 2. (on bs, from the worker thread) the T factors; then Z := Q Z by groups of columns
   // [c0, c1) as they are posted (complex: Z_T's columns widened first).
   GroupWorker worker(
