@@ -91,8 +91,8 @@ dd_eig16k_n() {  # dd_eig16k_n NAME ROUNDS LABEL:EIGSOLVE ...: the dd 16384 eige
 dd_trace16k() {  # dd_trace16k NAME EIGSOLVE: the kernel trace of the dd 16384 eigenvalues (its first 8 lines)
   step "$1" 60 bash -c "EIGSOLVE_GPU_TRACE=1 $2 bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -8"
 }
-trace_v16k() {  # trace_v16k LIMIT_S: the kernel trace of d 16384 with vectors (its first 40 lines: the kernels, then the per-stream table)
-  step trace-v16k "$1" bash -c "EIGSOLVE_GPU_TRACE=1 '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -40"
+trace_v16k() {  # trace_v16k LIMIT_S: the kernel trace of d 16384 with vectors (its first 60 lines: the kernels, the per-stream table with each stream's from/to, the three busiest streams' largest gaps)
+  step trace-v16k "$1" bash -c "EIGSOLVE_GPU_TRACE=1 '$es' bench eig -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -60"
 }
 s42a_crossovers() {  # s42-a's first two steps (shared with s42-a-vx): one-stage against two-stage with vectors, then the eigenvalue crossover below 1024
   step vcross-s42a 300 bash -c "for r in 1 2; do for red in one-stage two-stage; do echo \"== vectors \$red \$r\"; '$es' bench eig --cusolver-api none --vectors --reduction \$red -p d,s --sizes 2048,4096,6144,8192 --runs 2 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^[sdcz] +[0-9]+ yes|rror'; '$es' bench eig --cusolver-api none --vectors --reduction \$red -p c,z --sizes 2048,4096 --runs 2 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^[sdcz] +[0-9]+ yes|rror'; done; done"
@@ -428,7 +428,9 @@ for s in "$@"; do
       gpu_digests 120 "$esa" crossmachine-s46a ;;
     s48-b) mkdir -p "$out/t"  # session 48 (prepared, no device lent): the pinned staging chunks follow the copy's size (core/cuda/staged_copy.cuh; before: two 32 MiB cudaHostAlloc chunks per Stager whatever the copy, suspected for session 47's ~35 ms of host time in d with vectors at n = 128): d with vectors at 128-1024 and the CLI's 494_bus with vectors, new chunks against EIGSOLVE_GPU_STAGED_CHUNK=33554432 (the old size) and EIGSOLVE_GPU_STAGED=0 (no staging), alternated; the trace at 128; test_gpu_staged. Pack: PACK_ONLY="bin/eigsolve tests/test_gpu_staged tests/test_gpu_residuals tests/test_vendor_libs" (s48-a's binaries too)
       step vsmall-s48b 150 bash -c "for r in 1 2; do for mode in new old none; do case \$mode in new) ev=;; old) ev=EIGSOLVE_GPU_STAGED_CHUNK=33554432;; none) ev=EIGSOLVE_GPU_STAGED=0;; esac; echo \"== \$mode \$r\"; env \$ev '$es' bench eig --cusolver-api none --vectors -p d --sizes 128,256,512,1024 --runs 3 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^d +[0-9]+ yes|rror'; for k in 1 2; do env \$ev /usr/bin/time -f \"cli 494_bus d --vectors \$mode: %e s\" '$es' '$here/tests/data/matrices/494_bus.mtx' --device cuda --vectors -o /tmp/es-s.txt --vectors-output /tmp/es-s.mtx 2>&1 | grep -E '^cli|rror'; done; done; done"
-      step vtrace-s48b 40 bash -c "EIGSOLVE_GPU_TRACE=1 '$es' bench eig --cusolver-api none --vectors -p d --sizes 128 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -30 | cut -c1-160"
+      step vtrace-s48b 40 bash -c "EIGSOLVE_GPU_TRACE=1 '$es' bench eig --cusolver-api none --vectors -p d --sizes 128 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -60 | cut -c1-200"
+      # d 16384 with vectors (issue 8, on the line): which stream is the critical path and where it waits (the trace's new from/to columns and gap lines)
+      trace_v16k 60
       gtests tests-s48b 60 test_gpu_staged:40
       # S48B_INVIT=1: test_gpu_invit with its CPU reference on the host's cores (was 2 threads; float LargeRandom ~105 s in session 46)
       [ -n "${S48B_INVIT:-}" ] && gtests invit-s48b 300 test_gpu_invit:280

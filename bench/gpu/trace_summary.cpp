@@ -49,6 +49,14 @@ TraceSummary summarize_trace(std::vector<KernelInterval> v, const std::vector<st
     std::uint64_t late = 0, wait = 0;
     bool known = true;
     std::map<int, std::uint64_t> by_name;
+    int last = -1;  // the name of the kernel with the latest end so far
+    std::uint64_t last_end = 0;
+    struct Gap {
+      std::uint64_t at, len, late;
+      bool known;
+      int before, after;
+    };
+    std::vector<Gap> gaps;  // the largest kMaxGaps, largest first (ties: the earlier)
   };
   std::map<int, TraceRow> by;
   std::map<std::uint32_t, PerStream> st;
@@ -68,8 +76,23 @@ TraceSummary summarize_trace(std::vector<KernelInterval> v, const std::vector<st
       const std::uint64_t sub = std::min(std::max(x.submitted, prev), x.start);
       a.late += sub - prev;
       a.wait += x.start - sub;
+      const PerStream::Gap g{prev, gap, sub - prev, x.submitted != 0, a.last, x.name};
+      auto pos = std::find_if(a.gaps.begin(), a.gaps.end(),
+                              [&](const PerStream::Gap& o) { return g.len > o.len; });
+      if (std::size_t(pos - a.gaps.begin()) < kMaxGaps) {
+        a.gaps.insert(pos, g);
+        if (a.gaps.size() > kMaxGaps) a.gaps.pop_back();
+      }
+    }
+    if (a.last < 0 || x.end >= a.last_end) {
+      a.last = x.name;
+      a.last_end = x.end;
     }
   }
+  const std::uint64_t t0 = v.front().start;
+  auto name_of = [&](int id) {
+    return id >= 0 && std::size_t(id) < names.size() ? names[std::size_t(id)] : std::string("?");
+  };
   for (const auto& [id, a] : st) {
     StreamRow r;
     r.stream = id;
@@ -87,6 +110,12 @@ TraceSummary summarize_trace(std::vector<KernelInterval> v, const std::vector<st
     for (const auto& [nm, t] : a.by_name)
       if (top < 0 || t > best) top = nm, best = t;
     r.top = top >= 0 && std::size_t(top) < names.size() ? names[std::size_t(top)] : "?";
+    r.from_s = double(a.u.first - t0) * 1e-9;
+    r.to_s = double(a.u.ce - t0) * 1e-9;
+    for (const PerStream::Gap& g : a.gaps)
+      r.gaps.push_back({double(g.at - t0) * 1e-9, double(g.len) * 1e-9,
+                        g.known && a.known ? double(g.late) * 1e-9 : -1.0, name_of(g.before),
+                        name_of(g.after)});
     s.streams.push_back(std::move(r));
   }
   std::sort(s.streams.begin(), s.streams.end(), [](const StreamRow& a, const StreamRow& b) {
@@ -104,6 +133,15 @@ TraceSummary summarize_trace(std::vector<KernelInterval> v, const std::vector<st
   });
   return s;
 }
+
+namespace {
+/// A kernel's name without "void " and "(anonymous namespace)::", for the gap lines.
+std::string short_name(std::string s) {
+  for (const std::string cut : {"void ", "(anonymous namespace)::"})
+    if (s.compare(0, cut.size(), cut) == 0) s.erase(0, cut.size());
+  return s;
+}
+}  // namespace
 
 void print_trace_summary(std::FILE* out, const char* title, const TraceSummary& s,
                          std::size_t max_rows) {
@@ -126,8 +164,9 @@ void print_trace_summary(std::FILE* out, const char* title, const TraceSummary& 
   }
   std::fprintf(
       out, "  per stream (span - busy = gaps: host waits, launch latency, no room on the SMs)\n");
-  std::fprintf(out, "  %9s %9s %10s %10s %10s %11s %10s  largest kernel\n", "stream", "launches",
-               "span s", "busy s", "gaps s", "host late s", "GPU wait s");
+  std::fprintf(out, "  %9s %9s %10s %10s %10s %11s %10s %8s %8s  largest kernel\n", "stream",
+               "launches", "span s", "busy s", "gaps s", "host late s", "GPU wait s", "from s",
+               "to s");
   for (std::size_t i = 0; i < s.streams.size() && i < 8; ++i) {
     const StreamRow& r = s.streams[i];
     char late[32] = "-", wait[32] = "-";
@@ -135,8 +174,20 @@ void print_trace_summary(std::FILE* out, const char* title, const TraceSummary& 
       std::snprintf(late, sizeof late, "%.4f", r.host_late_s);
       std::snprintf(wait, sizeof wait, "%.4f", r.gpu_wait_s);
     }
-    std::fprintf(out, "  %9u %9ld %10.4f %10.4f %10.4f %11s %10s  %s\n", r.stream, r.launches,
-                 r.span_s, r.busy_s, r.gaps_s, late, wait, r.top.c_str());
+    std::fprintf(out, "  %9u %9ld %10.4f %10.4f %10.4f %11s %10s %8.4f %8.4f  %s\n", r.stream,
+                 r.launches, r.span_s, r.busy_s, r.gaps_s, late, wait, r.from_s, r.to_s,
+                 r.top.c_str());
+  }
+  // The largest gaps of the three busiest streams: where a stream on the critical path waited.
+  for (std::size_t i = 0; i < s.streams.size() && i < 3; ++i) {
+    const StreamRow& r = s.streams[i];
+    for (const GapRow& g : r.gaps) {
+      char late[48] = "";
+      if (g.late_s >= 0) std::snprintf(late, sizeof late, " (host late %.4f s)", g.late_s);
+      std::fprintf(out, "  stream %u gap at %.4f s: %.4f s%s after %.70s, before %.70s\n", r.stream,
+                   g.at_s, g.len_s, late, short_name(g.before).c_str(),
+                   short_name(g.after).c_str());
+    }
   }
 }
 

@@ -24,6 +24,14 @@ struct TraceRow {
   double idle_before_s = 0;  ///< GPU idle time that ended with this kernel's launches
 };
 
+/// One gap on a stream: the stream's previous kernel had ended, its next one had not started.
+struct GapRow {
+  double at_s = 0;     ///< its start, from the trace's first kernel start
+  double len_s = 0;    ///< its length
+  double late_s = -1;  ///< of it, host late (the next launch had not reached the GPU); -1: unknown
+  std::string before, after;  ///< the kernels that end and begin it
+};
+
 /// One stream's kernels: on a stream they run one after the other, so span - busy is the time the
 /// stream's next kernel was not running although the previous one had ended (host waits, launch
 /// latency, or no room on the SMs for it).
@@ -39,8 +47,13 @@ struct StreamRow {
   /// no room on the SMs, or the front end busy).
   bool split_known = false;
   double host_late_s = 0, gpu_wait_s = 0;
-  std::string top;    ///< the kernel with the largest total on it
+  std::string top;              ///< the kernel with the largest total on it
+  double from_s = 0, to_s = 0;  ///< its first start and last end, from the trace's first start
+  std::vector<GapRow> gaps;     ///< its largest gaps (at most kMaxGaps), largest first
 };
+
+/// How many of each stream's gaps summarize_trace keeps.
+constexpr std::size_t kMaxGaps = 5;
 
 struct TraceSummary {
   std::size_t kernels = 0;

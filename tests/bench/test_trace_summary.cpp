@@ -55,6 +55,47 @@ TEST(TraceSummary, PerStreamGaps) {
   EXPECT_DOUBLE_EQ(s.streams[1].gaps_s, 50e-9);
   EXPECT_EQ(s.streams[1].top, "k1");
   EXPECT_FALSE(s.streams[1].split_known);  // no launch times given
+  // where each stream runs, from the first start (0): stream 3 20..400, stream 7 0..260
+  EXPECT_DOUBLE_EQ(s.streams[0].from_s, 20e-9);
+  EXPECT_DOUBLE_EQ(s.streams[0].to_s, 400e-9);
+  EXPECT_DOUBLE_EQ(s.streams[1].from_s, 0.0);
+  EXPECT_DOUBLE_EQ(s.streams[1].to_s, 260e-9);
+  EXPECT_TRUE(s.streams[0].gaps.empty());
+  ASSERT_EQ(s.streams[1].gaps.size(), 1u);
+  const GapRow& g = s.streams[1].gaps[0];
+  EXPECT_DOUBLE_EQ(g.at_s, 100e-9);
+  EXPECT_DOUBLE_EQ(g.len_s, 50e-9);
+  EXPECT_DOUBLE_EQ(g.late_s, -1.0);  // unknown
+  EXPECT_EQ(g.before, "k0");
+  EXPECT_EQ(g.after, "k1");
+}
+
+TEST(TraceSummary, LargestGapsKeptInOrder) {
+  // one stream, 8 kernels of 10 ns with gaps 5, 30, 10, 30, 1, 20, 2 after them: 7 gaps, the 5
+  // largest kept, largest first (two of 30: the earlier first)
+  const std::vector<std::uint64_t> gap = {5, 30, 10, 30, 1, 20, 2};
+  std::vector<KernelInterval> v;
+  std::uint64_t t = 1000;
+  for (int k = 0; k < 8; ++k) {
+    v.push_back({t, t + 10, k, 9});
+    t += 10 + (k < 7 ? gap[std::size_t(k)] : 0);
+  }
+  std::vector<std::string> names;
+  for (int k = 0; k < 8; ++k)
+    names.push_back("k" + std::to_string(k));
+  const TraceSummary s = summarize_trace(v, names);
+  ASSERT_EQ(s.streams.size(), 1u);
+  const std::vector<GapRow>& g = s.streams[0].gaps;
+  ASSERT_EQ(g.size(), kMaxGaps);
+  const double want_len[] = {30, 30, 20, 10, 5};
+  const char* want_before[] = {"k1", "k3", "k5", "k2", "k0"};
+  for (std::size_t i = 0; i < kMaxGaps; ++i) {
+    EXPECT_DOUBLE_EQ(g[i].len_s, want_len[i] * 1e-9) << i;
+    EXPECT_EQ(g[i].before, want_before[i]) << i;
+  }
+  EXPECT_EQ(g[0].after, "k2");
+  EXPECT_DOUBLE_EQ(g[0].at_s, (10 + 5 + 10) * 1e-9);  // k1 ends 25 ns after k0 starts
+  EXPECT_DOUBLE_EQ(s.streams[0].from_s, 0.0);
 }
 
 TEST(TraceSummary, GapsSplitIntoHostLateAndGpuWait) {
@@ -69,6 +110,11 @@ TEST(TraceSummary, GapsSplitIntoHostLateAndGpuWait) {
   EXPECT_DOUBLE_EQ(r.host_late_s, 30e-9);
   EXPECT_DOUBLE_EQ(r.gpu_wait_s, 100e-9);
   EXPECT_DOUBLE_EQ(r.host_late_s + r.gpu_wait_s, r.gaps_s);
+  ASSERT_EQ(r.gaps.size(), 2u);  // 70 ns (30 late), then 60 ns (0 late: the launch was early)
+  EXPECT_DOUBLE_EQ(r.gaps[0].len_s, 70e-9);
+  EXPECT_DOUBLE_EQ(r.gaps[0].late_s, 30e-9);
+  EXPECT_DOUBLE_EQ(r.gaps[1].len_s, 60e-9);
+  EXPECT_DOUBLE_EQ(r.gaps[1].late_s, 0.0);
 }
 
 TEST(TraceSummary, EmptyAndSingle) {
