@@ -41,11 +41,14 @@ class Stager {
   /// Bytes per pinned chunk: 32 MiB, no more than `bytes` (> 0: the most this Stager will copy in
   /// all, rounded up to 4 KiB), or exactly EIGSOLVE_GPU_STAGED_CHUNK (>= 4096; tests use small
   /// ones so that many chunks and both buffers are exercised, 33554432 restores the fixed size).
-  /// cudaHostAlloc pins the pages as it allocates: two 32 MiB chunks took ~35 ms of host time
-  /// for a 128 KiB copy (bench/NOTES.md, session 48), so the chunks follow the copy and the second
-  /// one is allocated only when a copy needs it. A `bytes` below what is copied costs more, smaller
-  /// DMAs, never other bytes. Host threads for the pinned <-> pageable copies: `threads`, or (0) as
-  /// many as the host has, at most 16.
+  /// cudaHostAlloc pins the pages as it allocates, and every Stager used to pin two 32 MiB chunks
+  /// whatever the copy (suspected for ~35 ms of host time in d with vectors at n = 128, bench/
+  /// NOTES.md sessions 47-48), so the chunks follow the copy. Both chunks are allocated here when
+  /// the copy needs two (bytes > the chunk, or not given: as before, so that no allocation, which
+  /// holds the driver's lock, falls inside a copy that other threads' launches wait behind); a copy
+  /// that fits one chunk gets one, and the second is allocated if a copy needs it after all. A
+  /// `bytes` below what is copied costs more, smaller DMAs, never other bytes. Host threads for the
+  /// pinned <-> pageable copies: `threads`, or (0) as many as the host has, at most 16.
   explicit Stager(int threads = 0, std::size_t bytes = 0) {
     if (const char* c = std::getenv("EIGSOLVE_GPU_STAGED_CHUNK"))
       chunk_ = std::max<std::size_t>(4096, std::strtoull(c, nullptr, 10));
@@ -59,6 +62,7 @@ class Stager {
       ck(cudaEventCreateWithFlags(&ev_[b], cudaEventDisableTiming), "cudaEventCreate");
     ck(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking), "cudaStreamCreate");
     buffer(0);
+    if (bytes == 0 || bytes > chunk_) buffer(1);
   }
   ~Stager() {
     cudaStreamSynchronize(st_);

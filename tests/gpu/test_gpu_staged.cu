@@ -20,9 +20,10 @@ void ck(cudaError_t st) {
 }
 
 /// Host columns (ld hld bytes) -> device (ld dld) -> other host columns (ld hld + 24), through
-/// one Stager built with the hint; returns the Stager's chunk and buffer count in *chunk/*bufs.
+/// one Stager built with the hint (the upload by cudaMemcpy2D instead when !stage_up: the
+/// download alone through it); returns the Stager's chunk and buffer count in *chunk/*bufs.
 void round_trip(std::size_t width, std::size_t cols, std::size_t hint, std::size_t* chunk,
-                int* bufs) {
+                int* bufs, bool stage_up = true) {
   const std::size_t hld = width + 40, dld = width + 8, hld2 = width + 24;
   std::vector<unsigned char> src(hld * cols), dst(hld2 * cols, 0xAB);
   std::uint32_t x = 12345;
@@ -34,7 +35,10 @@ void round_trip(std::size_t width, std::size_t cols, std::size_t hint, std::size
   ck(cudaMalloc(&d, dld * cols));
   {
     Stager sg(2, hint);
-    sg.h2d(d, dld, src.data(), hld, width, cols);
+    if (stage_up)
+      sg.h2d(d, dld, src.data(), hld, width, cols);
+    else
+      ck(cudaMemcpy2D(d, dld, src.data(), hld, width, cols, cudaMemcpyHostToDevice));
     sg.d2h(dst.data(), hld2, d, dld, width, cols);
     *chunk = sg.chunk_bytes();
     *bufs = sg.buffers_allocated();
@@ -65,10 +69,10 @@ TEST(GpuStaged, ChunksFollowTheCopySize) {
   round_trip(std::size_t(1) << 20, 40, std::size_t(40) << 20, &chunk, &bufs);
   EXPECT_EQ(chunk, std::size_t(32) << 20);
   EXPECT_EQ(bufs, 2);
-  // No hint: 32 MiB, one buffer for a copy that fits in it.
+  // No hint: 32 MiB, both buffers at once (as before session 48).
   round_trip(4096, 10, 0, &chunk, &bufs);
   EXPECT_EQ(chunk, std::size_t(32) << 20);
-  EXPECT_EQ(bufs, 1);
+  EXPECT_EQ(bufs, 2);
 }
 
 TEST(GpuStaged, AHintBelowTheCopyOnlyCostsMoreChunks) {
@@ -76,7 +80,12 @@ TEST(GpuStaged, AHintBelowTheCopyOnlyCostsMoreChunks) {
   unsetenv("EIGSOLVE_GPU_STAGED_CHUNK");
   std::size_t chunk = 0;
   int bufs = 0;
-  round_trip(3000, 50, 10000, &chunk, &bufs);  // 150000 bytes through 12 KiB chunks
+  // 150000 bytes through 12 KiB chunks: one buffer at first, the second when the copy needs it
+  // (in the upload, then in a download alone)
+  round_trip(3000, 50, 10000, &chunk, &bufs);
+  EXPECT_EQ(chunk, std::size_t(12288));
+  EXPECT_EQ(bufs, 2);
+  round_trip(3000, 50, 10000, &chunk, &bufs, false);
   EXPECT_EQ(chunk, std::size_t(12288));
   EXPECT_EQ(bufs, 2);
   round_trip(20000, 5, 10000, &chunk, &bufs);  // a column wider than the chunk: the plain copy
