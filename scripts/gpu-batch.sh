@@ -431,6 +431,8 @@ for s in "$@"; do
       step vtrace-s48b 40 bash -c "EIGSOLVE_GPU_TRACE=1 '$es' bench eig --cusolver-api none --vectors -p d --sizes 128 --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | head -60 | cut -c1-200"
       # d 16384 with vectors (issue 8, on the line): which stream is the critical path and where it waits (the trace's new from/to columns and gap lines)
       trace_v16k 60
+      # A probe of NOTES session 48 section 3 (no code change): d's Q2 keeps 12 one-warp blocks per SM resident (the whole register file), so phase B's clusters of 16 CTAs cannot start while it runs; fewer Q2 warps (EIGSOLVE_GPU_Q2_WARPS, same bits) leave room on every SM. Default (12 per SM x 132 = 1584) against 10 and 8 per SM, alternated twice, the first round traced (the per-stream table and the gap lines)
+      step q2probe-s48b 200 bash -c "for r in 1 2; do for w in default 1320 1056; do ev=; [ \$w = default ] || ev=EIGSOLVE_GPU_Q2_WARPS=\$w; tr=; [ \$r = 1 ] && tr=EIGSOLVE_GPU_TRACE=1; echo \"== Q2 warps \$w round \$r\"; env \$ev \$tr '$es' bench eig --cusolver-api none -p d --sizes 16384 --vectors --runs 1 --check-cpu-max 0 --host-input-max 0 2>&1 | grep -E '^d +[0-9]+ yes|per stream|^ +stream|^ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.-]+ +[0-9.-]+ +[0-9.]+|gap at|rror' | cut -c1-200; done; done"
       gtests tests-s48b 60 test_gpu_staged:40
       # S48B_INVIT=1: test_gpu_invit with its CPU reference on the host's cores (was 2 threads; float LargeRandom ~105 s in session 46)
       [ -n "${S48B_INVIT:-}" ] && gtests invit-s48b 300 test_gpu_invit:280
