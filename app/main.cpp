@@ -100,9 +100,9 @@ int main_solve(int argc, char** argv) {
     return kExitOk;
   }
   if (vm.count("version")) {
-    // A build with the sloppy dd madd (CMake EIGSOLVE_DD_SLOPPY_MADD) gives other dd bits.
+    // The dd madd's sum (CMake EIGSOLVE_DD_SLOPPY_MADD, docs/dd.md): the two give other dd bits.
     std::cout << "eigsolve " EIGSOLVE_VERSION << (cuda_compiled() ? " (cuda" : " (cpu only")
-              << (kDdSloppyMadd ? ", dd madd: sloppy)" : ")") << "\n";
+              << ", dd madd: " << dd_madd_name() << ")\n";
     return kExitOk;
   }
   po::notify(vm);

@@ -144,7 +144,7 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
   if (!opt.quiet) {
     std::fprintf(stderr, "eigsolve: %s  n = %lld  precision %s%s  device %s  threads %d\n",
                  opt.input.c_str(), static_cast<long long>(n), pname,
-                 prec == Precision::dd && kDdSloppyMadd ? " (sloppy madd)" : "",
+                 prec == Precision::dd && !kDdSloppyMadd ? " (accurate madd)" : "",
                  backend_name(ctx.backend), ctx.num_threads());
     if (ctx.backend == Backend::cuda) {
       // Whole panels on the device: one event pair around all of them; the SYMV and rank-2k

@@ -205,7 +205,8 @@ ES_HD_INLINE bool operator>=(const dd_real& a, const dd_real& b) {
 }
 
 /// The sloppy sum (Hida-Li-Bailey "sloppy_add" = JMP 2017 Alg. 5 "SloppyDWPlusDW"), the sum of
-/// madd in a build with EIGSOLVE_DD_SLOPPY_MADD (docs/dd.md): 11 FP64 operations against the
+/// madd in a build with EIGSOLVE_DD_SLOPPY_MADD (CMake's default since session 48; docs/dd.md): 11
+/// FP64 operations against the
 /// accurate sum's 20, error <= 3u^2 (|a| + |b|) (normwise: relative only without cancellation):
 ///   (s1,s2) = 2Sum(a.hi,b.hi); t = a.lo + b.lo; s2 = s2 + t; (r.hi,r.lo) = Fast2Sum(s1,s2).
 /// A zero result takes the IEEE sign of fl(a.hi + b.hi) when that is zero, as operator+.
@@ -224,7 +225,9 @@ ES_HD_INLINE dd_real sloppy_add(const dd_real& a, const dd_real& b) {
   return r;
 }
 
-/// Whether this build's dd madd uses the sloppy sum (CMake option EIGSOLVE_DD_SLOPPY_MADD).
+/// Whether this build's dd madd uses the sloppy sum (CMake option EIGSOLVE_DD_SLOPPY_MADD, ON by
+/// default since session 48; the macro is CMake's, so code compiled without it gets the accurate
+/// sum).
 #if defined(EIGSOLVE_DD_SLOPPY_MADD) && EIGSOLVE_DD_SLOPPY_MADD
 inline constexpr bool kDdSloppyMadd = true;
 #else
@@ -235,8 +238,8 @@ constexpr const char* dd_madd_name() {
   return kDdSloppyMadd ? "sloppy" : "accurate";
 }
 
-/// a*b + c: the dd product, then the dd sum (two roundings, fixed): the accurate sum, or the
-/// sloppy sum in a build with EIGSOLVE_DD_SLOPPY_MADD (docs/dd.md).
+/// a*b + c: the dd product, then the dd sum (two roundings, fixed): the sloppy sum in a build with
+/// EIGSOLVE_DD_SLOPPY_MADD (the default), else the accurate sum (docs/dd.md).
 ES_HD_INLINE dd_real madd(const dd_real& a, const dd_real& b, const dd_real& c) {
   if constexpr (kDdSloppyMadd)
     return sloppy_add(a * b, c);

@@ -91,15 +91,18 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(Cli, VersionAndSummaryNameTheDdMaddOfTheBuild) {
-  // A build with EIGSOLVE_DD_SLOPPY_MADD gives other dd bits: --version and the dd summary line
-  // say so; the default build's output does not mention it.
+  // The two dd madd sums give other dd bits: --version names the build's, and the dd summary line
+  // says so in the build with the accurate sum (EIGSOLVE_DD_SLOPPY_MADD=OFF, not the default).
   const auto v = run("--version");
   ASSERT_EQ(v.code, 0);
-  EXPECT_EQ(v.out.find("dd madd: sloppy") != std::string::npos, eigsolve::kDdSloppyMadd) << v.out;
+  EXPECT_NE(v.out.find(std::string("dd madd: ") + eigsolve::dd_madd_name() + ")"),
+            std::string::npos)
+      << v.out;
   cli::TempDir dir;
   const auto dd = run(matrix("can_24.mtx") + " -p dd -o " + (dir / "w.txt"));
   ASSERT_EQ(dd.code, 0) << dd.err;
-  EXPECT_EQ(dd.err.find("precision dd (sloppy madd)") != std::string::npos, eigsolve::kDdSloppyMadd)
+  EXPECT_EQ(dd.err.find("precision dd (accurate madd)") != std::string::npos,
+            !eigsolve::kDdSloppyMadd)
       << dd.err;
   const auto d = run(matrix("can_24.mtx") + " -p d -o " + (dir / "w.txt"));
   ASSERT_EQ(d.code, 0);
