@@ -98,6 +98,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     alt_ = env_flag("EIGSOLVE_GPU_SYMV_ALT", true);
     coop_ = env_flag("EIGSOLVE_GPU_COOP", false) && fused_;  // measured slower: bench/NOTES.md
     wide_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K", true);
+    r2k_bound_ = env_flag("EIGSOLVE_GPU_R2K_BOUND", true);
     async_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);
     vec_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_VEC", true);
     rows_w_ = env_flag("EIGSOLVE_GPU_ROWS_W", true);
@@ -575,8 +576,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   }
   /// A(m x m, lower) -= V W^H + W V^H, one block per stored 64x64 tile in the canonical chain
   /// (panel_kernels.cuh): rank2k_wide_kernel for s, d and c, rank2k_kernel bounded to 2 blocks
-  /// per SM for z and the sloppy build's dd (kRank2kBound2), unless EIGSOLVE_GPU_RANK2K=0 (the
-  /// same bits); rank2k_kernel otherwise.
+  /// per SM for z and the sloppy build's dd (kRank2kBound2), unless EIGSOLVE_GPU_RANK2K=0 or
+  /// EIGSOLVE_GPU_R2K_BOUND=0 (the same bits); rank2k_kernel otherwise.
   /// rev: tiles last to first; in_loop: a kernel of the panel loop (programmatic dependent
   /// launch as the others), else a plain launch.
   void rank2k(index_t m, index_t kb, const T* V, index_t ldv, const T* W, index_t ldw, T* A,
@@ -601,7 +602,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
       }
     }
     if constexpr (kRank2kBound2<T>) {
-      if (wide_r2k_) return go(rank2k_kernel<T, 2>, 256u);
+      if (wide_r2k_ && r2k_bound_) return go(rank2k_kernel<T, 2>, 256u);
     }
     go(rank2k_kernel<T>, 256u);
   }
@@ -662,10 +663,11 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
   cudaEvent_t pev_[9] = {};
   bool pdl_ = true, profile_ = false, fused_ = true, graphs_ = true, fork_ = true, coop_ = false;
   bool wide_r2k_ = true;   ///< rank2k(): rank2k_wide_kernel for s, d and c
+  bool r2k_bound_ = true;  ///< EIGSOLVE_GPU_R2K_BOUND=0: z's and dd's rank-2k unbounded
   bool async_r2k_ = true;  ///< EIGSOLVE_GPU_RANK2K_ASYNC=0: rank2k_wide_kernel stages by registers
   bool vec_r2k_ = true;    ///< EIGSOLVE_GPU_RANK2K_VEC=0: rank2k_wide_kernel moves A by element
-  bool rows_w_ = true;    ///< fused_panel(): the SYMV's row sums and K5 in rowsums_w_kernel
-  bool k12_ = false;      ///< fused_panel(): K1 with K2's partials (colupd_sq_kernel), not dd
+  bool rows_w_ = true;     ///< fused_panel(): the SYMV's row sums and K5 in rowsums_w_kernel
+  bool k12_ = false;       ///< fused_panel(): K1 with K2's partials (colupd_sq_kernel), not dd
   bool k12() const { return k12_ && !std::is_same_v<T, dd_real>; }
   index_t coop_cap_ = 0;
   cudaStream_t st2_ = nullptr;

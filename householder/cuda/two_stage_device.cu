@@ -474,6 +474,7 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     lookahead_ = env_flag("EIGSOLVE_GPU_LOOKAHEAD", true);
     async_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);
     vec_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_VEC", true);
+    r2k_bound_ = env_flag("EIGSOLVE_GPU_R2K_BOUND", true);
     qr_mode_ = qr1_mode();
     if (qr_mode_ == 2) rf_nb_ = rf_prepare<T>();
     profile_ = env_flag("EIGSOLVE_GPU_PROFILE", false);
@@ -810,13 +811,14 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     const dim3 tiles(unsigned(strip ? nt : nt * (nt + 1) / 2));
     const T* V = dV_ + off;
     const T* W = dW_ + off;
+    constexpr int kBound = tridiag_cuda::kRank2kBound2<T> ? 2 : 0;  // z, sloppy dd: 2 per SM
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                   std::is_same_v<T, Complex<float>>)
       ck(launch_pdl(tridiag_cuda::rank2k_wide_kernel<T>, tiles, dim3(128), 0, st_, pdl_, m, k, V,
                     ldvw, W, ldvw, A, lda, nt, false, async_r2k_, vec_r2k_),
          "rank2k");
-    else if constexpr (tridiag_cuda::kRank2kBound2<T>)
-      ck(launch_pdl(tridiag_cuda::rank2k_kernel<T, 2>, tiles, dim3(256), 0, st_, pdl_, m, k, V,
+    else if (tridiag_cuda::kRank2kBound2<T> && r2k_bound_)
+      ck(launch_pdl(tridiag_cuda::rank2k_kernel<T, kBound>, tiles, dim3(256), 0, st_, pdl_, m, k, V,
                     ldvw, W, ldvw, A, lda, nt, false),
          "rank2k");
     else
@@ -834,8 +836,10 @@ class TwoStageDevice final : public TwoStageCuda<T> {
   bool lookahead_ = true;  ///< EIGSOLVE_GPU_LOOKAHEAD=0: the next panel's QR after the update
   bool async_r2k_ = true;  ///< EIGSOLVE_GPU_RANK2K_ASYNC=0: the rank-2k stages by registers
   bool vec_r2k_ = true;    ///< EIGSOLVE_GPU_RANK2K_VEC=0: the rank-2k moves A by element
-  int qr_mode_ = 2;        ///< EIGSOLVE_GPU_QR1: 0 two kernels per column, 1 panel_qr_kernel, 2 rf
-  int rf_nb_ = 0;          ///< qr_mode_ 2: panel_qr_rf_kernel for m <= 4096 rf_nb_ (rf_prepare)
+  /// EIGSOLVE_GPU_R2K_BOUND=0: z's and dd's rank-2k without the 2-blocks-per-SM bound
+  bool r2k_bound_ = true;
+  int qr_mode_ = 2;  ///< EIGSOLVE_GPU_QR1: 0 two kernels per column, 1 panel_qr_kernel, 2 rf
+  int rf_nb_ = 0;    ///< qr_mode_ 2: panel_qr_rf_kernel for m <= 4096 rf_nb_ (rf_prepare)
   unsigned* dflag_ = nullptr;
   unsigned long long* dticket_ = nullptr;
   unsigned long long qr_launches_ = 0;
