@@ -284,7 +284,7 @@ struct BackTransformPlan {
       dtau = ts->dtau1;
     }
   }
-  bool pack = true;  // Q2 reads the packed V tiles (q2_packed_bytes > 0; false: V2 as it is)
+  bool pack = true;     // Q2 reads the packed V tiles (q2_packed_bytes > 0; false: V2 as it is)
   bool pack_q1 = true;  // Q1's reflectors packed once (apply_q_device_workspace_bytes_pack_once)
   bool has_q1() const { return nq > 1; }
   /// Q1's workspace, rounded up to 256 bytes; then the packed V tiles of Q2.
