@@ -49,6 +49,26 @@ bool same_bits(const T* a, const T* b, std::size_t count) {
   return std::memcmp(a, b, count * sizeof(T)) == 0;
 }
 
+/// Stage 1 of A0 on the CPU (reduce_to_band) and on the device: how many elements of the lower
+/// triangle differ in their bits (the strict upper is not the reduction's), and the first one.
+struct Stage1Diff {
+  index_t bad = 0, i = -1, j = -1;
+};
+template <class T>
+Stage1Diff stage1_diff(index_t n, index_t b, const HostMatrix<T>& A0) {
+  auto Ac = A0;
+  std::vector<T> tau(static_cast<std::size_t>(n));
+  reduce_to_band(Context{}, n, b, Ac.ptr(), n, tau.data());
+  HostMatrix<T> Ag(n);
+  auto dev = make_two_stage_cuda<T>(n, b, A0.ptr(), n, false);
+  dev->stage1(b, Ag.ptr(), n);
+  Stage1Diff d;
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i)
+      if (!same_bits(&Ag(i, j), &Ac(i, j), 1) && d.bad++ == 0) d.i = i, d.j = j;
+  return d;
+}
+
 template <class T>
 class GpuTwoStage : public ::testing::Test {};
 using Scalars = ::testing::Types<float, double, Complex<float>, Complex<double>, dd_real>;
@@ -65,22 +85,9 @@ TYPED_TEST(GpuTwoStage, Stage1BitwiseEqualToCpu) {
     EnvScope env({{"EIGSOLVE_GPU_R2K_BOUND", bound}});
     for (index_t n : {1, 2, 5, 33, 64, 65, 130, 300})
       for (index_t b : {1, 3, 8, 32}) {
-        const auto A0 = random_hermitian<T>(n, unsigned(n * 100 + b));
-        auto Ac = A0;
-        std::vector<T> tau(static_cast<std::size_t>(n));
-        reduce_to_band(Context{}, n, b, Ac.ptr(), n, tau.data());
-        HostMatrix<T> Ag(n);
-        auto dev = make_two_stage_cuda<T>(n, b, A0.ptr(), n, false);
-        dev->stage1(b, Ag.ptr(), n);
-        // the lower triangle (the strict upper is not the reduction's)
-        index_t bad = 0, first_i = -1, first_j = -1;
-        for (index_t j = 0; j < n; ++j)
-          for (index_t i = j; i < n; ++i)
-            if (!same_bits(&Ag(i, j), &Ac(i, j), 1)) {
-              if (bad++ == 0) first_i = i, first_j = j;
-            }
-        EXPECT_EQ(bad, 0) << "n = " << n << ", b = " << b << ", R2K_BOUND = " << bound
-                          << ": first difference at (" << first_i << ", " << first_j << ")";
+        const Stage1Diff d = stage1_diff(n, b, random_hermitian<T>(n, unsigned(n * 100 + b)));
+        EXPECT_EQ(d.bad, 0) << "n = " << n << ", b = " << b << ", R2K_BOUND = " << bound
+                            << ": first difference at (" << d.i << ", " << d.j << ")";
       }
   }
 }
@@ -234,24 +241,13 @@ TYPED_TEST(GpuTwoStage, StructuredZerosBitwiseEqualToCpu) {
         const std::string what =
             test_util::zeros_name(zk) + ", n = " + std::to_string(n) + ", b = " + std::to_string(b);
         const auto A0 = structured<T>(n, zk, std::uint64_t(n * 100 + b));
-        auto Ac = A0;
-        std::vector<T> tau(static_cast<std::size_t>(n));
-        reduce_to_band(Context{}, n, b, Ac.ptr(), n, tau.data());
-        HostMatrix<T> Ag(n);
-        auto dev = make_two_stage_cuda<T>(n, b, A0.ptr(), n, false);
-        dev->stage1(b, Ag.ptr(), n);
-        index_t bad = 0, first_i = -1, first_j = -1;
-        for (index_t j = 0; j < n; ++j)
-          for (index_t i = j; i < n; ++i)
-            if (!same_bits(&Ag(i, j), &Ac(i, j), 1)) {
-              if (bad++ == 0) first_i = i, first_j = j;
-            }
-        EXPECT_EQ(bad, 0) << "stage 1, " << what << ": first difference at (" << first_i << ", "
-                          << first_j << ")";
+        const Stage1Diff d = stage1_diff(n, b, A0);
+        EXPECT_EQ(d.bad, 0) << "stage 1, " << what << ": first difference at (" << d.i << ", "
+                            << d.j << ")";
         auto At = A0;
         std::vector<R> dc(n), ec(n, R(0)), dg(n), eg(n, R(0));
         tridiagonalize_two_stage(Context{}, n, b, At.ptr(), n, dc.data(), ec.data());
-        dev = make_two_stage_cuda<T>(n, b, A0.ptr(), n, false);
+        auto dev = make_two_stage_cuda<T>(n, b, A0.ptr(), n, false);
         dev->run(b, dg.data(), eg.data());
         EXPECT_TRUE(same_bits(dg.data(), dc.data(), std::size_t(n))) << "d, " << what;
         EXPECT_TRUE(same_bits(eg.data(), ec.data(), std::size_t(n - 1))) << "e, " << what;
