@@ -10,6 +10,8 @@
 //     gram_kernel, tfactor_kernel   T (larft forward, columnwise)
 //     symm_canonical_gpu       X = A22 V (symv/symm_gpu.hpp: k canonical SYMVs)
 //     y_kernel, zdot_kernel, m_kernel, w_kernel   Y = X T, Z = V^H Y, M = T^H Z, W = Y - V M / 2
+//   (k <= 32, the default band width: dots_kernel for the Gram matrix and Z, tfactor_block_kernel,
+//   m_smem_kernel; the same chains, EIGSOLVE_GPU_STAGE1_SMALL=0 the kernels named above)
 //     rank2k (panel_kernels.cuh)   A22 -= V W^H + W V^H, the one-stage's canonical kernel
 //   then band_kernel (band storage, ldab = 2b + 1) and the bulge chase
 //   (householder/bulge_chase_cuda.hpp); d and e to the host.
@@ -333,6 +335,129 @@ __global__ void w_kernel(index_t m, index_t k, const T* V, const T* M, const T* 
   W[r + m * q] = Y[r + m * q] - half_of(s);
 }
 
+/// Out(p, q) = canonical_dot(conj(A(:, p)), B(:, q)) over the m rows (A, B with leading
+/// dimension m) for kDotCols consecutive p of one q per block: zdot_kernel's and gram_kernel's
+/// chains, the same bits, in one block per kDotCols dots instead of one block per dot (session
+/// 49). Thread t owns chunk t % 8 of tile t / 8 of each batch of kDotTiles tiles, for every p
+/// of the block (one load of B's element for all of them, the p chains interleaved); the tile
+/// trees by all threads; p's tile partials added in ascending order by thread p - p0, all p at
+/// once. Lower: only p < q (gram_kernel's pairs). Out(p, q) at out[p + ldo q].
+///
+///   batch of 32 tiles:  | tile 0: chunks t = 0..7 | tile 1: t = 8..15 | ... | tile 31 |
+///   each thread:        s_p = madd_conj(A(r, p), B(r, q), s_p), r over its 8 rows ascending
+///   tile trees:         ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7)) per (tile, p)
+///   thread p - p0:      acc_p = p_0 + p_1 + ... (this batch's 32, then the next batch's)
+constexpr int kDotThreads = 256;
+constexpr int kDotTiles = kDotThreads / kChunk;
+constexpr int kDotCols = 8;
+
+template <class T>
+__global__ void __launch_bounds__(kDotThreads)
+    dots_kernel(index_t m, index_t np, const T* A, const T* B, T* out, index_t ldo, bool lower) {
+  tridiag_cuda::pdl_begin();
+  // chunk sums, tile by tile with one element of padding (the trees read a tile's 8 at once)
+  __shared__ T ch[kDotCols][kDotTiles * (kChunk + 1)];
+  __shared__ T tp[kDotCols][kDotTiles];
+  const int t = threadIdx.x;
+  const index_t q = blockIdx.y, p0 = index_t(blockIdx.x) * kDotCols;
+  const index_t pend = lower ? (q < np ? q : np) : np;
+  if (p0 >= pend) return;  // the whole block: before any barrier
+  const int cols = int(pend - p0 < kDotCols ? pend - p0 : kDotCols);
+  const T* b = B + m * q;
+  const T* a = A + m * p0;
+  const index_t ntl = (m + kTile - 1) / kTile;
+  const int slot = (t >> 3) * (kChunk + 1) + (t & 7);
+  T acc = T(0);
+  for (index_t b0 = 0; b0 < ntl; b0 += kDotTiles) {
+    const index_t cb = (b0 + (t >> 3)) * kTile + index_t(t & 7) * kChunk;
+    T s[kDotCols];
+#pragma unroll
+    for (int c = 0; c < kDotCols; ++c)
+      s[c] = T(0);
+#pragma unroll
+    for (int u = 0; u < kChunk; ++u) {
+      const index_t r = cb + u;
+      if (r < m) {
+        const T br = b[r];
+#pragma unroll
+        for (int c = 0; c < kDotCols; ++c)
+          if (c < cols) s[c] = madd_conj(a[r + m * c], br, s[c]);
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < kDotCols; ++c)
+      ch[c][slot] = s[c];
+    __syncthreads();
+    for (int e = t; e < kDotCols * kDotTiles; e += kDotThreads) {
+      const int c = e / kDotTiles, tb = e % kDotTiles;
+      tp[c][tb] = tile_tree(&ch[c][tb * (kChunk + 1)]);
+    }
+    __syncthreads();
+    if (t < cols) {
+      const index_t cnt = ntl - b0 < kDotTiles ? ntl - b0 : kDotTiles;
+      acc = tridiag_cuda::serial_add(&tp[t][0], 1, cnt, acc, b0 == 0);
+    }
+    __syncthreads();
+  }
+  if (t < cols) out[p0 + t + ldo * q] = acc;
+}
+
+/// tfactor_kernel for k <= 32, the same chains, one thread per element (q, i) of T: the chains
+/// advance together, one term a step, so T(q, l) is known when the step l term needs it.
+///
+///   step l = 0 .. k-2:  thread (q, i), q <= l < i:  z := madd(T(q, l), G(l, i), z)
+///                       thread (q, l+1), q <= l:    T(q, l+1) := (-tau_{l+1}) * z   (its last term)
+///                       barrier
+///
+/// Each z(q, i) takes its terms l = q .. i-1 in ascending order from +0, as tfactor_kernel's
+/// chain; T(q, q) = tau_q and T(q, i) = 0 below the diagonal are set first. G and T in shared
+/// memory (T(q, l) at q + 33 l).
+template <class T>
+__global__ void __launch_bounds__(1024)
+    tfactor_block_kernel(index_t k, const T* tau, const T* G, T* Tm) {
+  tridiag_cuda::pdl_begin();
+  __shared__ T gs[32 * 32];
+  __shared__ T ts[32 * 33];
+  const int kk = int(k), e = threadIdx.x, q = e % kk, i = e / kk;
+  const bool on = e < kk * kk;
+  if (on) {
+    gs[e] = G[e];  // G(l, i) at l + k i, only l < i read
+    if (q >= i) ts[q + 33 * i] = q == i ? tau[i] : T(0);
+  }
+  const T mtau = on ? -tau[i] : T(0);
+  T z = T(0);
+  __syncthreads();
+  for (int l = 0; l + 1 < kk; ++l) {
+    if (on && q <= l && l < i) {
+      z = madd(ts[q + 33 * l], gs[l + kk * i], z);
+      if (i == l + 1) ts[q + 33 * i] = mtau * z;
+    }
+    __syncthreads();
+  }
+  if (on) Tm[e] = ts[q + 33 * i];
+}
+
+/// m_kernel for k <= 32, the same chains: T and Z in shared memory, one thread per element.
+template <class T>
+__global__ void __launch_bounds__(1024) m_smem_kernel(index_t k, const T* Tm, const T* Z, T* M) {
+  tridiag_cuda::pdl_begin();
+  __shared__ T ts[32 * 33];  // T(l, p) at l + 33 p
+  __shared__ T zs[32 * 32];
+  const int kk = int(k);
+  for (int e = threadIdx.x; e < kk * kk; e += blockDim.x) {
+    ts[e % kk + 33 * (e / kk)] = Tm[e];
+    zs[e] = Z[e];
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < kk * kk; e += blockDim.x) {
+    const int p = e % kk, q = e / kk;
+    T s = T(0);
+    for (int l = 0; l <= p; ++l)
+      s = madd_conj(ts[l + 33 * p], zs[l + kk * q], s);
+    M[p + kk * q] = s;
+  }
+}
+
 /// AB[(r - c) + c ldab] = A(r, c) for 0 <= r - c <= b, zero below (the bulge's rows).
 template <class T>
 __global__ void band_kernel(index_t n, index_t b, const T* A, index_t lda, T* AB, index_t ldab) {
@@ -475,6 +600,7 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     async_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);
     vec_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_VEC", true);
     r2k_bound_ = env_flag("EIGSOLVE_GPU_R2K_BOUND", true);
+    small_fast_ = env_flag("EIGSOLVE_GPU_STAGE1_SMALL", true);
     qr_mode_ = qr1_mode();
     if (qr_mode_ == 2) rf_nb_ = rf_prepare<T>();
     profile_ = env_flag("EIGSOLVE_GPU_PROFILE", false);
@@ -747,13 +873,25 @@ class TwoStageDevice final : public TwoStageCuda<T> {
                     dV_),
          "form_v_kernel");
       // 2. T
-      if (k > 1)
+      const bool small = small_fast_ && k <= 32;  // session 49's kernels (the same chains)
+      const dim3 dg(unsigned((k + kDotCols - 1) / kDotCols), unsigned(k));
+      if (k > 1 && small)
+        ck(launch_pdl(dots_kernel<T>, dg, dim3(kDotThreads), 0, st_, pdl_, m, k,
+                      static_cast<const T*>(dV_), static_cast<const T*>(dV_), G, k, true),
+           "dots_kernel (gram)");
+      else if (k > 1)
         ck(launch_pdl(gram_kernel<T>, dim3(unsigned(k * k)), dim3(kSumThreads), 0, st_, pdl_, m, k,
                       static_cast<const T*>(dV_), G),
            "gram_kernel");
-      ck(launch_pdl(tfactor_kernel<T>, dim3(1), dim3(unsigned(((k + 31) / 32) * 32)), 0, st_, pdl_,
-                    k, static_cast<const T*>(dtau_ + j0), static_cast<const T*>(G), Tm),
-         "tfactor_kernel");
+      if (small)
+        ck(launch_pdl(tfactor_block_kernel<T>, dim3(1), dim3(unsigned(((k * k + 31) / 32) * 32)), 0,
+                      st_, pdl_, k, static_cast<const T*>(dtau_ + j0), static_cast<const T*>(G),
+                      Tm),
+           "tfactor_block_kernel");
+      else
+        ck(launch_pdl(tfactor_kernel<T>, dim3(1), dim3(unsigned(((k + 31) / 32) * 32)), 0, st_,
+                      pdl_, k, static_cast<const T*>(dtau_ + j0), static_cast<const T*>(G), Tm),
+           "tfactor_kernel");
       mark(2);
       // 3. X = A22 V (a plain launch: the next kernel waits for it as for any other)
       symm_canonical_gpu<T>(m, k, A22, lda, dV_, m, dX_, m, st_);
@@ -762,12 +900,21 @@ class TwoStageDevice final : public TwoStageCuda<T> {
       ck(launch_pdl(y_kernel<T>, rk, dim3(128), 0, st_, pdl_, m, k, static_cast<const T*>(dX_),
                     static_cast<const T*>(Tm), dY_),
          "y_kernel");
-      ck(launch_pdl(zdot_kernel<T>, dim3(unsigned(k * k)), dim3(kSumThreads), 0, st_, pdl_, m, k,
-                    static_cast<const T*>(dV_), static_cast<const T*>(dY_), Z),
-         "zdot_kernel");
-      ck(launch_pdl(m_kernel<T>, dim3(1), dim3(256), 0, st_, pdl_, k, static_cast<const T*>(Tm),
-                    static_cast<const T*>(Z), M),
-         "m_kernel");
+      if (small) {
+        ck(launch_pdl(dots_kernel<T>, dg, dim3(kDotThreads), 0, st_, pdl_, m, k,
+                      static_cast<const T*>(dV_), static_cast<const T*>(dY_), Z, k, false),
+           "dots_kernel (Z)");
+        ck(launch_pdl(m_smem_kernel<T>, dim3(1), dim3(unsigned(((k * k + 31) / 32) * 32)), 0, st_,
+                      pdl_, k, static_cast<const T*>(Tm), static_cast<const T*>(Z), M),
+           "m_smem_kernel");
+      } else {
+        ck(launch_pdl(zdot_kernel<T>, dim3(unsigned(k * k)), dim3(kSumThreads), 0, st_, pdl_, m,
+                      k, static_cast<const T*>(dV_), static_cast<const T*>(dY_), Z),
+           "zdot_kernel");
+        ck(launch_pdl(m_kernel<T>, dim3(1), dim3(256), 0, st_, pdl_, k, static_cast<const T*>(Tm),
+                      static_cast<const T*>(Z), M),
+           "m_kernel");
+      }
       ck(launch_pdl(w_kernel<T>, rk, dim3(128), 0, st_, pdl_, m, k, static_cast<const T*>(dV_),
                     static_cast<const T*>(M), static_cast<const T*>(dY_), dW_),
          "w_kernel");
@@ -838,6 +985,9 @@ class TwoStageDevice final : public TwoStageCuda<T> {
   bool vec_r2k_ = true;    ///< EIGSOLVE_GPU_RANK2K_VEC=0: the rank-2k moves A by element
   /// EIGSOLVE_GPU_R2K_BOUND=0: z's and dd's rank-2k without the 2-blocks-per-SM bound
   bool r2k_bound_ = true;
+  /// EIGSOLVE_GPU_STAGE1_SMALL=0: the panel's Gram matrix, T factor, Z and M by the kernels before
+  /// session 49 (one block per dot, global loads on the T chains); the same chains, the same bits
+  bool small_fast_ = true;
   int qr_mode_ = 2;  ///< EIGSOLVE_GPU_QR1: 0 two kernels per column, 1 panel_qr_kernel, 2 rf
   int rf_nb_ = 0;    ///< qr_mode_ 2: panel_qr_rf_kernel for m <= 4096 rf_nb_ (rf_prepare)
   unsigned* dflag_ = nullptr;
