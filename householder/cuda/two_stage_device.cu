@@ -406,7 +406,7 @@ __global__ void __launch_bounds__(kDotThreads)
 /// advance together, one term a step, so T(q, l) is known when the step l term needs it.
 ///
 ///   step l = 0 .. k-2:  thread (q, i), q <= l < i:  z := madd(T(q, l), G(l, i), z)
-///                       thread (q, l+1), q <= l:    T(q, l+1) := (-tau_{l+1}) * z   (its last term)
+///                       thread (q, l+1), q <= l:    T(q, l+1) := (-tau_{l+1}) * z (last term)
 ///                       barrier
 ///
 /// Each z(q, i) takes its terms l = q .. i-1 in ascending order from +0, as tfactor_kernel's
@@ -908,8 +908,8 @@ class TwoStageDevice final : public TwoStageCuda<T> {
                       pdl_, k, static_cast<const T*>(Tm), static_cast<const T*>(Z), M),
            "m_smem_kernel");
       } else {
-        ck(launch_pdl(zdot_kernel<T>, dim3(unsigned(k * k)), dim3(kSumThreads), 0, st_, pdl_, m,
-                      k, static_cast<const T*>(dV_), static_cast<const T*>(dY_), Z),
+        ck(launch_pdl(zdot_kernel<T>, dim3(unsigned(k * k)), dim3(kSumThreads), 0, st_, pdl_, m, k,
+                      static_cast<const T*>(dV_), static_cast<const T*>(dY_), Z),
            "zdot_kernel");
         ck(launch_pdl(m_kernel<T>, dim3(1), dim3(256), 0, st_, pdl_, k, static_cast<const T*>(Tm),
                       static_cast<const T*>(Z), M),
