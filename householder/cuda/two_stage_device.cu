@@ -10,8 +10,9 @@
 //     gram_kernel, tfactor_kernel   T (larft forward, columnwise)
 //     symm_canonical_gpu       X = A22 V (symv/symm_gpu.hpp: k canonical SYMVs)
 //     y_kernel, zdot_kernel, m_kernel, w_kernel   Y = X T, Z = V^H Y, M = T^H Z, W = Y - V M / 2
-//   (k <= 32, the default band width: dots_kernel for the Gram matrix and Z, tfactor_block_kernel,
-//   m_smem_kernel; the same chains, EIGSOLVE_GPU_STAGE1_SMALL=0 the kernels named above)
+//   (EIGSOLVE_GPU_STAGE1_SMALL=1 and k <= 32, the default band width: dots_kernel for the Gram
+//   matrix and Z, tfactor_block_kernel, m_smem_kernel; the same chains. Session 49, not yet run
+//   on a device, so off by default: scripts/gpu-batch.sh s50-a)
 //     rank2k (panel_kernels.cuh)   A22 -= V W^H + W V^H, the one-stage's canonical kernel
 //   then band_kernel (band storage, ldab = 2b + 1) and the bulge chase
 //   (householder/bulge_chase_cuda.hpp); d and e to the host.
@@ -600,7 +601,7 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     async_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);
     vec_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_VEC", true);
     r2k_bound_ = env_flag("EIGSOLVE_GPU_R2K_BOUND", true);
-    small_fast_ = env_flag("EIGSOLVE_GPU_STAGE1_SMALL", true);
+    small_fast_ = env_flag("EIGSOLVE_GPU_STAGE1_SMALL", false);
     qr_mode_ = qr1_mode();
     if (qr_mode_ == 2) rf_nb_ = rf_prepare<T>();
     profile_ = env_flag("EIGSOLVE_GPU_PROFILE", false);
@@ -985,9 +986,10 @@ class TwoStageDevice final : public TwoStageCuda<T> {
   bool vec_r2k_ = true;    ///< EIGSOLVE_GPU_RANK2K_VEC=0: the rank-2k moves A by element
   /// EIGSOLVE_GPU_R2K_BOUND=0: z's and dd's rank-2k without the 2-blocks-per-SM bound
   bool r2k_bound_ = true;
-  /// EIGSOLVE_GPU_STAGE1_SMALL=0: the panel's Gram matrix, T factor, Z and M by the kernels before
-  /// session 49 (one block per dot, global loads on the T chains); the same chains, the same bits
-  bool small_fast_ = true;
+  /// EIGSOLVE_GPU_STAGE1_SMALL=1: the panel's Gram matrix, T factor, Z and M by session 49's
+  /// kernels (k <= 32) instead of one block per dot and global loads on the T chains; the same
+  /// chains. Off until a device has run them (gpu-batch.sh s50-a)
+  bool small_fast_ = false;
   int qr_mode_ = 2;  ///< EIGSOLVE_GPU_QR1: 0 two kernels per column, 1 panel_qr_kernel, 2 rf
   int rf_nb_ = 0;    ///< qr_mode_ 2: panel_qr_rf_kernel for m <= 4096 rf_nb_ (rf_prepare)
   unsigned* dflag_ = nullptr;

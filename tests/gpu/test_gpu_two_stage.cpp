@@ -80,23 +80,27 @@ TYPED_TEST(GpuTwoStage, Stage1BitwiseEqualToCpu) {
   using T = TypeParam;
   // z and dd: also with their rank-2k unbounded (EIGSOLVE_GPU_R2K_BOUND=0; same chains)
   constexpr bool bounded = std::is_same_v<T, Complex<double>> || std::is_same_v<T, dd_real>;
-  for (const char* bound : {"1", "0"}) {
-    if (bound[0] == '0' && !bounded) continue;
-    EnvScope env({{"EIGSOLVE_GPU_R2K_BOUND", bound}});
-    for (index_t n : {1, 2, 5, 33, 64, 65, 130, 300})
-      for (index_t b : {1, 3, 8, 32, 40}) {  // 40: the small kernels of before session 49
-        const Stage1Diff d = stage1_diff(n, b, random_hermitian<T>(n, unsigned(n * 100 + b)));
-        EXPECT_EQ(d.bad, 0) << "n = " << n << ", b = " << b << ", R2K_BOUND = " << bound
-                            << ": first difference at (" << d.i << ", " << d.j << ")";
-      }
-  }
+  // and with the per-panel small kernels both ways (EIGSOLVE_GPU_STAGE1_SMALL; b = 40 > 32 runs
+  // the old ones either way)
+  for (const char* small : {"0", "1"})
+    for (const char* bound : {"1", "0"}) {
+      if (bound[0] == '0' && !bounded) continue;
+      EnvScope env({{"EIGSOLVE_GPU_R2K_BOUND", bound}, {"EIGSOLVE_GPU_STAGE1_SMALL", small}});
+      for (index_t n : {1, 2, 5, 33, 64, 65, 130, 300})
+        for (index_t b : {1, 3, 8, 32, 40}) {
+          const Stage1Diff d = stage1_diff(n, b, random_hermitian<T>(n, unsigned(n * 100 + b)));
+          EXPECT_EQ(d.bad, 0) << "n = " << n << ", b = " << b << ", R2K_BOUND = " << bound
+                              << ", STAGE1_SMALL = " << small << ": first difference at (" << d.i
+                              << ", " << d.j << ")";
+        }
+    }
 }
 
 // Stage 1 with the panel's Gram matrix, T factor, Z and M by session 49's kernels (dots_kernel:
 // batches of 32 tiles, so 1, 2 and 3 batches and partial tiles at this n; tfactor_block_kernel,
-// m_smem_kernel) against the kernels before them (EIGSOLVE_GPU_STAGE1_SMALL=0), which
-// Stage1BitwiseEqualToCpu ties to the CPU (b = 40 runs them by default): the whole stage-1
-// matrix bitwise. GPU against GPU: no CPU reduction at this n.
+// m_smem_kernel; EIGSOLVE_GPU_STAGE1_SMALL=1) against the kernels before them (=0, the default
+// until a device has run this), both tied to the CPU by Stage1BitwiseEqualToCpu: the whole
+// stage-1 matrix bitwise. GPU against GPU: no CPU reduction at this n.
 TYPED_TEST(GpuTwoStage, SmallKernelsSameBitsAtLargeN) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
@@ -108,7 +112,10 @@ TYPED_TEST(GpuTwoStage, SmallKernelsSameBitsAtLargeN) {
       EnvScope env({{"EIGSOLVE_GPU_STAGE1_SMALL", "0"}});
       make_two_stage_cuda<T>(n, b, A0.ptr(), n, false)->stage1(b, A1.ptr(), n);
     }
-    make_two_stage_cuda<T>(n, b, A0.ptr(), n, false)->stage1(b, A2.ptr(), n);
+    {
+      EnvScope env({{"EIGSOLVE_GPU_STAGE1_SMALL", "1"}});
+      make_two_stage_cuda<T>(n, b, A0.ptr(), n, false)->stage1(b, A2.ptr(), n);
+    }
     index_t bad = 0, first_i = -1, first_j = -1;
     for (index_t j = 0; j < n; ++j)
       for (index_t i = j; i < n; ++i)
