@@ -55,6 +55,14 @@ struct Stage1Diff {
   index_t bad = 0, i = -1, j = -1;
 };
 template <class T>
+Stage1Diff lower_diff(index_t n, const HostMatrix<T>& A, const HostMatrix<T>& B) {
+  Stage1Diff d;
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = j; i < n; ++i)
+      if (!same_bits(&A(i, j), &B(i, j), 1) && d.bad++ == 0) d.i = i, d.j = j;
+  return d;
+}
+template <class T>
 Stage1Diff stage1_diff(index_t n, index_t b, const HostMatrix<T>& A0) {
   auto Ac = A0;
   std::vector<T> tau(static_cast<std::size_t>(n));
@@ -62,11 +70,23 @@ Stage1Diff stage1_diff(index_t n, index_t b, const HostMatrix<T>& A0) {
   HostMatrix<T> Ag(n);
   auto dev = make_two_stage_cuda<T>(n, b, A0.ptr(), n, false);
   dev->stage1(b, Ag.ptr(), n);
-  Stage1Diff d;
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = j; i < n; ++i)
-      if (!same_bits(&Ag(i, j), &Ac(i, j), 1) && d.bad++ == 0) d.i = i, d.j = j;
-  return d;
+  return lower_diff(n, Ag, Ac);
+}
+/// Stage 1 of A0 on the device with the environment variable var = v1, then = v2: where the two
+/// differ (GPU against GPU, for sizes where the CPU reduction is too slow).
+template <class T>
+Stage1Diff stage1_env_diff(index_t n, index_t b, const HostMatrix<T>& A0, const char* var,
+                           const char* v1, const char* v2) {
+  HostMatrix<T> A1(n), A2(n);
+  {
+    EnvScope env({{var, v1}});
+    make_two_stage_cuda<T>(n, b, A0.ptr(), n, false)->stage1(b, A1.ptr(), n);
+  }
+  {
+    EnvScope env({{var, v2}});
+    make_two_stage_cuda<T>(n, b, A0.ptr(), n, false)->stage1(b, A2.ptr(), n);
+  }
+  return lower_diff(n, A2, A1);
 }
 
 template <class T>
@@ -106,24 +126,10 @@ TYPED_TEST(GpuTwoStage, SmallKernelsSameBitsAtLargeN) {
   using T = TypeParam;
   for (index_t b : {32, 17}) {
     const index_t n = 4500 + b;
-    const auto A0 = random_hermitian<T>(n, unsigned(777 + b));
-    HostMatrix<T> A1(n), A2(n);
-    {
-      EnvScope env({{"EIGSOLVE_GPU_STAGE1_SMALL", "0"}});
-      make_two_stage_cuda<T>(n, b, A0.ptr(), n, false)->stage1(b, A1.ptr(), n);
-    }
-    {
-      EnvScope env({{"EIGSOLVE_GPU_STAGE1_SMALL", "1"}});
-      make_two_stage_cuda<T>(n, b, A0.ptr(), n, false)->stage1(b, A2.ptr(), n);
-    }
-    index_t bad = 0, first_i = -1, first_j = -1;
-    for (index_t j = 0; j < n; ++j)
-      for (index_t i = j; i < n; ++i)
-        if (!same_bits(&A2(i, j), &A1(i, j), 1)) {
-          if (bad++ == 0) first_i = i, first_j = j;
-        }
-    EXPECT_EQ(bad, 0) << "n = " << n << ", b = " << b << ": first difference at (" << first_i
-                      << ", " << first_j << ")";
+    const Stage1Diff d = stage1_env_diff(n, b, random_hermitian<T>(n, unsigned(777 + b)),
+                                         "EIGSOLVE_GPU_STAGE1_SMALL", "0", "1");
+    EXPECT_EQ(d.bad, 0) << "n = " << n << ", b = " << b << ": first difference at (" << d.i << ", "
+                        << d.j << ")";
   }
 }
 
@@ -136,24 +142,9 @@ TYPED_TEST(GpuTwoStage, RegisterPanelQrSameBitsAtLargeN) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
   const index_t n = sizeof(T) <= 8 ? 16500 : 8300, b = 32;
-  const auto A0 = random_hermitian<T>(n, 4242);
-  HostMatrix<T> A1(n), A2(n);
-  {
-    EnvScope env({{"EIGSOLVE_GPU_QR1", "1"}});
-    make_two_stage_cuda<T>(n, b, A0.ptr(), n, false)->stage1(b, A1.ptr(), n);
-  }
-  {
-    EnvScope env({{"EIGSOLVE_GPU_QR1", "2"}});
-    make_two_stage_cuda<T>(n, b, A0.ptr(), n, false)->stage1(b, A2.ptr(), n);
-  }
-  index_t bad = 0, first_i = -1, first_j = -1;
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = j; i < n; ++i)
-      if (!same_bits(&A2(i, j), &A1(i, j), 1)) {
-        if (bad++ == 0) first_i = i, first_j = j;
-      }
-  EXPECT_EQ(bad, 0) << "n = " << n << ": first difference at (" << first_i << ", " << first_j
-                    << ")";
+  const Stage1Diff d =
+      stage1_env_diff(n, b, random_hermitian<T>(n, 4242), "EIGSOLVE_GPU_QR1", "1", "2");
+  EXPECT_EQ(d.bad, 0) << "n = " << n << ": first difference at (" << d.i << ", " << d.j << ")";
 }
 
 // Both stages: d and e bitwise the CPU's tridiagonalize_two_stage.
