@@ -263,6 +263,16 @@ index_t group_columns(index_t m) {
   return std::max<index_t>(1024, (m / 8 + 63) / 64 * 64);
 }
 
+/// EIGSOLVE_GPU_BT_Q1_BATCH=N (two-stage): Q2 on each group as it comes, Q1 only once N columns
+/// (or the last) are waiting for it, so that step 1 of the back-transformation runs on wider
+/// groups (fewer tile segments, fewer tile partials written and summed). Default 0: Q1 right
+/// after Q2, group by group. A column's bits do not depend on its group: the same Z.
+index_t q1_batch_columns() {
+  if (const char* e = std::getenv("EIGSOLVE_GPU_BT_Q1_BATCH"); e && std::atoll(e) > 0)
+    return static_cast<index_t>(std::atoll(e));
+  return 0;
+}
+
 /// The back-transformation's device calls: the one-stage Z := Q Z on (n, dA, dtau), or with the
 /// two-stage reflectors Z := Q2 Z, then stage 1's Q1 as the one-stage form of order n - b + 1
 /// moved down b - 1 rows (docs/canonical-two-stage.md, "Z := Q1 Z").
@@ -312,33 +322,52 @@ struct BackTransformPlan {
     if (packed_bytes())
       pack_q2_device<T>(n, ts->b, ts->dV2, ts->ldv2, ts->dtau2, ts->ldt2, packed(m, w), st);
   }
-  /// Z := Q Z on the nc columns at Zc (ld n).
-  /// With `prof` (EIGSOLVE_GPU_PROFILE=1, two-stage) the two products are timed by events and
-  /// the call waits for them (serialised): prof[0] += Q2's seconds, prof[1] += Q1's.
+  /// Z := Q Z on the nc columns at Zc (ld n): columns_q2, then columns_q1.
+  /// With `prof` (EIGSOLVE_GPU_PROFILE=1, two-stage) each product is timed by events and the
+  /// call waits for it (serialised): prof[0] += Q2's seconds, prof[1] += Q1's.
   void columns(index_t m, index_t nc, T* Zc, void* w, std::size_t wb, cudaStream_t st,
                double* prof = nullptr) const {
-    cudaEvent_t ev[3] = {nullptr, nullptr, nullptr};
-    if (prof && ts) {
-      for (auto& e : ev)
-        ck(cudaEventCreate(&e), "cudaEventCreate");
-      ck(cudaEventRecord(ev[0], st), "cudaEventRecord");
-    }
-    if (ts)
+    columns_q2(m, nc, Zc, w, st, prof);
+    columns_q1(m, nc, Zc, w, wb, st, prof);
+  }
+  /// Z := Q2 Z (two-stage only; nothing for the one-stage form).
+  void columns_q2(index_t m, index_t nc, T* Zc, void* w, cudaStream_t st, double* prof) const {
+    if (!ts) return;
+    timed(st, prof ? prof + 0 : nullptr, [&] {
       apply_q2_canonical_device<T>(n, ts->b, ts->dV2, ts->ldv2, ts->dtau2, ts->ldt2, nc, Zc, n, st,
                                    packed(m, w));
-    if (ev[1]) ck(cudaEventRecord(ev[1], st), "cudaEventRecord");
-    if (has_q1()) apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, q1_bytes(m), st);
-    if (ev[2]) {
-      ck(cudaEventRecord(ev[2], st), "cudaEventRecord");
-      ck(cudaEventSynchronize(ev[2]), "profile");
-      float a = 0, b = 0;
-      ck(cudaEventElapsedTime(&a, ev[0], ev[1]), "cudaEventElapsedTime");
-      ck(cudaEventElapsedTime(&b, ev[1], ev[2]), "cudaEventElapsedTime");
-      prof[0] += a * 1e-3;
-      prof[1] += b * 1e-3;
-      for (auto& e : ev)
-        cudaEventDestroy(e);
+    });
+  }
+  /// Z := Q1 Z (the one-stage form; two-stage: stage 1's, after Q2).
+  void columns_q1(index_t m, index_t nc, T* Zc, void* w, std::size_t wb, cudaStream_t st,
+                  double* prof) const {
+    (void)wb;
+    if (!has_q1()) return;
+    timed(st, ts && prof ? prof + 1 : nullptr, [&] {
+      apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, q1_bytes(m), st);
+    });
+  }
+
+ private:
+  /// f() on st; with acc, timed by events (waited for) and the seconds added to *acc.
+  template <class F>
+  static void timed(cudaStream_t st, double* acc, F&& f) {
+    if (acc == nullptr) {
+      f();
+      return;
     }
+    cudaEvent_t ev[2] = {nullptr, nullptr};
+    for (auto& e : ev)
+      ck(cudaEventCreate(&e), "cudaEventCreate");
+    ck(cudaEventRecord(ev[0], st), "cudaEventRecord");
+    f();
+    ck(cudaEventRecord(ev[1], st), "cudaEventRecord");
+    ck(cudaEventSynchronize(ev[1]), "profile");
+    float a = 0;
+    ck(cudaEventElapsedTime(&a, ev[0], ev[1]), "cudaEventElapsedTime");
+    *acc += a * 1e-3;
+    for (auto& e : ev)
+      cudaEventDestroy(e);
   }
 };
 
@@ -414,6 +443,8 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
       Z, sizeof(T) * std::size_t(n), std::size_t(m), landed);
   // 2. (on bs, from the worker thread) the T factors; then Z := Q Z by groups of columns
   // [c0, c1) as they are posted (complex: Z_T's columns widened first).
+  const index_t q1_batch = two_stage ? q1_batch_columns() : 0;
+  index_t q1_from = 0;  // with q1_batch: the first column Q1 has not been applied to
   GroupWorker worker(
       dev, [&] { bplan.prepare(m, dw.p, bw, bs.s); },
       [&](index_t c0, index_t c1) {
@@ -423,8 +454,16 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
                                                   reinterpret_cast<R*>(Z + std::size_t(n) * c0));
           ck(cudaGetLastError(), "widen Z");
         }
-        bplan.columns(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bw, bs.s,
-                      profile_q ? q_seconds : nullptr);
+        double* prof = profile_q ? q_seconds : nullptr;
+        if (q1_batch == 0) {
+          bplan.columns(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bw, bs.s, prof);
+        } else {  // EIGSOLVE_GPU_BT_Q1_BATCH: Q1 once q1_batch columns wait (or at the end)
+          bplan.columns_q2(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bs.s, prof);
+          if (c1 < m && c1 - q1_from < q1_batch) return;
+          bplan.columns_q1(m, c1 - q1_from, Z + std::size_t(n) * q1_from, dw.p, bw, bs.s, prof);
+          c0 = q1_from;
+          q1_from = c1;
+        }
         cudaEvent_t ev = nullptr;
         ck(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
         const cudaError_t st = cudaEventRecord(ev, bs.s);
