@@ -343,9 +343,8 @@ struct BackTransformPlan {
                   double* prof) const {
     (void)wb;
     if (!has_q1()) return;
-    timed(st, ts && prof ? prof + 1 : nullptr, [&] {
-      apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, q1_bytes(m), st);
-    });
+    timed(st, ts && prof ? prof + 1 : nullptr,
+          [&] { apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, q1_bytes(m), st); });
   }
 
  private:
