@@ -440,7 +440,7 @@ TEST(GpuPipeline, ResidentVectorsAllPrecisions) {
 /// vectors_device.cu): with groups of any size (EIGSOLVE_GPU_BT_CHUNK=1: every column phase B
 /// reports finished is sent at once) and without the overlap, the vectors are the CPU's. Random
 /// matrices: one big cluster of eigenvalues, many blocks of 32, so phase B reports at several of
-/// its checks (every 16 blocks).
+/// its checks (every 16 blocks). Then the two-stage reduction with Q1 deferred to wider groups.
 TEST(GpuPipeline, BackTransformOverlapsInverseIteration) {
   EIGSOLVE_REQUIRE_DEVICE();
   const auto random_matrix = [](auto tag, index_t n, std::uint64_t seed) {
@@ -479,6 +479,26 @@ TEST(GpuPipeline, BackTransformOverlapsInverseIteration) {
     unsetenv("EIGSOLVE_GPU_BT_OVERLAP");
     unsetenv("EIGSOLVE_GPU_STAGED");
     unsetenv("EIGSOLVE_GPU_STAGED_CHUNK");
+    if (::testing::Test::HasFailure()) return;
+  }
+  // The two-stage reflectors with Q1 deferred (EIGSOLVE_GPU_BT_Q1_BATCH: Q2 per group, Q1 once
+  // that many columns wait, or at the last): groups of 1 and 256 columns, batches of 1 (Q1 with
+  // every group), 700 (several groups a batch, a short last batch) and all the columns.
+  SolveOptions two;
+  two.vectors = true;
+  two.reduction = Reduction::two_stage;
+  for (const char* cb : {"1:700", "256:700", "256:1", "256:100000"}) {
+    const std::string c(cb);
+    setenv("EIGSOLVE_GPU_BT_CHUNK", c.substr(0, c.find(':')).c_str(), 1);
+    setenv("EIGSOLVE_GPU_BT_Q1_BATCH", c.substr(c.find(':') + 1).c_str(), 1);
+    pipeline_equal(random_matrix(double(), 2500, 41), "two-stage d 2500, chunk:Q1 batch " + c, two);
+    if (c == "256:700") {
+      pipeline_equal(random_matrix(float(), 2100, 42), "two-stage s 2100 " + c, two);
+      pipeline_equal(random_matrix(Complex<double>(), 1100, 43), "two-stage z 1100 " + c, two);
+      pipeline_equal(random_matrix(dd_real(), 700, 45), "two-stage dd 700 " + c, two);
+    }
+    unsetenv("EIGSOLVE_GPU_BT_CHUNK");
+    unsetenv("EIGSOLVE_GPU_BT_Q1_BATCH");
     if (::testing::Test::HasFailure()) return;
   }
 }
