@@ -11,8 +11,8 @@
 //     symm_canonical_gpu       X = A22 V (symv/symm_gpu.hpp: k canonical SYMVs)
 //     y_kernel, zdot_kernel, m_kernel, w_kernel   Y = X T, Z = V^H Y, M = T^H Z, W = Y - V M / 2
 //   (EIGSOLVE_GPU_STAGE1_SMALL=1 and k <= 32, the default band width: dots_kernel for the Gram
-//   matrix and Z, tfactor_block_kernel, m_smem_kernel; the same chains. Session 49, not yet run
-//   on a device, so off by default: scripts/gpu-batch.sh s50-a)
+//   matrix and Z, tfactor_block_kernel, m_smem_kernel; the same chains, bitwise the CPU's on an
+//   H100 in session 50, but not faster there (dd 16384 8.08 against 8.00 s), so off by default)
 //     rank2k (panel_kernels.cuh)   A22 -= V W^H + W V^H, the one-stage's canonical kernel
 //   then band_kernel (band storage, ldab = 2b + 1) and the bulge chase
 //   (householder/bulge_chase_cuda.hpp); d and e to the host.
@@ -988,7 +988,7 @@ class TwoStageDevice final : public TwoStageCuda<T> {
   bool r2k_bound_ = true;
   /// EIGSOLVE_GPU_STAGE1_SMALL=1: the panel's Gram matrix, T factor, Z and M by session 49's
   /// kernels (k <= 32) instead of one block per dot and global loads on the T chains; the same
-  /// chains. Off until a device has run them (gpu-batch.sh s50-a)
+  /// chains. Off: bitwise the CPU's, but slower on an H100 (session 50, bench/NOTES.md)
   bool small_fast_ = false;
   int qr_mode_ = 2;  ///< EIGSOLVE_GPU_QR1: 0 two kernels per column, 1 panel_qr_kernel, 2 rf
   int rf_nb_ = 0;    ///< qr_mode_ 2: panel_qr_rf_kernel for m <= 4096 rf_nb_ (rf_prepare)

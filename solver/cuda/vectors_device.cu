@@ -266,7 +266,9 @@ index_t group_columns(index_t m) {
 /// EIGSOLVE_GPU_BT_Q1_BATCH=N (two-stage): Q2 on each group as it comes, Q1 only once N columns
 /// (or the last) are waiting for it, so that step 1 of the back-transformation runs on wider
 /// groups (fewer tile segments, fewer tile partials written and summed). Default 0: Q1 right
-/// after Q2, group by group. A column's bits do not depend on its group: the same Z.
+/// after Q2, group by group. A column's bits do not depend on its group: the same Z. Slower at
+/// every N measured (session 50, d 16384 on an H100: 2.75 s default, 2.82-3.07 s with 4096-16384):
+/// Q1 then waits for whole batches and its work piles up after phase B.
 index_t q1_batch_columns() {
   if (const char* e = std::getenv("EIGSOLVE_GPU_BT_Q1_BATCH"); e && std::atoll(e) > 0)
     return static_cast<index_t>(std::atoll(e));

@@ -118,9 +118,9 @@ TYPED_TEST(GpuTwoStage, Stage1BitwiseEqualToCpu) {
 
 // Stage 1 with the panel's Gram matrix, T factor, Z and M by session 49's kernels (dots_kernel:
 // batches of 32 tiles, so 1, 2 and 3 batches and partial tiles at this n; tfactor_block_kernel,
-// m_smem_kernel; EIGSOLVE_GPU_STAGE1_SMALL=1) against the kernels before them (=0, the default
-// until a device has run this), both tied to the CPU by Stage1BitwiseEqualToCpu: the whole
-// stage-1 matrix bitwise. GPU against GPU: no CPU reduction at this n.
+// m_smem_kernel; EIGSOLVE_GPU_STAGE1_SMALL=1) against the kernels before them (=0, the default:
+// the new ones were slower in session 50), both tied to the CPU by Stage1BitwiseEqualToCpu: the
+// whole stage-1 matrix bitwise. GPU against GPU: no CPU reduction at this n.
 TYPED_TEST(GpuTwoStage, SmallKernelsSameBitsAtLargeN) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = TypeParam;
