@@ -371,18 +371,23 @@ __global__ void __launch_bounds__(kDotThreads)
   T acc = T(0);
   for (index_t b0 = 0; b0 < ntl; b0 += kDotTiles) {
     const index_t cb = (b0 + (t >> 3)) * kTile + index_t(t & 7) * kChunk;
+    // The chunk's 8 elements of B once, then column by column its 8 of A (one 128-byte line
+    // for dd, reused at once from L1): the chains are the same, each c over u ascending. (Row
+    // by row over all 8 columns, session 49's order, kept 8 lines per thread live: 256 KB per
+    // block, more than L1 holds.)
+    T bv[kChunk];
+#pragma unroll
+    for (int u = 0; u < kChunk; ++u)
+      bv[u] = cb + u < m ? b[cb + u] : T(0);
     T s[kDotCols];
 #pragma unroll
-    for (int c = 0; c < kDotCols; ++c)
+    for (int c = 0; c < kDotCols; ++c) {
       s[c] = T(0);
+      if (c < cols) {
+        const T* ac = a + m * c + cb;
 #pragma unroll
-    for (int u = 0; u < kChunk; ++u) {
-      const index_t r = cb + u;
-      if (r < m) {
-        const T br = b[r];
-#pragma unroll
-        for (int c = 0; c < kDotCols; ++c)
-          if (c < cols) s[c] = madd_conj(a[r + m * c], br, s[c]);
+        for (int u = 0; u < kChunk; ++u)
+          if (cb + u < m) s[c] = madd_conj(ac[u], bv[u], s[c]);
       }
     }
 #pragma unroll
