@@ -12,7 +12,8 @@
 //     y_kernel, zdot_kernel, m_kernel, w_kernel   Y = X T, Z = V^H Y, M = T^H Z, W = Y - V M / 2
 //   (EIGSOLVE_GPU_STAGE1_SMALL=1 and k <= 32, the default band width: dots_kernel for the Gram
 //   matrix and Z, tfactor_block_kernel, m_smem_kernel; the same chains, bitwise the CPU's on an
-//   H100 in session 50, but not faster there (dd 16384 8.08 against 8.00 s), so off by default)
+//   H100 in session 50, but not faster there (dd 16384 8.08 against 8.00 s), so off by default;
+//   dots_kernel's loads reordered since, not yet run: scripts/gpu-batch.sh s51-a)
 //     rank2k (panel_kernels.cuh)   A22 -= V W^H + W V^H, the one-stage's canonical kernel
 //   then band_kernel (band storage, ldab = 2b + 1) and the bulge chase
 //   (householder/bulge_chase_cuda.hpp); d and e to the host.

@@ -330,7 +330,7 @@ struct BackTransformPlan {
   void columns(index_t m, index_t nc, T* Zc, void* w, std::size_t wb, cudaStream_t st,
                double* prof = nullptr) const {
     columns_q2(m, nc, Zc, w, st, prof);
-    columns_q1(m, nc, Zc, w, wb, st, prof);
+    columns_q1(m, nc, Zc, w, st, prof);
   }
   /// Z := Q2 Z (two-stage only; nothing for the one-stage form).
   void columns_q2(index_t m, index_t nc, T* Zc, void* w, cudaStream_t st, double* prof) const {
@@ -341,9 +341,7 @@ struct BackTransformPlan {
     });
   }
   /// Z := Q1 Z (the one-stage form; two-stage: stage 1's, after Q2).
-  void columns_q1(index_t m, index_t nc, T* Zc, void* w, std::size_t wb, cudaStream_t st,
-                  double* prof) const {
-    (void)wb;
+  void columns_q1(index_t m, index_t nc, T* Zc, void* w, cudaStream_t st, double* prof) const {
     if (!has_q1()) return;
     timed(st, ts && prof ? prof + 1 : nullptr,
           [&] { apply_q_device_columns<T>(nq, dA, ldda, m, nc, Zc + off, n, w, q1_bytes(m), st); });
@@ -461,7 +459,7 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
         } else {  // EIGSOLVE_GPU_BT_Q1_BATCH: Q1 once q1_batch columns wait (or at the end)
           bplan.columns_q2(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bs.s, prof);
           if (c1 < m && c1 - q1_from < q1_batch) return;
-          bplan.columns_q1(m, c1 - q1_from, Z + std::size_t(n) * q1_from, dw.p, bw, bs.s, prof);
+          bplan.columns_q1(m, c1 - q1_from, Z + std::size_t(n) * q1_from, dw.p, bs.s, prof);
           c0 = q1_from;
           q1_from = c1;
         }
