@@ -265,14 +265,14 @@ index_t group_columns(index_t m) {
 
 /// EIGSOLVE_GPU_BT_Q1_BATCH=N (two-stage): Q2 on each group as it comes, Q1 only once N columns
 /// (or the last) are waiting for it, so that step 1 of the back-transformation runs on wider
-/// groups (fewer tile segments, fewer tile partials written and summed). Default 0: Q1 right
-/// after Q2, group by group. A column's bits do not depend on its group: the same Z. Slower at
-/// every N measured (session 50, d 16384 on an H100: 2.75 s default, 2.82-3.07 s with 4096-16384):
-/// Q1 then waits for whole batches and its work piles up after phase B.
+/// groups (fewer tile segments, fewer tile partials written and summed). Unset or 0: 1, Q1 right
+/// after Q2, group by group (the default). A column's bits do not depend on its group: the same Z.
+/// Slower at every N measured (session 50, d 16384 on an H100: 2.75 s default, 2.82-3.07 s with
+/// 4096-16384): Q1 then waits for whole batches and its work piles up after phase B.
 index_t q1_batch_columns() {
   if (const char* e = std::getenv("EIGSOLVE_GPU_BT_Q1_BATCH"); e && std::atoll(e) > 0)
     return static_cast<index_t>(std::atoll(e));
-  return 0;
+  return 1;
 }
 
 /// The back-transformation's device calls: the one-stage Z := Q Z on (n, dA, dtau), or with the
@@ -327,7 +327,7 @@ struct BackTransformPlan {
   /// Z := Q Z on the nc columns at Zc (ld n): columns_q2, then columns_q1.
   /// With `prof` (EIGSOLVE_GPU_PROFILE=1, two-stage) each product is timed by events and the
   /// call waits for it (serialised): prof[0] += Q2's seconds, prof[1] += Q1's.
-  void columns(index_t m, index_t nc, T* Zc, void* w, std::size_t wb, cudaStream_t st,
+  void columns(index_t m, index_t nc, T* Zc, void* w, cudaStream_t st,
                double* prof = nullptr) const {
     columns_q2(m, nc, Zc, w, st, prof);
     columns_q1(m, nc, Zc, w, st, prof);
@@ -442,8 +442,8 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
       Z, sizeof(T) * std::size_t(n), std::size_t(m), landed);
   // 2. (on bs, from the worker thread) the T factors; then Z := Q Z by groups of columns
   // [c0, c1) as they are posted (complex: Z_T's columns widened first).
-  const index_t q1_batch = two_stage ? q1_batch_columns() : 0;
-  index_t q1_from = 0;  // with q1_batch: the first column Q1 has not been applied to
+  const index_t q1_batch = two_stage ? q1_batch_columns() : 1;
+  index_t q1_from = 0;  // the first column Q1 has not been applied to
   GroupWorker worker(
       dev, [&] { bplan.prepare(m, dw.p, bw, bs.s); },
       [&](index_t c0, index_t c1) {
@@ -453,16 +453,14 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
                                                   reinterpret_cast<R*>(Z + std::size_t(n) * c0));
           ck(cudaGetLastError(), "widen Z");
         }
+        // Q2 on this group; Q1 once q1_batch columns wait for it, or at the end (the default 1:
+        // right after Q2, group by group)
         double* prof = profile_q ? q_seconds : nullptr;
-        if (q1_batch == 0) {
-          bplan.columns(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bw, bs.s, prof);
-        } else {  // EIGSOLVE_GPU_BT_Q1_BATCH: Q1 once q1_batch columns wait (or at the end)
-          bplan.columns_q2(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bs.s, prof);
-          if (c1 < m && c1 - q1_from < q1_batch) return;
-          bplan.columns_q1(m, c1 - q1_from, Z + std::size_t(n) * q1_from, dw.p, bs.s, prof);
-          c0 = q1_from;
-          q1_from = c1;
-        }
+        bplan.columns_q2(m, c1 - c0, Z + std::size_t(n) * c0, dw.p, bs.s, prof);
+        if (c1 < m && c1 - q1_from < q1_batch) return;
+        bplan.columns_q1(m, c1 - q1_from, Z + std::size_t(n) * q1_from, dw.p, bs.s, prof);
+        c0 = q1_from;
+        q1_from = c1;
         cudaEvent_t ev = nullptr;
         ck(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
         const cudaError_t st = cudaEventRecord(ev, bs.s);
@@ -538,7 +536,7 @@ void apply_q_two_stage_cuda(const TwoStageDeviceReflectors<T>& r, index_t m, T* 
                        std::size_t(n) * sizeof(T), std::size_t(m), cudaMemcpyHostToDevice, st.s),
      "upload Z");
   plan.prepare(m, dw.p, bw, st.s);
-  plan.columns(m, m, dz, dw.p, bw, st.s);
+  plan.columns(m, m, dz, dw.p, st.s);
   ck(cudaMemcpy2DAsync(Z, std::size_t(ldz) * sizeof(T), dz, std::size_t(n) * sizeof(T),
                        std::size_t(n) * sizeof(T), std::size_t(m), cudaMemcpyDeviceToHost, st.s),
      "download Z");
