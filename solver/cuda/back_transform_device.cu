@@ -29,6 +29,8 @@
 //                 sub-batches double buffered in shared memory, the next sub-batch's Z loaded
 //                 into registers during this one; rows counted from matrix row i0 so they align):
 //                 z_rj = madd(v_rc, ny_cj, z_rj) for c = 0 .. k-1 ascending (in place)
+//     EIGSOLVE_GPU_BT_DMMA=1 (double, opt-in): step1_dmma_kernel and step3_dmma_kernel, the
+//                 same chains on the FP64 tensor cores (core/cuda/dmma.cuh), the same bits
 //
 // Every index product is formed in 64 bits (index_t).
 #include <cuda_runtime.h>
@@ -36,9 +38,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/canonical.hpp"
+#include "core/cuda/dmma.cuh"
 #include "core/env_flag.hpp"
 #include "core/errors.hpp"
 #include "core/precision.hpp"
@@ -296,6 +300,293 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
 }
 
+/// Step 1 (and step 2 with Sweep) on the FP64 tensor cores: double, the columns of Z (Z(r, j) =
+/// Z[r + j * lddz]), the grid, P and NY of step1_kernel<double, Sweep> (64 columns a block, the
+/// same tile segments), the same bits. Each chunk chain s = 0; s = fma(v_rc, z_rj, s) over its
+/// 8 rows is two DMMAs from a zero accumulator (core/cuda/dmma.cuh: a DMMA is the fma chain over
+/// its four k in order); a chunk only partly inside the block's rows (the last tile) runs its
+/// present rows as a CUDA-core chain and a chunk wholly past them is +0, as in step1_kernel
+/// (rows past L are absent, not zero terms); the tree ((c0 + c1) + (c2 + c3)) + ((c4 + c5) +
+/// (c6 + c7)) and the tile chain acc = p_0, acc + p_1, ... are CUDA-core adds. 8 warps: warp w
+/// owns reflectors 16 (w % 2) + 8 ci + g and columns 16 (w / 2) + 8 tj + 2 t + e (ci, tj, e <
+/// 2). Half tiles (32 rows: V 32 x 32, Z 32 x 64 stored by column) through kStages1D shared
+/// stages by cp.async.
+///
+///     D(8 reflectors x 8 columns) = DMMA(V^T[c, rows 4s..4s+3], Z[rows 4s..4s+3, j], D)
+constexpr int kThreads1D = 256, kJC1D = 64, kHalf1D = 32, kStages1D = 3;
+constexpr int kVS1D = kB + 4;       ///< vs[r * kVS1D + c]: a fragment load is 2 wavefronts
+constexpr int kZS1D = kHalf1D + 4;  ///< zs[j * kZS1D + r]: likewise, and conflict-free fills
+constexpr int kStage1D = kHalf1D * kVS1D + kJC1D * kZS1D;
+constexpr std::size_t kSmem1D = std::size_t(kStages1D) * kStage1D * sizeof(double);
+static_assert(kJC1D == Cfg<double>::kJC1, "the grid of step1_kernel<double>");
+static_assert(kJC1D * Cfg<double>::kWS1 + kB * (kB + 1) <= kStages1D * kStage1D, "ws, ts");
+template <bool Sweep>
+__global__ void __launch_bounds__(kThreads1D, 2)
+    step1_dmma_kernel(const double* __restrict__ Vp, const double* __restrict__ Z, index_t lddz,
+                      index_t L, index_t ncols, int tps, int chain0, int k, double* P, index_t pld,
+                      const double* __restrict__ Tb, double* NY, index_t ldny) {
+  extern __shared__ __align__(16) unsigned char smem1d[];
+  double* sm = reinterpret_cast<double*>(smem1d);
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t4 = lane & 3;
+  const int cb = 16 * (warp & 1), jbw = 16 * (warp >> 1);
+  const index_t nt = (L + kTile - 1) / kTile;
+  const index_t tb = index_t(blockIdx.y) * tps, te = tb + tps < nt ? tb + tps : nt;
+  const index_t j0 = index_t(blockIdx.x) * kJC1D;
+  const int nh = 2 * static_cast<int>(te - tb);
+  const bool chain = Sweep || (chain0 != 0 && blockIdx.y == 0);
+  auto issue = [&](int h, int stage) {
+    if (h < nh) {
+      double* vs = sm + stage * kStage1D;
+      double* zs = vs + kHalf1D * kVS1D;
+      const index_t r0 = tb * kTile + index_t(h) * kHalf1D;
+      // V: 32 rows of 32 (inside the packed rows, zero past L), 16-byte pieces
+#pragma unroll
+      for (int i = 0; i < kHalf1D * kB / 2 / kThreads1D; ++i) {
+        const int e = tid + kThreads1D * i, rr = e / (kB / 2), c2 = e % (kB / 2);
+        bt::cp_async<16>(vs + rr * kVS1D + 2 * c2, Vp + (r0 + rr) * kB + 2 * c2);
+      }
+      // Z: 32 rows x 64 columns, a warp down 32 rows of one column; 0 past L and ncols
+#pragma unroll
+      for (int i = 0; i < kHalf1D * kJC1D / kThreads1D; ++i) {
+        const int e = tid + kThreads1D * i, rr = e % kHalf1D, jj = e / kHalf1D;
+        const index_t r = r0 + rr, j = j0 + jj;
+        double* d = zs + jj * kZS1D + rr;
+        if (r < L && j < ncols)
+          bt::cp_async_elem(d, Z + r + j * lddz);
+        else
+          *d = 0.0;
+      }
+    }
+    bt::cp_commit();
+  };
+  for (int h = 0; h < kStages1D - 1; ++h)
+    issue(h, h);
+  int h = 0, cur = 0;
+  auto next = [&]() {
+    bt::cp_wait<kStages1D - 2>();
+    __syncthreads();
+    issue(h + kStages1D - 1, cur == 0 ? kStages1D - 1 : cur - 1);
+    const double* st = sm + cur * kStage1D;
+    cur = cur == kStages1D - 1 ? 0 : cur + 1;
+    ++h;
+    return st;
+  };
+  // One half tile: its chunks 4 H .. 4 H + 3 (rows: present rows of the half, 0 .. 32) folded
+  // into q = (c_4H + c_4H+1) + (c_4H+2 + c_4H+3).
+  auto half = [&](const double* st, int rows, double(&q)[2][2][2]) {
+    const double* vs = st;
+    const double* zs = st + kHalf1D * kVS1D;
+    double x[2][2][2], y[2][2][2];
+#pragma unroll
+    for (int qq = 0; qq < 4; ++qq) {
+      double(&s)[2][2][2] = (qq & 1) ? y : x;
+      const int pc = rows - 8 * qq;  // present rows of this chunk (block-uniform)
+#pragma unroll
+      for (int ci = 0; ci < 2; ++ci)
+#pragma unroll
+        for (int tj = 0; tj < 2; ++tj)
+          s[ci][tj][0] = s[ci][tj][1] = 0.0;
+      if (pc >= 8) {
+#pragma unroll
+        for (int ks = 0; ks < 2; ++ks) {
+          const int r = 8 * qq + 4 * ks + t4;
+          double af[2], bf[2];
+#pragma unroll
+          for (int ci = 0; ci < 2; ++ci)
+            af[ci] = vs[r * kVS1D + cb + 8 * ci + g];
+#pragma unroll
+          for (int tj = 0; tj < 2; ++tj)
+            bf[tj] = zs[(jbw + 8 * tj + g) * kZS1D + r];
+#pragma unroll
+          for (int ci = 0; ci < 2; ++ci)
+#pragma unroll
+            for (int tj = 0; tj < 2; ++tj)
+              dmma::mma(s[ci][tj][0], s[ci][tj][1], af[ci], bf[tj]);
+        }
+      } else if (pc > 0) {
+        for (int i = 0; i < pc; ++i) {
+          const int r = 8 * qq + i;
+#pragma unroll
+          for (int ci = 0; ci < 2; ++ci)
+#pragma unroll
+            for (int tj = 0; tj < 2; ++tj)
+#pragma unroll
+              for (int e = 0; e < 2; ++e)
+                s[ci][tj][e] = fma(vs[r * kVS1D + cb + 8 * ci + g],
+                                   zs[(jbw + 8 * tj + 2 * t4 + e) * kZS1D + r], s[ci][tj][e]);
+        }
+      }
+      if (qq == 1 || qq == 3) {
+#pragma unroll
+        for (int ci = 0; ci < 2; ++ci)
+#pragma unroll
+          for (int tj = 0; tj < 2; ++tj)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const double pr = x[ci][tj][e] + y[ci][tj][e];
+              if (qq == 1)
+                q[ci][tj][e] = pr;
+              else
+                q[ci][tj][e] = q[ci][tj][e] + pr;
+            }
+      }
+    }
+  };
+  // The B fragment above is Z(r, jbw + 8 tj + g): the D fragment's columns are 2 t4 + e.
+  double acc[2][2][2] = {};
+  for (index_t t = tb; t < te; ++t) {
+    const int rows = L - t * kTile < kTile ? static_cast<int>(L - t * kTile) : kTile;
+    double q0[2][2][2], q1[2][2][2];
+    half(next(), rows, q0);
+    half(next(), rows - kHalf1D, q1);
+#pragma unroll
+    for (int ci = 0; ci < 2; ++ci)
+#pragma unroll
+      for (int tj = 0; tj < 2; ++tj)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const double p = q0[ci][tj][e] + q1[ci][tj][e];
+          if (chain) {
+            acc[ci][tj][e] = t == 0 ? p : acc[ci][tj][e] + p;
+          } else {
+            const index_t j = j0 + jbw + 8 * tj + 2 * t4 + e;
+            if (j < ncols) P[(t * pld + j) * kB + cb + 8 * ci + g] = p;
+          }
+        }
+  }
+  if (!Sweep) {
+    if (chain) {
+#pragma unroll
+      for (int ci = 0; ci < 2; ++ci)
+#pragma unroll
+        for (int tj = 0; tj < 2; ++tj)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const index_t j = j0 + jbw + 8 * tj + 2 * t4 + e;
+            if (j < ncols) P[j * kB + cb + 8 * ci + g] = acc[ci][tj][e];
+          }
+    }
+    return;
+  }
+  bt::cp_wait<0>();
+  __syncthreads();  // every stage read: ws and ts take their place
+  double* ws = sm;  // ws[jl][q] = w_qj, ld kWS1
+  double* ts = sm + kJC1D * Cfg<double>::kWS1;
+  for (int e = tid; e < kB * kB; e += kThreads1D)
+    ts[(e >> 5) * (kB + 1) + (e & 31)] = Tb[e];
+#pragma unroll
+  for (int ci = 0; ci < 2; ++ci)
+#pragma unroll
+    for (int tj = 0; tj < 2; ++tj)
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+        ws[(jbw + 8 * tj + 2 * t4 + e) * Cfg<double>::kWS1 + cb + 8 * ci + g] = acc[ci][tj][e];
+  __syncthreads();
+  for (int e = tid; e < kB * kJC1D; e += kThreads1D) {
+    const int jl = e % kJC1D, c = e / kJC1D;
+    if (c < k && j0 + jl < ncols) NY[c * ldny + j0 + jl] = bt::ny2<double>(ts, ws, k, c, jl);
+  }
+}
+
+/// Step 3 on the FP64 tensor cores (double, k == 32; core/cuda/dmma.cuh: a DMMA is the fma
+/// chain over its four k in order, so eight of them chained over c = 0..31 are exactly
+/// z_rj = madd(v_rc, ny_cj, z_rj) for c ascending, the bits of step3_kernel). Block (x, y):
+/// rows s of [128 y, 128 y + 128) (matrix row i0 + s; only 1 <= s <= L are written), V's rows
+/// resident in shared memory, column sub-batches [x per, x per + per) of 32 with their NY in
+/// shared memory. Warp w: rows 32 (w % 4) + 8 ti + g, columns 16 (w / 4) + 8 tj + 2 t + e
+/// (ti < 4, tj < 2, e < 2); the next sub-batch's Z loads into registers while this one computes.
+///
+///     acc(8x8 tile) = Z tile;  for c0 = 0, 4, .., 28:  acc = DMMA(V[rows, c0..c0+3],
+///                                                               NY[c0..c0+3, cols], acc)
+constexpr int kRows3D = 128, kCols3D = 32;
+constexpr int kVS3D = kB + 4;        ///< V row stride: a fragment load is 2 wavefronts
+constexpr int kNyS3D = kCols3D + 8;  ///< NY row stride: likewise
+constexpr std::size_t kSmem3D = (kRows3D * kVS3D + kB * kNyS3D) * sizeof(double);
+__global__ void __launch_bounds__(kThreads, 2)
+    step3_dmma_kernel(const double* __restrict__ Vp, index_t L, const double* __restrict__ NY,
+                      index_t ldny, double* Zs, index_t ldz, index_t ncols, int per) {
+  extern __shared__ __align__(16) unsigned char smem3d[];
+  double* vs = reinterpret_cast<double*>(smem3d);  // vs[rr * kVS3D + c] = V(s0b + rr - 1, c)
+  double* ns = vs + kRows3D * kVS3D;               // ns[c * kNyS3D + jj] = NY(c, j0 + jj)
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const index_t s0b = index_t(blockIdx.y) * kRows3D;
+  const int rw = 32 * (warp & 3), cw = 16 * (warp >> 2);  // the warp's first row and column
+  const index_t jb = index_t(blockIdx.x) * per * kCols3D;
+  const index_t left = (ncols - jb + kCols3D - 1) / kCols3D;  // >= 1 by the grid
+  const int nb = static_cast<int>(left < per ? left : per);
+  for (int e = tid; e < kRows3D * kB; e += kThreads) {
+    const int rr = e / kB, c = e % kB;
+    const index_t r = s0b + rr - 1;  // V row
+    vs[rr * kVS3D + c] = (r >= 0 && r < L) ? Vp[r * kB + c] : 0.0;
+  }
+  bool rok[4];
+#pragma unroll
+  for (int ti = 0; ti < 4; ++ti) {
+    const index_t s = s0b + rw + 8 * ti + g;
+    rok[ti] = s >= 1 && s <= L;
+  }
+  double* zrow = Zs + (s0b + rw + g);
+  double zn[4][2][2];
+  auto load_z = [&](index_t j0) {
+#pragma unroll
+    for (int tj = 0; tj < 2; ++tj)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const index_t j = j0 + cw + 8 * tj + 2 * t + e;
+        const bool jok = j < ncols;
+#pragma unroll
+        for (int ti = 0; ti < 4; ++ti)
+          zn[ti][tj][e] = (rok[ti] && jok) ? zrow[8 * ti + j * ldz] : 0.0;
+      }
+  };
+  load_z(jb);
+  for (int sb = 0; sb < nb; ++sb) {
+    const index_t j0 = jb + index_t(sb) * kCols3D;
+    __syncthreads();  // V stored; the previous sub-batch's NY consumed
+    for (int e = tid; e < kB * kCols3D; e += kThreads) {
+      const int c = e / kCols3D, jj = e % kCols3D;
+      ns[c * kNyS3D + jj] = j0 + jj < ncols ? NY[c * ldny + j0 + jj] : 0.0;
+    }
+    __syncthreads();
+    double acc[4][2][2];
+#pragma unroll
+    for (int ti = 0; ti < 4; ++ti)
+#pragma unroll
+      for (int tj = 0; tj < 2; ++tj) {
+        acc[ti][tj][0] = zn[ti][tj][0];
+        acc[ti][tj][1] = zn[ti][tj][1];
+      }
+    if (sb + 1 < nb) load_z(j0 + kCols3D);
+#pragma unroll
+    for (int q = 0; q < kB / 4; ++q) {
+      double af[4], bf[2];
+#pragma unroll
+      for (int ti = 0; ti < 4; ++ti)
+        af[ti] = vs[(rw + 8 * ti + g) * kVS3D + 4 * q + t];
+#pragma unroll
+      for (int tj = 0; tj < 2; ++tj)
+        bf[tj] = ns[(4 * q + t) * kNyS3D + cw + 8 * tj + g];
+#pragma unroll
+      for (int ti = 0; ti < 4; ++ti)
+#pragma unroll
+        for (int tj = 0; tj < 2; ++tj)
+          dmma::mma(acc[ti][tj][0], acc[ti][tj][1], af[ti], bf[tj]);
+    }
+#pragma unroll
+    for (int tj = 0; tj < 2; ++tj)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const index_t j = j0 + cw + 8 * tj + 2 * t + e;
+        if (j >= ncols) continue;
+#pragma unroll
+        for (int ti = 0; ti < 4; ++ti)
+          if (rok[ti]) zrow[8 * ti + j * ldz] = acc[ti][tj][e];
+      }
+  }
+}
+
 /// Workspace layout and the column-panel width (a pure function of n, m, T; the bits do not
 /// depend on it).
 struct Plan {
@@ -465,6 +756,25 @@ class DeviceBt {
     int dev = 0;
     ck(cudaGetDevice(&dev), "cudaGetDevice");
     ck(cudaDeviceGetAttribute(&nsm_, cudaDevAttrMultiProcessorCount, dev), "SM count");
+    if constexpr (std::is_same_v<T, double>) {
+      // Opt-in (EIGSOLVE_GPU_BT_DMMA=1): the same bits, but no faster on the H100 (session 51:
+      // d 16384 with vectors 2.79 s against 2.78; both steps are bound by memory, not fmas).
+      const bool tc = env_flag("EIGSOLVE_GPU_BT_DMMA", false) && dmma::dmma_chain_verified();
+      dmma_ = tc;
+      dmma1_ = tc;
+      if (dmma_)
+        ck(cudaFuncSetAttribute(step3_dmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                int(kSmem3D)),
+           "step 3 (tensor cores) shared memory");
+      if (dmma1_) {
+        ck(cudaFuncSetAttribute(step1_dmma_kernel<true>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem1D)),
+           "step 1 (tensor cores) shared memory");
+        ck(cudaFuncSetAttribute(step1_dmma_kernel<false>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem1D)),
+           "step 1 (tensor cores) shared memory");
+      }
+    }
   }
 
   /// T factors of every block: G = V^H V (step 1 partials with Z = Vp), then the recurrence.
@@ -534,6 +844,22 @@ class DeviceBt {
     const T* Tb = Tall_ + kB * kB * b;
     bool sweep = false;
     const index_t tps = step1_tiles_per_block(ng, nt, nsm_, sweep);
+    if constexpr (std::is_same_v<T, double>) {
+      if (dmma1_) {
+        if (sweep) {
+          step1_dmma_kernel<true><<<dim3(unsigned(ng), 1), kThreads1D, kSmem1D, st_>>>(
+              vp(b), Zp + (i0 + 1), lddz, L, nc, int(nt), 0, k, nullptr, 0, Tb, NY_, p_.pw);
+        } else {
+          step1_dmma_kernel<false>
+              <<<dim3(unsigned(ng), unsigned(ceil_div(nt, tps))), kThreads1D, kSmem1D, st_>>>(
+                  vp(b), Zp + (i0 + 1), lddz, L, nc, int(tps), 1, k, P_, p_.pw, nullptr, nullptr,
+                  p_.pw);
+          sum_kernel<T><<<unsigned(ceil_div(nc, kWarps)), kThreads, 0, st_>>>(
+              nt, tps, nc, p_.pw, P_, k, Tb, NY_, p_.pw, 1);
+        }
+        return;
+      }
+    }
     if (sweep) {
       step1_kernel<T, true><<<dim3(unsigned(ng), 1), C::kThreads1, kSmem1, st_>>>(
           vp(b), Zp + (i0 + 1), 1, lddz, L, nc, int(nt), 0, k, nullptr, 0, Tb, NY_, p_.pw);
@@ -553,6 +879,15 @@ class DeviceBt {
     index_t i0, L;
     int k;
     block(b, i0, k, L);
+    if constexpr (std::is_same_v<T, double>) {
+      if (k == kB && dmma_) {
+        const index_t ns = ceil_div(nc, kCols3D), nr = ceil_div(L + 1, kRows3D);
+        const int per = step3_per_block(ns, nr);
+        step3_dmma_kernel<<<dim3(unsigned(ceil_div(ns, per)), unsigned(nr)), kThreads, kSmem3D,
+                            st_>>>(vp(b), L, NY_, p_.pw, Zp + i0, lddz, nc, per);
+        return;
+      }
+    }
     const index_t ns3 = ceil_div(nc, C::kJC3), nr3 = ceil_div(L + 1, C::kRT3);
     const int per3 = step3_per_block(ns3, nr3);
     step3_kernel<T><<<dim3(unsigned(ceil_div(ns3, per3)), unsigned(nr3)), kThreads, kSmem3, st_>>>(
@@ -564,6 +899,8 @@ class DeviceBt {
   Plan p_;
   cudaStream_t st_;
   int nsm_ = 0;
+  bool dmma_ = false;   ///< double: step 3 on the tensor cores (EIGSOLVE_GPU_BT_DMMA=1)
+  bool dmma1_ = false;  ///< double: step 1 on the tensor cores (the columns, not the T factors)
   T *Tall_ = nullptr, *G_ = nullptr, *P_ = nullptr, *NY_ = nullptr, *Vp_ = nullptr;
   T* Vall_ = nullptr;          ///< every block's packed V (work_bytes >= bytes_once), or null
   std::vector<index_t> voff_;  ///< block b's packed V at Vall_ + voff_[b]

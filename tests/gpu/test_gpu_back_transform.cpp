@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/context.hpp"
+#include "core/cuda/dmma_verified.hpp"
 #include "core/errors.hpp"
 #include "core/precision.hpp"
 #include "householder/tridiagonalize.hpp"
@@ -309,6 +310,49 @@ TEST(GpuBackTransformLarge, SeveralSubBatchesPerBlock) {
     std::vector<cdouble> A, tau;
     make_reflectors<cdouble>(n, n, 7, A, tau);
     check<cdouble>(n, m, n, A, tau, n, random_z<cdouble>(m, n, 8), "large");
+  }
+}
+
+/// Steps 1 and 3 of double on the FP64 tensor cores (core/cuda/dmma.cuh; opt-in,
+/// EIGSOLVE_GPU_BT_DMMA=1) against the CUDA-core kernels and the CPU, in every step-1 mode: edge
+/// sizes around the block (32), tile (64) and step-3 row block (128) widths, then many 128-row
+/// blocks, several 32-column sub-batches per thread block, a short last block (n - 1 = 1498)
+/// and last tiles with partial chunks, padded leading dimensions, m > n. On sm_80 .. sm_90
+/// (where session 51 measured the property) the self-check must pass, or the tensor-core path
+/// would silently never run; EIGSOLVE_GPU_DMMA=0 turns it off.
+TEST(GpuBackTransformLarge, TensorCoresSameBitsAsCudaCores) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  int dev = 0, major = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), cudaSuccess);
+  if (major >= 8 && major <= 9) {
+    EnvScope env({{"EIGSOLVE_GPU_DMMA", nullptr}});
+    EXPECT_TRUE(dmma::dmma_chain_verified()) << "the FP64 tensor cores failed the fma-chain check";
+  }
+  {
+    EnvScope env({{"EIGSOLVE_GPU_DMMA", "0"}});
+    EXPECT_FALSE(dmma::dmma_chain_verified());
+  }
+  std::uint64_t seed = 41;
+  for (auto [n, m] : std::initializer_list<std::pair<index_t, index_t>>{
+           {34, 5}, {65, 70}, {97, 33}, {130, 130}, {257, 100}, {1499, 2100}}) {
+    const index_t lda = n + 3, ldz = n + 7;
+    std::vector<double> A, tau;
+    make_reflectors<double>(n, lda, seed++, A, tau);
+    const std::vector<double> Z = random_z<double>(m, ldz, seed++);
+    std::vector<double> z0 = Z;
+    Context ctx;
+    ctx.threads = 0;
+    apply_q_canonical(ctx, n, A.data(), lda, tau.data(), m, z0.data(), ldz);
+    for (const char* flag : {"1", "0"})
+      for (const char* sweep : kSweepModes) {
+        EnvScope env({{"EIGSOLVE_GPU_BT_DMMA", flag}, {"EIGSOLVE_GPU_BT_SWEEP", sweep}});
+        std::vector<double> z = Z;
+        apply_q_canonical_cuda(n, A.data(), lda, tau.data(), m, z.data(), ldz);
+        EXPECT_TRUE(same_bytes(z0, z))
+            << "n=" << n << " m=" << m << " EIGSOLVE_GPU_BT_DMMA=" << flag << " "
+            << sweep_name(sweep);
+      }
   }
 }
 
