@@ -57,8 +57,10 @@ inline __m256d block_col_chain(const double* b, index_t ldm, const __m256d* vb, 
 /// out[q] = canonical_dot(m, M + ldm q, v) (real: no conjugation; tiles of 64 rows from row 0,
 /// chunks of 8, fixed tree, tiles ascending) for q < L (L = lanes: 8 float, 4 double columns,
 /// all readable for rows < m). Lane q of a vector is the chain of column q: the same chains,
-/// trees and tile sums as the scalar dot. A last partial chunk is read through a zero-padded
-/// copy (padded terms are madd(0, 0, s) = s).
+/// trees and tile sums as the scalar dot. A last partial chunk is read through a copy padded
+/// with +0, v with -0: a padded term is fma(+0, -0, s) = s + (-0) = s for every s, -0 included
+/// (a chain from +0 holds -0 after a negative product that underflows; +0 * +0 padding made
+/// that +0 before session 51).
 template <class R>
 inline void col_dots_group(index_t m, const R* M, index_t ldm, const R* v, R* out) {
   using S = Avx2<R>;
@@ -82,8 +84,9 @@ inline void col_dots_group(index_t m, const R* M, index_t ldm, const R* v, R* ou
         for (int q = 0; q < L; ++q)
           for (int r = 0; r < kChunk; ++r)
             buf[r + kChunk * q] = r < nr ? M[r0 + r + ldm * q] : R(0);
+        static const R kNegZero = R(-0.0);
         for (int r = 0; r < kChunk; ++r)
-          vb[r] = r < nr ? S::bcast(v + r0 + r) : S::zero();
+          vb[r] = S::bcast(r < nr ? v + r0 + r : &kNegZero);
         c[k] = block_col_chain(buf, index_t(kChunk), vb, c[k]);
       }
     }

@@ -12,9 +12,10 @@
 //
 // The chains, trees and tile sums of contiguous_dot<true> per column: the same bits. Columns
 // past nq are zero registers (never read) and their lanes are dropped; rows past m are read
-// through a zero-padded copy with v padded with zeros (madd(0, 0, s) = s: chains never hold
-// -0). Per 128 elements 8 loads, 24 shuffles and 8 fmas, where the AVX2 group takes 16 loads,
-// 48 shuffles and 16 fmas (and the columns past a multiple of 8 ran one scalar dot each).
+// through a copy padded with +0 and v padded with -0 (fma(+0, -0, s) = s for every s: a chain
+// from +0 does hold -0 after a negative product that underflows, session 51). Per 128 elements 8
+// loads, 24 shuffles and 8 fmas, where the AVX2 group takes 16 loads, 48 shuffles and 16 fmas (and
+// the columns past a multiple of 8 ran one scalar dot each).
 #pragma once
 
 #if defined(EIGSOLVE_SYMV_AVX512)
@@ -65,7 +66,7 @@ __attribute__((target("avx512f"))) inline void col_dots_f512(index_t m, int nq, 
           for (int r = 0; r < 16; ++r)
             pad[r + 16 * q] = q < nq && r < nr ? M[i0 + r + ldm * q] : 0.0f;
         for (int r = 0; r < 16; ++r)
-          vpad[r] = r < nr ? v[i0 + r] : 0.0f;
+          vpad[r] = r < nr ? v[i0 + r] : -0.0f;  // fma(+0, -0, s) = s, -0 included
         pair_rows_x(16, vpad, xp);
         t = block16_cols_f512(pad, index_t(16), kChunk, xp);
       }

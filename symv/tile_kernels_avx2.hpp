@@ -325,9 +325,9 @@ constexpr int kStrip = kStripTiles<double>;
 constexpr int kStripF = kStripTiles<float>;
 /// Both partials of a stored tile of rows < 64 rows and 64 columns below the diagonal (the
 /// last, partial row panel): the 8-row blocks that exist are read in place, a last partial
-/// block through a zero-padded 8 x 8 copy; xr has 64 entries, zero from rows on. Padded terms
-/// are madd(0, 0, s) = s and the transposed chunks past rows are +0, so pt and pd[0, rows) are
-/// the canonical partials (pd[rows, 64) is 0).
+/// block through an 8 x 8 copy padded with +0; xr has 64 entries, -0 from rows on (tile_pair
+/// in symv/reference.cpp). Padded terms are fma(+0, -0, s) = s, -0 included, and the
+/// transposed chunks past rows are +0, so pt and pd[0, rows) are the canonical partials.
 template <class R>
 inline void tile_fused_rows(int rows, const R* S, index_t lds, const R* xr, const R* xc, R* pd,
                             R* pt) {

@@ -126,9 +126,10 @@ __attribute__((target("avx512f"))) inline void strip_fused_512(int k, const doub
   }
 }
 
-/// tile_fused_rows<double> (rows < 64 rows of a stored tile below the diagonal, xr zero from
+/// tile_fused_rows<double> (rows < 64 rows of a stored tile below the diagonal, xr -0 from
 /// rows on) with block8_fused_512: the 8-row blocks that exist in place, a last partial block
-/// through a zero-padded copy (padded terms are madd(0, 0, s) = s), missing blocks +0.
+/// through a copy padded with +0 (padded terms are fma(+0, -0, s) = s, -0 included), missing
+/// blocks +0.
 __attribute__((target("avx512f"))) inline void tile_fused_rows_512(int rows, const double* S,
                                                                    index_t lds, const double* xr,
                                                                    const double* xc, double* pd,

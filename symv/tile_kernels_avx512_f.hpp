@@ -164,10 +164,10 @@ __attribute__((target("avx512f"))) inline void strip_fused_f512(int k, const flo
   }
 }
 
-/// tile_fused_rows<float> (rows < 64 rows of a stored tile below the diagonal, xr zero from
+/// tile_fused_rows<float> (rows < 64 rows of a stored tile below the diagonal, xr -0 from
 /// rows on) on 16 x 8 blocks: the 16-row blocks that exist in place, a last partial one through
-/// masked loads (its missing rows +0, not read: padded terms are madd(0, 0, s) = s, chains never
-/// hold -0), the missing blocks +0. pd[0, rows) and pt are the canonical partials.
+/// masked loads (its missing rows +0, not read: padded terms are fma(+0, -0, s) = s, -0
+/// included), the missing blocks +0. pd[0, rows) and pt are the canonical partials.
 __attribute__((target("avx512f"))) inline void tile_fused_rows_f512(int rows, const float* S,
                                                                     index_t lds, const float* xr,
                                                                     const float* xc, float* pd,

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -41,6 +42,7 @@ struct Case {
   bool aligned = false;    // leading dimensions multiples of 8 elements (16-byte copies)
   bool stage1_v = false;   // V(r, q) = 0 for r < q, 1 for r == q (stage 1 of the reduction)
   bool nonfinite = false;  // an Inf in A, a NaN in V
+  bool underflow = false;  // A = -2^-540, V = 2^-540: every product underflows to -0
 };
 
 index_t ld_for(index_t m, bool aligned, index_t extra) {
@@ -68,6 +70,17 @@ void run_case(const Case& c, std::uint64_t seed) {
     for (index_t q = 0; q < k; ++q)
       for (index_t r = 0; r <= std::min(q, m - 1); ++r)
         V[r + ldv * q] = r == q ? T(1) : T(0);
+  if (c.underflow) {
+    // products of 2^-160 (float) or 2^-1080 (double, dd): below half the smallest subnormal
+    const double tiny = std::ldexp(1.0, sizeof(real_t<T>) == 4 ? -80 : -540);
+    for (auto& v : A)
+      v = T(-tiny);
+    for (auto& v : V)
+      v = T(tiny);
+    for (index_t j = 0; j < m; ++j)
+      for (index_t i = 0; i < j; ++i)
+        A[i + lda * j] = nan_scalar<T>();
+  }
   if (c.nonfinite && m > 3) {
     A[(m - 1) + lda * 1] = T(std::numeric_limits<double>::infinity());
     A[2 + lda * 2] = nan_scalar<T>();
@@ -98,7 +111,8 @@ void run_case(const Case& c, std::uint64_t seed) {
       const std::string what = std::string(ScalarTraits<T>::name) + " m=" + std::to_string(m) +
                                " k=" + std::to_string(k) + " lda=" + std::to_string(lda) +
                                " ldv=" + std::to_string(ldv) + (c.stage1_v ? " stage1-V" : "") +
-                               (c.nonfinite ? " nonfinite" : "") + " config " +
+                               (c.nonfinite ? " nonfinite" : "") +
+                               (c.underflow ? " underflow" : "") + " config " +
                                (cfg < 0 ? std::string("auto") : symm_config_name<T>(cfg));
       bool bad = false;
       for (index_t q = 0; q < k && !bad; ++q)
@@ -174,6 +188,26 @@ TYPED_TEST(GpuSymm, NonFinitePropagates) {
       c.aligned = aligned;
       c.nonfinite = true;
       run_case<TypeParam>(c, 500 + std::uint64_t(m) + (aligned ? 1 : 0));
+    }
+}
+
+/// A chunk chain that starts from +0 reaches -0 only by underflow (an exact result at most half
+/// the smallest subnormal in magnitude, negative, rounds to -0); a 0 * 0 term after it gives +0 (+0
+/// + -0 = +0), so a kernel that pads a short last chunk with zero terms instead of leaving them
+/// absent turns the CPU's -0 into +0 (session 51's reading of the zero fill). Here every product
+/// underflows negative, and m mod 64 >= 57 puts a partly filled chunk 7 in the last tile, the one
+/// case where the -0 survives the tree on the CPU. Session 51 wrote this test without a GPU to run
+/// it on; it predicts a mismatch in s, d, c and z until the last chunk's padding is absent.
+TYPED_TEST(GpuSymm, UnderflowedChunksKeepTheirSign) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  for (index_t m : {60, 63, 121})
+    for (bool aligned : {false, true}) {
+      Case c;
+      c.m = m;
+      c.k = 3;
+      c.aligned = aligned;
+      c.underflow = true;
+      run_case<TypeParam>(c, 700 + std::uint64_t(m) + (aligned ? 1 : 0));
     }
 }
 

@@ -36,6 +36,7 @@ struct Case {
   bool poison_upper = true;
   int nonfinite = 0;       // 0 none, 1 an Inf in A, 2 a NaN in x
   bool misalign8 = false;  // A 8 bytes past a 16-byte line (complex double: component loads)
+  bool underflow = false;  // A = -tiny, x = tiny: every product underflows to -0
 };
 
 /// Runs one case for every configuration in `configs` and reports the first mismatching row of
@@ -59,6 +60,14 @@ void run_case(const Case& c, const std::vector<SymvConfig>& configs, std::uint64
     v = random_scalar<T>(g);
   for (auto& v : ys)
     v = random_scalar<T>(g);
+  if (c.underflow) {  // products 2^-160 (float) or 2^-1080 (double, dd)
+    const double tiny = std::ldexp(1.0, sizeof(real_t<T>) == 4 ? -80 : -540);
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = j; i < n; ++i)
+        A[(off + i) + lda * (off + j)] = T(-tiny);
+    for (auto& v : xs)
+      v = T(tiny);
+  }
   if (c.nonfinite == 1 && n > 3)
     A[(off + n - 1) + lda * (off + 1)] = T(std::numeric_limits<double>::infinity());
   if (c.nonfinite == 2 && n > 2) xs[std::size_t(ax * (n / 2))] = nan_scalar<T>();
@@ -204,6 +213,24 @@ TYPED_TEST(GpuSymv, NonFiniteValuesFlowThrough) {
     c.lda = 203;
     c.nonfinite = nf;
     run_case<TypeParam>(c, cfgs, 400 + nf);
+  }
+}
+
+/// Every product underflows to -0, so the CPU's rows are -0 when the last tile has all 8
+/// chunks (n mod 64 >= 57): a kernel that pads the short last chunk with 0 * 0 terms instead
+/// of leaving them absent gives +0 there (test_gpu_symm.cu's UnderflowedChunksKeepTheirSign,
+/// session 51; written without a GPU to run it on).
+TYPED_TEST(GpuSymv, UnderflowedChunksKeepTheirSign) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  const auto cfgs = three_configs();
+  for (index_t n : {60, 63, 121}) {
+    Case c;
+    c.n = n;
+    c.lda = n + 3;
+    c.alpha_kind = 1;
+    c.beta_kind = 2;
+    c.underflow = true;
+    run_case<TypeParam>(c, cfgs, 800 + std::uint64_t(n));
   }
 }
 

@@ -130,6 +130,33 @@ TYPED_TEST(SymvTest, MatchesTheCanonicalLoopBitwise) {
   }
 }
 
+/// Every product underflows to -0 (A = -tiny, x = tiny): a chunk chain from +0 then ends at
+/// -0, and with all 8 chunks of the last tile present (n mod 64 >= 57) the row's sum is -0. A
+/// kernel that pads the short last chunk with 0 * 0 terms instead of leaving them absent turns
+/// that chunk into +0 (+0 + -0 = +0), and the row into +0 (session 51).
+TYPED_TEST(SymvTest, MatchesTheCanonicalLoopWhenProductsUnderflow) {
+  using T = TypeParam;
+  const double tiny = std::ldexp(1.0, sizeof(real_t<T>) == 4 ? -80 : -540);
+  for (index_t n : {57, 60, 63, 121, 127, 700}) {
+    auto p = make_problem<T>(n, 3000 + n, false);
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = j; i < n; ++i)
+        p.A[i + p.lda * j] = T(-tiny);
+    for (auto& v : p.x)
+      v = T(tiny);
+    std::vector<T> ref = p.y;
+    canonical_loop(n, T(1), p.A, p.lda, p.x, T(0), ref);
+    std::vector<T> y(std::size_t(n), T(std::numeric_limits<double>::quiet_NaN()));
+    Context ctx;
+    ctx.threads = 2;
+    symv_reference(ctx, n, T(1), p.A.data(), p.lda, p.x.data(), T(0), y.data());
+    EXPECT_TRUE(same_bits(y, ref))
+        << "n = " << n << ": row 0 " << to_double(real_part(y[0])) << " (sign "
+        << std::signbit(to_double(real_part(y[0]))) << "), the loop's sign "
+        << std::signbit(to_double(real_part(ref[0])));
+  }
+}
+
 TYPED_TEST(SymvTest, BitwiseIndependentOfThreadCount) {
   using T = TypeParam;
   std::vector<index_t> sizes(std::begin(kSizes), std::end(kSizes));
@@ -273,6 +300,52 @@ TYPED_TEST(SymvTest, RowDotsMatchTheCanonicalDotBitwise) {
         ref[r] = acc;
       }
       EXPECT_TRUE(same_bits(out, ref)) << "rows = " << rows << " kc = " << kc;
+    }
+  }
+}
+
+/// col_dots and row_dots when every product underflows to -0 (the -0 chunk sums survive the
+/// tree when the last tile has all 8 chunks: lengths mod 64 >= 57), against the literal
+/// canonical dots: a short last chunk must not be padded with +0 * +0 terms (session 51).
+TYPED_TEST(SymvTest, ColAndRowDotsWhenProductsUnderflow) {
+  using T = TypeParam;
+  const double tiny = std::ldexp(1.0, sizeof(real_t<T>) == 4 ? -80 : -540);
+  auto literal = [](index_t len, auto&& term) {
+    T acc = T(0);
+    for (index_t t0 = 0; t0 < len; t0 += 64) {
+      T c[8];
+      for (int k = 0; k < 8; ++k) {
+        T s = T(0);
+        for (index_t r = t0 + 8 * k; r < t0 + 8 * k + 8 && r < len; ++r)
+          s = term(r, s);
+        c[k] = s;
+      }
+      T p = ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]));
+      acc = t0 == 0 ? p : acc + p;
+    }
+    return acc;
+  };
+  for (index_t m : {57, 60, 63, 121, 127}) {
+    const index_t ldm = m + 3;
+    for (index_t nq : {1, 3, 8, 9}) {
+      std::vector<T> M(static_cast<size_t>(ldm * nq), T(-tiny)), v(static_cast<size_t>(m), T(tiny));
+      std::vector<T> out(static_cast<size_t>(nq)), ref(static_cast<size_t>(nq));
+      symv_detail::col_dots(m, nq, M.data(), ldm, v.data(), out.data());
+      for (index_t q = 0; q < nq; ++q)
+        ref[q] = literal(m, [&](index_t r, T s) { return madd(conj(M[r + ldm * q]), v[r], s); });
+      EXPECT_TRUE(same_bits(out, ref)) << "col_dots m = " << m << " nq = " << nq;
+    }
+  }
+  for (index_t rows : {1, 17, 64, 65}) {
+    const index_t ldm = rows + 5;
+    for (index_t kc : {57, 60, 63, 121}) {
+      std::vector<T> M(static_cast<size_t>(ldm * kc), T(-tiny)),
+          t(static_cast<size_t>(kc), T(tiny));
+      std::vector<T> out(static_cast<size_t>(rows)), ref(static_cast<size_t>(rows));
+      symv_detail::row_dots(rows, kc, M.data(), ldm, t.data(), out.data());
+      for (index_t r = 0; r < rows; ++r)
+        ref[r] = literal(kc, [&](index_t j, T s) { return madd(M[r + ldm * j], t[j], s); });
+      EXPECT_TRUE(same_bits(out, ref)) << "row_dots rows = " << rows << " kc = " << kc;
     }
   }
 }
