@@ -13,7 +13,8 @@
 // streams down the columns of A; runs cut by estimated cost) and write disjoint workspace
 // entries, then split the row sums by row panels: the bits never depend on the thread count. double
 // / float / Complex<double> have AVX2 kernels (symv/tile_kernels.hpp; double / float: the tiles of
-// a partial last row panel run the full-tile kernels, the missing rows padded with zeros; complex:
+// a partial last row panel run the full-tile kernels, the missing rows padded with +0 and x with
+// -0, so that a padded term fma(+0, -0, s) leaves every s, -0 included, as it is; complex:
 // the tiles below the diagonal are read once for both partials, symv_detail::tile_fused_c, and a
 // full diagonal tile is not expanded, symv_detail::tile_diag64_c), every chain keeping its element
 // order (double, float: the full tiles below the diagonal of one tile column in a thread's run go
