@@ -877,10 +877,12 @@ ES_HD void sweep_reg(const Exec& X, const Work<T>& W0, RF rf, index_t n, index_t
     // rows .. NB-1 load nothing, hold +0 and store nothing. That keeps every real element's bits:
     // each chain over rows (larfg's maximum and chunk chains, left's u_c, sym2's y_r, alpha)
     // gets its padded terms after the real ones, each an exact zero (a padded +0 times a finite
-    // w_r or y_c, themselves +-0 on padded rows), and a chain that starts from +0 is never -0,
-    // so adding them changes nothing; larfg's trivial case (x = 0, alpha real) is the same
-    // test; the padded rows' own results are never stored. The point is speed, not arithmetic:
-    // the runtime-order code of a last level, run once per sweep (probably from a cold
+    // w_r or y_c, themselves +-0 on padded rows), and a chain that starts from +0 is never -0
+    // unless a negative product underflows to zero (session 51: then a +0 term would make it
+    // +0; not reached by test_gpu_bulge_chase's band scaled to 2^-560, whose chains stay at the
+    // band's scale), so adding them changes nothing; larfg's trivial case (x = 0, alpha real) is
+    // the same test; the padded rows' own results are never stored. The point is speed, not
+    // arithmetic: the runtime-order code of a last level, run once per sweep (probably from a cold
     // instruction cache), took ~3x a full level's time (bench/NOTES.md, session 32), and the
     // chase's critical path passes through every sweep's last level.
     auto level = [&](auto M_, auto L_, int rows) {
