@@ -170,11 +170,9 @@ void tile_pair(index_t n, const T* A, index_t lda, const T* x, index_t I, index_
   }
   if constexpr (std::is_same<T, Complex<float>>::value || std::is_same<T, Complex<double>>::value) {
     // Tiles below the diagonal read once for both partials; the last (partial) row panel
-    // with x padded with zeros (padded terms are madd(0, 0, s) = s except where a part of s is
-    // -0, which takes a negative product underflowing to zero: no choice of padding signs makes
-    // all four products of the complex madd -0, so that case can differ from the definition's
-    // absent terms: with A = -tiny - 0i and x = tiny + 0i, n = 121, the result is +0 where the
-    // literal loop gives -0; a known gap, session 51, bench/NOTES.md).
+    // with x padded with zeros, and the transposed chunk of its last partial 8-row block
+    // recomputed with the padded rows absent (symv_detail::absent_tail_ct: no choice of padding
+    // signs keeps a -0 part of the four-fma complex madd, session 51).
 #if defined(EIGSOLVE_SYMV_AVX512)
     if constexpr (std::is_same<T, Complex<float>>::value) {
       if (symv_detail::has_avx512f()) {

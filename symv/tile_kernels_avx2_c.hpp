@@ -134,12 +134,32 @@ inline void tile_diag64_c(const Complex<R>* D, index_t ldd, const Complex<R>* x,
   tree_rows64_c(c, reinterpret_cast<R*>(p));
 }
 
+/// The transposed chunk of a last partial 8-row block (rows full .. rows-1 of the tile, full a
+/// multiple of 8) for the 8 columns at c0, with the rows past `rows` absent: s = +0; s =
+/// madd(conj(a_rj), xr_r, s) over the present rows, into ct_row[2 j], ct_row[2 j + 1]. The
+/// padded copy's 0 * 0 terms would turn a -0 part into +0 (a chain from +0 holds -0 after a
+/// negative product that underflows), and no choice of padding signs avoids that for the
+/// four-fma complex madd (session 51); the present rows' terms and their order are the block
+/// kernel's, so every other value is unchanged.
+template <class R>
+inline void absent_tail_ct(int rows, int full, const Complex<R>* c0, index_t lds,
+                           const Complex<R>* xr, R* ct_row) {
+  for (int j = 0; j < kChunk; ++j) {
+    Complex<R> s(R(0));
+    for (int r = full; r < rows; ++r)
+      s = madd(conj(c0[r + lds * j]), xr[r], s);
+    ct_row[2 * j] = s.re;
+    ct_row[2 * j + 1] = s.im;
+  }
+}
+
 /// Both partials of a stored complex tile below the diagonal (rows <= 64 rows, 64 columns,
 /// element (i, j) at S[i + lds j]), read once: pd = direct partials of its rows against xc,
 /// pt = partials of the rows of the tile column's panel (row j: conj(S(i, j)) over i) against
 /// xr. xr has 64 entries, zero from rows on; a last partial 8-row block is read through a
-/// zero-padded copy (padded terms are madd(0, 0, s) = s), transposed chunks past rows are +0,
-/// so pt and pd[0, rows) are the canonical partials (pd[rows, 64) is 0). Column chunk outer:
+/// zero-padded copy for the direct chains (its padded rows' results are not used) and its
+/// transposed chunk is recomputed with the padded rows absent (absent_tail_ct), transposed
+/// chunks past rows are +0, so pt and pd[0, rows) are the canonical partials. Column chunk outer:
 /// each column of the tile is walked as one contiguous run, with a prefetch of the same lines
 /// of the next tile down (a hint: no value depends on it).
 template <class R>
@@ -177,6 +197,7 @@ inline void tile_fused_c(int rows, const Complex<R>* S, index_t lds, const Compl
           pad[r + kChunk * q] = full + r < rows ? c0[full + r + lds * q] : Complex<R>(R(0));
       block8_fused_c(pad, index_t(kChunk), xra + full, xrb + full, xca + j0, xcb + j0,
                      &cd[cc][2 * full], &ct[full / kChunk][2 * j0]);
+      absent_tail_ct(rows, full, c0, lds, xr, &ct[full / kChunk][2 * j0]);
       i0 += kChunk;
     }
     for (; i0 < kTile; i0 += kChunk)

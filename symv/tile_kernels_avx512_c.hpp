@@ -163,7 +163,8 @@ __attribute__((target("avx512f"))) inline void strip_fused_c512(
 }
 
 /// tile_fused_c<float> (rows <= 64 rows, 64 columns, xr zero from rows on) with
-/// block8_fused_c512: a last partial 8-row block through a zero-padded copy, missing blocks +0.
+/// block8_fused_c512: a last partial 8-row block through a zero-padded copy, its transposed
+/// chunk recomputed with the padded rows absent (absent_tail_ct), missing blocks +0.
 __attribute__((target("avx512f"))) inline void tile_fused_c512(
     int rows, const Complex<float>* S, index_t lds, const Complex<float>* xr,
     const Complex<float>* xc, Complex<float>* pd, Complex<float>* pt) {
@@ -187,6 +188,7 @@ __attribute__((target("avx512f"))) inline void tile_fused_c512(
           pad[r + kChunk * q] = full + r < rows ? c0[full + r + lds * q] : Complex<float>(0.f);
       block8_fused_c512(pad, index_t(kChunk), xr + full, xrb + full, xc + j0, xcb + j0,
                         &cd[cc][2 * full], &ct[full / kChunk][2 * j0]);
+      absent_tail_ct(rows, full, c0, lds, xr, &ct[full / kChunk][2 * j0]);
       i0 += kChunk;
     }
     for (; i0 < kTile; i0 += kChunk)

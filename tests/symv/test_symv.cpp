@@ -139,11 +139,13 @@ TYPED_TEST(SymvTest, MatchesTheCanonicalLoopWhenProductsUnderflow) {
   const double tiny = std::ldexp(1.0, sizeof(real_t<T>) == 4 ? -80 : -540);
   for (index_t n : {57, 60, 63, 121, 127, 700}) {
     auto p = make_problem<T>(n, 3000 + n, false);
+    // complex: A = -tiny - 0i and x = tiny + 0i, so that row 0's real chains stay -0 in both
+    // the diagonal's madd (-a.im * x.im = -0) and the transposed madd_conj (a.im * x.im = -0)
     for (index_t j = 0; j < n; ++j)
       for (index_t i = j; i < n; ++i)
-        p.A[i + p.lda * j] = T(-tiny);
+        p.A[i + p.lda * j] = make_scalar<T>(real_t<T>(-tiny), real_t<T>(-0.0));
     for (auto& v : p.x)
-      v = T(tiny);
+      v = make_scalar<T>(real_t<T>(tiny), real_t<T>(0));
     std::vector<T> ref = p.y;
     canonical_loop(n, T(1), p.A, p.lda, p.x, T(0), ref);
     std::vector<T> y(std::size_t(n), T(std::numeric_limits<double>::quiet_NaN()));
@@ -328,7 +330,10 @@ TYPED_TEST(SymvTest, ColAndRowDotsWhenProductsUnderflow) {
   for (index_t m : {57, 60, 63, 121, 127}) {
     const index_t ldm = m + 3;
     for (index_t nq : {1, 3, 8, 9}) {
-      std::vector<T> M(static_cast<size_t>(ldm * nq), T(-tiny)), v(static_cast<size_t>(m), T(tiny));
+      // complex: conj(M) v keeps a -0 real part with M = -tiny - 0i, v = tiny + 0i
+      std::vector<T> M(static_cast<size_t>(ldm * nq),
+                       make_scalar<T>(real_t<T>(-tiny), real_t<T>(-0.0))),
+          v(static_cast<size_t>(m), make_scalar<T>(real_t<T>(tiny), real_t<T>(0)));
       std::vector<T> out(static_cast<size_t>(nq)), ref(static_cast<size_t>(nq));
       symv_detail::col_dots(m, nq, M.data(), ldm, v.data(), out.data());
       for (index_t q = 0; q < nq; ++q)
