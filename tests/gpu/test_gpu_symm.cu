@@ -73,10 +73,12 @@ void run_case(const Case& c, std::uint64_t seed) {
   if (c.underflow) {
     // products of 2^-160 (float) or 2^-1080 (double, dd): below half the smallest subnormal
     const double tiny = std::ldexp(1.0, sizeof(real_t<T>) == 4 ? -80 : -540);
+    // complex: -tiny - 0i against tiny + 0i keeps a -0 real part in both the direct madd and
+    // the transposed madd_conj (tests/symv/test_symv.cpp)
     for (auto& v : A)
-      v = T(-tiny);
+      v = make_scalar<T>(real_t<T>(-tiny), real_t<T>(-0.0));
     for (auto& v : V)
-      v = T(tiny);
+      v = make_scalar<T>(real_t<T>(tiny), real_t<T>(0));
     for (index_t j = 0; j < m; ++j)
       for (index_t i = 0; i < j; ++i)
         A[i + lda * j] = nan_scalar<T>();

@@ -64,9 +64,9 @@ void run_case(const Case& c, const std::vector<SymvConfig>& configs, std::uint64
     const double tiny = std::ldexp(1.0, sizeof(real_t<T>) == 4 ? -80 : -540);
     for (index_t j = 0; j < n; ++j)
       for (index_t i = j; i < n; ++i)
-        A[(off + i) + lda * (off + j)] = T(-tiny);
-    for (auto& v : xs)
-      v = T(tiny);
+        A[(off + i) + lda * (off + j)] = make_scalar<T>(real_t<T>(-tiny), real_t<T>(-0.0));
+    for (auto& v : xs)  // complex: as tests/symv/test_symv.cpp's underflow test
+      v = make_scalar<T>(real_t<T>(tiny), real_t<T>(0));
   }
   if (c.nonfinite == 1 && n > 3)
     A[(off + n - 1) + lda * (off + 1)] = T(std::numeric_limits<double>::infinity());
