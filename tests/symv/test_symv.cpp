@@ -47,23 +47,33 @@ T row_elem(const std::vector<T>& A, index_t lda, index_t i, index_t j) {
   return make_scalar<T>(real_part(A[i + lda * i]), real_t<T>(0));
 }
 
+/// The canonical dot over [0, len) written as a literal scalar loop: tiles of 64 from 0, chunks
+/// of 8 (s = +0; s = term(i, s) over the chunk's present i, past len absent), the fixed tree,
+/// tiles summed ascending.
+template <class T, class Term>
+T literal_dot(index_t len, Term&& term) {
+  T acc = T(0);
+  for (index_t t0 = 0; t0 < len; t0 += 64) {
+    T c[8];
+    for (int k = 0; k < 8; ++k) {
+      T s = T(0);
+      for (index_t i = t0 + 8 * k; i < t0 + 8 * k + 8 && i < len; ++i)
+        s = term(i, s);
+      c[k] = s;
+    }
+    T p = ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]));
+    acc = t0 == 0 ? p : acc + p;
+  }
+  return acc;
+}
+
 /// The canonical order of docs/canonical-symv.md written as a literal scalar loop.
 template <class T>
 void canonical_loop(index_t n, T alpha, const std::vector<T>& A, index_t lda,
                     const std::vector<T>& x, T beta, std::vector<T>& y) {
   for (index_t i = 0; i < n; ++i) {
-    T acc = T(0);
-    for (index_t t0 = 0; t0 < n; t0 += 64) {
-      T c[8];
-      for (int k = 0; k < 8; ++k) {
-        T s = T(0);
-        for (index_t j = t0 + 8 * k; j < t0 + 8 * k + 8 && j < n; ++j)
-          s = madd(row_elem(A, lda, i, j), x[j], s);
-        c[k] = s;
-      }
-      T p = ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]));
-      acc = t0 == 0 ? p : acc + p;
-    }
+    const T acc =
+        literal_dot<T>(n, [&](index_t j, T s) { return madd(row_elem(A, lda, i, j), x[j], s); });
     y[i] = beta == T(0) ? alpha * acc : madd(alpha, acc, beta * y[i]);
   }
 }
@@ -249,21 +259,9 @@ TYPED_TEST(SymvTest, ColDotsMatchTheCanonicalConjDotBitwise) {
         a = random_scalar<T>(g);
       std::vector<T> out(static_cast<size_t>(nq)), ref(static_cast<size_t>(nq));
       symv_detail::col_dots(m, nq, M.data(), ldm, v.data(), out.data());
-      for (index_t q = 0; q < nq; ++q) {
-        T acc = T(0);
-        for (index_t t0 = 0; t0 < m; t0 += 64) {
-          T c[8];
-          for (int k = 0; k < 8; ++k) {
-            T s = T(0);
-            for (index_t r = t0 + 8 * k; r < t0 + 8 * k + 8 && r < m; ++r)
-              s = madd(conj(M[r + ldm * q]), v[r], s);
-            c[k] = s;
-          }
-          T p = ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]));
-          acc = t0 == 0 ? p : acc + p;
-        }
-        ref[q] = acc;
-      }
+      for (index_t q = 0; q < nq; ++q)
+        ref[q] =
+            literal_dot<T>(m, [&](index_t r, T s) { return madd(conj(M[r + ldm * q]), v[r], s); });
       EXPECT_TRUE(same_bits(out, ref)) << "m = " << m << " nq = " << nq;
     }
   }
@@ -286,21 +284,8 @@ TYPED_TEST(SymvTest, RowDotsMatchTheCanonicalDotBitwise) {
       symv_detail::row_dots(rows, kc, M.data(), ldm, t.data(), out.data());
       EXPECT_EQ(to_double(real_part(out[rows])), 7.0) << "wrote past rows";
       out.pop_back();
-      for (index_t r = 0; r < rows; ++r) {
-        T acc = T(0);
-        for (index_t k0 = 0; k0 < kc; k0 += 64) {
-          T c[8];
-          for (int k = 0; k < 8; ++k) {
-            T s = T(0);
-            for (index_t j = k0 + 8 * k; j < k0 + 8 * k + 8 && j < kc; ++j)
-              s = madd(M[r + ldm * j], t[j], s);
-            c[k] = s;
-          }
-          T p = ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]));
-          acc = k0 == 0 ? p : acc + p;
-        }
-        ref[r] = acc;
-      }
+      for (index_t r = 0; r < rows; ++r)
+        ref[r] = literal_dot<T>(kc, [&](index_t j, T s) { return madd(M[r + ldm * j], t[j], s); });
       EXPECT_TRUE(same_bits(out, ref)) << "rows = " << rows << " kc = " << kc;
     }
   }
@@ -312,21 +297,6 @@ TYPED_TEST(SymvTest, RowDotsMatchTheCanonicalDotBitwise) {
 TYPED_TEST(SymvTest, ColAndRowDotsWhenProductsUnderflow) {
   using T = TypeParam;
   const double tiny = std::ldexp(1.0, sizeof(real_t<T>) == 4 ? -80 : -540);
-  auto literal = [](index_t len, auto&& term) {
-    T acc = T(0);
-    for (index_t t0 = 0; t0 < len; t0 += 64) {
-      T c[8];
-      for (int k = 0; k < 8; ++k) {
-        T s = T(0);
-        for (index_t r = t0 + 8 * k; r < t0 + 8 * k + 8 && r < len; ++r)
-          s = term(r, s);
-        c[k] = s;
-      }
-      T p = ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]));
-      acc = t0 == 0 ? p : acc + p;
-    }
-    return acc;
-  };
   for (index_t m : {57, 60, 63, 121, 127}) {
     const index_t ldm = m + 3;
     for (index_t nq : {1, 3, 8, 9}) {
@@ -337,7 +307,8 @@ TYPED_TEST(SymvTest, ColAndRowDotsWhenProductsUnderflow) {
       std::vector<T> out(static_cast<size_t>(nq)), ref(static_cast<size_t>(nq));
       symv_detail::col_dots(m, nq, M.data(), ldm, v.data(), out.data());
       for (index_t q = 0; q < nq; ++q)
-        ref[q] = literal(m, [&](index_t r, T s) { return madd(conj(M[r + ldm * q]), v[r], s); });
+        ref[q] =
+            literal_dot<T>(m, [&](index_t r, T s) { return madd(conj(M[r + ldm * q]), v[r], s); });
       EXPECT_TRUE(same_bits(out, ref)) << "col_dots m = " << m << " nq = " << nq;
     }
   }
@@ -349,7 +320,7 @@ TYPED_TEST(SymvTest, ColAndRowDotsWhenProductsUnderflow) {
       std::vector<T> out(static_cast<size_t>(rows)), ref(static_cast<size_t>(rows));
       symv_detail::row_dots(rows, kc, M.data(), ldm, t.data(), out.data());
       for (index_t r = 0; r < rows; ++r)
-        ref[r] = literal(kc, [&](index_t j, T s) { return madd(M[r + ldm * j], t[j], s); });
+        ref[r] = literal_dot<T>(kc, [&](index_t j, T s) { return madd(M[r + ldm * j], t[j], s); });
       EXPECT_TRUE(same_bits(out, ref)) << "row_dots rows = " << rows << " kc = " << kc;
     }
   }
