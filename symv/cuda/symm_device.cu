@@ -21,10 +21,11 @@
 //                  4: L0 = s      5: L1 = L0 + s          6: L0 = s
 //                  7: p = L2 + (L1 + (L0 + s))  =  ((c0+c1)+(c2+c3)) + ((c4+c5)+(c6+c7))
 //
-// No workspace, no atomics: the order is the loop order. Rows and columns past m are zeros
-// (cp.async zero fill: a padded term is madd(0, 0, s) = s), vectors past k are zeros; neither
-// is written. The strict upper triangle is never read (the diagonal tile gathers a_ij for j > i
-// from A(j, i)).
+// No workspace, no atomics: the order is the loop order. Rows and columns past m of A are +0
+// (cp.async zero fill) and V's rows past m are -0 for s and d (a padded term is fma(+0, -0, s)
+// = s for every s, -0 included; +0 for c, z and dd as on the CPU), vectors past k are zeros;
+// neither is written. The strict upper triangle is never read (the diagonal tile gathers a_ij for j
+// > i from A(j, i)).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -288,8 +289,16 @@ __device__ __forceinline__ void stage(const SymmArgs<T>& g, index_t s, index_t r
       const int el = e / np, c = e % np, q = el / S::KC, jl = el % S::KC;
       const bool ok = jc0 + jl < m && qb0 + q < g.k;
       const T* src = ok ? g.V + jc0 + jl + g.ldv * (qb0 + q) : g.V;
-      cp_async<int(sizeof(R))>(reinterpret_cast<R*>(sv + jmajor<S>(q, jl, (q / S::Q) & 7)) + c,
-                               reinterpret_cast<const R*>(src) + (ok ? c : 0), ok);
+      R* dst = reinterpret_cast<R*>(sv + jmajor<S>(q, jl, (q / S::Q) & 7)) + c;
+      if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+        // rows past m: -0, so that a padded term fma(+0, -0, s) (A's padding is +0) is s for
+        // every s, -0 included (symv_cuda::pad_x; a plain store, not a racing zero fill)
+        if (!ok && jc0 + jl >= m) {
+          *dst = R(-0.0);
+          continue;
+        }
+      }
+      cp_async<int(sizeof(R))>(dst, reinterpret_cast<const R*>(src) + (ok ? c : 0), ok);
     }
   }
 }

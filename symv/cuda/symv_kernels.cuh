@@ -81,8 +81,21 @@ struct Vec16<double> {
   using type = double2;
 };
 
+/// x's padding past n: -0 for the real types, so that a padded term (A's padding is +0) is
+/// fma(+0, -0, s) = s for every s, -0 included (a chain from +0 holds -0 after a negative
+/// product that underflows to zero; +0 * +0 would make it +0: docs/reproducibility.md, "absent"
+/// against zero terms; the CPU's symv/reference.cpp pads the same way). Complex and dd: +0, as
+/// on the CPU (no choice of signs works for the four-fma complex madd).
+template <class T>
+__device__ __forceinline__ T pad_x() {
+  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value)
+    return T(-0.0);
+  else
+    return T(0);
+}
+
 /// Loads rows 0..7 of one column segment into components (8 * Parts<T>::n reals).
-/// m < 8: rows >= m are zero (padding: the canonical chains are unchanged by 0 * 0 terms).
+/// m < 8: rows >= m are zero (A's padding: against x's pad_x, a term that changes nothing).
 template <class T, bool Wide, int L>
 __device__ __forceinline__ void load_col8(const T* p, int m, typename Parts<T>::R* comp) {
   using R = typename Parts<T>::R;
@@ -184,8 +197,8 @@ struct SymvArgs {
   index_t incy, yoff;
   T alpha, beta;
   bool beta_zero;
-  bool rev;          ///< tiles visited last to first (tile t is stored tile ntiles-1-t): same bits
-  bool discard_p;    ///< the row sums drop P's lines from L2 (rowsums_discard); in rev's padding
+  bool rev;        ///< tiles visited last to first (tile t is stored tile ntiles-1-t): same bits
+  bool discard_p;  ///< the row sums drop P's lines from L2 (rowsums_discard); in rev's padding
   /// kRowsWide: the row sums stage P by 16-byte copies (rowsums_stage); kRowsPdl: the row sums
   /// are a programmatic dependent launch that the tile kernel triggers when it starts
   /// (trigger_rowsums). In the padding: the struct does not grow.
@@ -341,8 +354,8 @@ __global__ void __launch_bounds__(64 * TPB, MinB) symv_tiles(SymvArgs<T> g) {
     const index_t r0 = I * kTile, c0 = J * kTile;
     if (active) {
       const index_t ic = c0 + t, ir = r0 + t;
-      s.xc[t] = ic < g.n ? g.x[g.xoff + ic * g.incx] : T(0);
-      s.xr[t] = ir < g.n ? g.x[g.xoff + ir * g.incx] : T(0);
+      s.xc[t] = ic < g.n ? g.x[g.xoff + ic * g.incx] : pad_x<T>();
+      s.xr[t] = ir < g.n ? g.x[g.xoff + ir * g.incx] : pad_x<T>();
     }
     __syncthreads();
     if (active) {
@@ -456,12 +469,25 @@ __device__ __forceinline__ void stage_tile(const SymvArgs<T>& g, index_t tile, S
   const bool xc_ok = ic < g.n, xr_ok = row_ok;
   const T* xcs = xc_ok ? g.x + (g.xoff + ic * g.incx) : g.x;
   const T* xrs = xr_ok ? g.x + (g.xoff + row * g.incx) : g.x;
+  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+    // The real types' padding is pad_x's -0, stored directly (a zero-fill cp.async to the same
+    // word could land after it); the tile's consumers read x after the stage's barrier.
+    if (xc_ok)
+      cp_async<int(sizeof(T))>(s.xc[b] + t, xcs, true);
+    else
+      s.xc[b][t] = pad_x<T>();
+    if (xr_ok)
+      cp_async<int(sizeof(T))>(s.xr[b] + t, xrs, true);
+    else
+      s.xr[b][t] = pad_x<T>();
+  } else {
 #pragma unroll
-  for (int q = 0; q < Parts<T>::n; ++q) {
-    cp_async<int(sizeof(R))>(reinterpret_cast<R*>(s.xc[b] + t) + q,
-                             reinterpret_cast<const R*>(xcs) + q, xc_ok);
-    cp_async<int(sizeof(R))>(reinterpret_cast<R*>(s.xr[b] + t) + q,
-                             reinterpret_cast<const R*>(xrs) + q, xr_ok);
+    for (int q = 0; q < Parts<T>::n; ++q) {
+      cp_async<int(sizeof(R))>(reinterpret_cast<R*>(s.xc[b] + t) + q,
+                               reinterpret_cast<const R*>(xcs) + q, xc_ok);
+      cp_async<int(sizeof(R))>(reinterpret_cast<R*>(s.xr[b] + t) + q,
+                               reinterpret_cast<const R*>(xrs) + q, xr_ok);
+    }
   }
 }
 

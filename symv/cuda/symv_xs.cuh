@@ -128,8 +128,8 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_xs(SymvArgs<T> g) {
     const index_t r0 = I * kTile, c0 = J * kTile;
     if (active) {
       const index_t ic = c0 + t, ir = r0 + t;
-      s.xc[t] = ic < g.n ? g.x[g.xoff + ic * g.incx] : T(0);
-      s.xr[t] = ir < g.n ? g.x[g.xoff + ir * g.incx] : T(0);
+      s.xc[t] = ic < g.n ? g.x[g.xoff + ic * g.incx] : pad_x<T>();
+      s.xr[t] = ir < g.n ? g.x[g.xoff + ir * g.incx] : pad_x<T>();
     }
     __syncthreads();
     const bool diag = (I == J);
