@@ -23,9 +23,10 @@
 //
 // No workspace, no atomics: the order is the loop order. Rows and columns past m of A are +0
 // (cp.async zero fill) and V's rows past m are -0 for s and d (a padded term is fma(+0, -0, s)
-// = s for every s, -0 included; +0 for c, z and dd as on the CPU), vectors past k are zeros;
-// neither is written. The strict upper triangle is never read (the diagonal tile gathers a_ij for j
-// > i from A(j, i)).
+// = s for every s, -0 included); for c and z no padding value does that for the four-fma madd,
+// so the last tile column's stages run compute_stage's Edge form, which leaves the columns past
+// m absent (dd: +0, as on the CPU). Vectors past k are zeros; neither is written. The strict upper
+// triangle is never read (the diagonal tile gathers a_ij for j > i from A(j, i)).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -320,12 +321,15 @@ __device__ __forceinline__ void diag_fixup(index_t m, index_t rb0, index_t jc0, 
 /// The chunks H*KC/8 + LC0 .. + LC0+NLC-1 of one stage (LC0, NLC: stage-local chunks; the
 /// default: all of the stage) for the thread's R x Q outputs, then the tree steps. Half (group 1
 /// of the chunk split): chunk 7 ends with L2 = L1 + (L0 + s) = (c4+c5)+(c6+c7) instead of p.
+/// Edge (complex only): the stage's columns from jlim on are past m and absent, as the
+/// definition has them (the four-fma complex madd has no padding value that leaves a -0 chain
+/// alone; a chunk with no column left is the chain_first of zeros, +0, as defined).
 template <class T, class S, int H, bool Trans, int LC0 = 0, int NLC = S::KC / kChunk,
-          bool Half = false>
+          bool Half = false, bool Edge = false>
 __device__ __forceinline__ void compute_stage(const T* sa, const T* sv, int row0, int qv0, int swa,
                                               int swv, bool first, T (&L0)[S::R][S::Q],
                                               T (&L1)[S::R][S::Q], T (&L2)[S::R][S::Q],
-                                              T (&acc)[S::R][S::Q]) {
+                                              T (&acc)[S::R][S::Q], int jlim = S::KC) {
   constexpr int R = S::R, Q = S::Q, U = S::U;
   static_assert(LC0 >= 0 && NLC >= 1 && LC0 + NLC <= S::KC / kChunk, "chunk range");
   // The j-major rows' units by shared byte address, the swizzle XORed in: a row starts on a
@@ -387,8 +391,9 @@ __device__ __forceinline__ void compute_stage(const T* sa, const T* sv, int row0
         for (int r = 0; r < R; ++r)
 #pragma unroll
           for (int t = 0; t < Q; ++t)
-            ch[r][t] = gu == 0 && u == 0 ? chain_first(a[r][u], v[t][u])
-                                         : madd(a[r][u], v[t][u], ch[r][t]);
+            ch[r][t] = gu == 0 && u == 0          ? chain_first(a[r][u], v[t][u])
+                       : (Edge && jl + u >= jlim) ? ch[r][t]
+                                                  : madd(a[r][u], v[t][u], ch[r][t]);
     }
 #pragma unroll
     for (int r = 0; r < R; ++r)
@@ -475,38 +480,60 @@ __global__ void __launch_bounds__(S::NT, S::MINB) symm_kernel(const SymmArgs<T> 
       }
     }
     const bool first = J == 0;
-    if constexpr (S::G == 2) {
-      if (grp == 0) {
-        if (J > P)
-          compute_stage<T, S, 0, true, 0, 4>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2, acc);
-        else
-          compute_stage<T, S, 0, false, 0, 4>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2, acc);
+    // The stage's present columns; fewer than KC only in the last tile column (uniform per
+    // block). Complex takes the Edge form of the stage there (compute_stage).
+    const index_t jleft = g.m - (J * kTile + index_t(h) * S::KC);
+    const int jlim = jleft >= S::KC ? S::KC : int(jleft);
+    const auto stage_for = [&](auto edge) {
+      constexpr bool E = decltype(edge)::value;
+      if constexpr (S::G == 2) {
+        if (grp == 0) {
+          if (J > P)
+            compute_stage<T, S, 0, true, 0, 4, false, E>(sa, sv, row0, qv0, swa, swv, first, L0, L1,
+                                                         L2, acc, jlim);
+          else
+            compute_stage<T, S, 0, false, 0, 4, false, E>(sa, sv, row0, qv0, swa, swv, first, L0,
+                                                          L1, L2, acc, jlim);
+        } else {
+          if (J > P)
+            compute_stage<T, S, 0, true, 4, 4, true, E>(sa, sv, row0, qv0, swa, swv, first, L0, L1,
+                                                        L2, acc, jlim);
+          else
+            compute_stage<T, S, 0, false, 4, 4, true, E>(sa, sv, row0, qv0, swa, swv, first, L0, L1,
+                                                         L2, acc, jlim);
+          T* sh = shbase + (s & 1) * (S::RB * S::QB);
+#pragma unroll
+          for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int t = 0; t < Q; ++t)
+              sh[(r * Q + t) * S::NTG + tig] = L2[r][t];
+        }
       } else {
-        if (J > P)
-          compute_stage<T, S, 0, true, 4, 4, true>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2,
-                                                   acc);
-        else
-          compute_stage<T, S, 0, false, 4, 4, true>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2,
-                                                    acc);
-        T* sh = shbase + (s & 1) * (S::RB * S::QB);
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-#pragma unroll
-          for (int t = 0; t < Q; ++t)
-            sh[(r * Q + t) * S::NTG + tig] = L2[r][t];
+        constexpr int N8 = S::KC / kChunk, H1 = spt > 1 ? 1 : 0;
+        if (J > P) {
+          if (spt == 1 || h == 0)
+            compute_stage<T, S, 0, true, 0, N8, false, E>(sa, sv, row0, qv0, swa, swv, first, L0,
+                                                          L1, L2, acc, jlim);
+          else
+            compute_stage<T, S, H1, true, 0, N8, false, E>(sa, sv, row0, qv0, swa, swv, first, L0,
+                                                           L1, L2, acc, jlim);
+        } else {
+          if (spt == 1 || h == 0)
+            compute_stage<T, S, 0, false, 0, N8, false, E>(sa, sv, row0, qv0, swa, swv, first, L0,
+                                                           L1, L2, acc, jlim);
+          else
+            compute_stage<T, S, H1, false, 0, N8, false, E>(sa, sv, row0, qv0, swa, swv, first, L0,
+                                                            L1, L2, acc, jlim);
+        }
       }
-    } else if (J > P) {
-      if (spt == 1 || h == 0)
-        compute_stage<T, S, 0, true>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2, acc);
+    };
+    if constexpr (is_complex_v<T>) {
+      if (jlim < S::KC)
+        stage_for(std::true_type{});
       else
-        compute_stage<T, S, (spt > 1 ? 1 : 0), true>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2,
-                                                     acc);
+        stage_for(std::false_type{});
     } else {
-      if (spt == 1 || h == 0)
-        compute_stage<T, S, 0, false>(sa, sv, row0, qv0, swa, swv, first, L0, L1, L2, acc);
-      else
-        compute_stage<T, S, (spt > 1 ? 1 : 0), false>(sa, sv, row0, qv0, swa, swv, first, L0, L1,
-                                                      L2, acc);
+      stage_for(std::false_type{});
     }
     __syncthreads();  // buffer s & 1 is refilled by the next iteration's stage(s + 2)
   }

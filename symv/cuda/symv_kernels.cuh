@@ -237,9 +237,49 @@ __device__ __noinline__ void diag_block(const T* A, index_t lda, index_t o, int 
         const T v = from_parts<T>(comp);
         e = c < r ? v : (c == r ? real_diag(v) : conj(v));
       }
-      d = madd(e, xs[c], d);
+      // columns past n are absent (the complex madd has no padding that leaves a -0 chain
+      // alone; for the real types, skipping equals the padded fma(+0, -0, d) = d)
+      if (c < m) d = madd(e, xs[c], d);
     }
     dst[r * 9] = d;
+  }
+}
+
+/// Complex only: the transposed chunk of column `col` over the m (0 < m < 8) present rows
+/// row .. row+m-1 of a last partial row block, with the rows past n absent as the definition
+/// has them. The four-fma complex madd has no padding value that leaves a -0 chain alone (a
+/// chain from +0 reaches -0 when its products underflow with a negative sign; a 0 * 0 term turns
+/// it into +0), so the block kernels' value for such a chunk, computed with zero rows, is
+/// replaced by this one (the CPU's symv_detail::absent_tail_ct). Every present term, its order
+/// and its operands are the block kernels'; rare (the last row panel), out of line.
+template <class T>
+__device__ __noinline__ T absent_tc(const T* A, index_t lda, index_t row, index_t col, int m,
+                                    const T* x, index_t incx) {
+  T s = T(0);
+  for (int r = 0; r < m; ++r)
+    s = madd_conj(A[row + r + lda * col], x[(row + r) * incx], s);
+  return s;
+}
+
+/// The rows present in the 8-row block that starts at row `row0` (0..8).
+template <class T>
+__device__ __forceinline__ int rows_present(const SymvArgs<T>& g, index_t row0) {
+  const index_t left = g.n - row0;
+  return left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
+}
+
+/// Complex: thread (a, k)'s 8 transposed chunks when its row block is cut by n (see absent_tc);
+/// dst(c) is where the block kernel stored chunk c. Nothing for the other types.
+template <class T, class Dst>
+__device__ __forceinline__ void fix_absent_rows(const SymvArgs<T>& g, index_t r0, index_t c0, int a,
+                                                int k, Dst dst) {
+  if constexpr (is_complex_v<T>) {
+    const int m = rows_present(g, r0 + 8 * a);
+    if (m > 0 && m < 8) {
+      const T* x = g.x + g.xoff;
+      for (int c = 0; c < 8; ++c)
+        dst(c, absent_tc(g.A, g.lda, r0 + 8 * a, c0 + 8 * k + c, m, x, g.incx));
+    }
   }
 }
 
@@ -399,6 +439,7 @@ __global__ void __launch_bounds__(64 * TPB, MinB) symv_tiles(SymvArgs<T> g) {
 #pragma unroll
         for (int r = 0; r < 8; ++r)
           s.sD[(8 * a + r) * 9 + k] = d[r];
+        fix_absent_rows(g, r0, c0, a, k, [&](int c, const T& v) { dT[(8 * k + c) * 9 + a] = v; });
       } else if (a == k) {
         diag_block<T, L>(g.A, g.lda, r0 + 8 * a, m, s.xc + 8 * a, s.sD + (8 * a) * 9 + a);
       }
@@ -544,6 +585,8 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_staged(SymvArgs<T> g) {
 #pragma unroll
         for (int r = 0; r < 8; ++r)
           s.sD[(8 * a + r) * 9 + k] = d[r];
+        fix_absent_rows(g, r0, J * kTile, a, k,
+                        [&](int c, const T& v) { dT[(8 * k + c) * 9 + a] = v; });
       } else if (a == k) {
         const index_t left = g.n - (r0 + 8 * a);
         const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));

@@ -16,7 +16,8 @@
 //     __syncwarp; lane (a, kk) reads buf[kk][9a + r], r = 0..7  ->  the chains of symv_tiles
 //
 // Diagonal tiles load only the stored lower part (the strict upper part is zero-filled, never
-// read); rows past n are zero (0*0 terms leave a chain's bits unchanged).
+// read); rows past n are zero: with x padded by pad_x a 0 * x term leaves a real chain's bits
+// unchanged, and complex chunks cut by n are recomputed without them (fix_absent_rows).
 #pragma once
 
 #include "symv/cuda/symv_kernels.cuh"
@@ -168,6 +169,7 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_xs(SymvArgs<T> g) {
 #pragma unroll
       for (int r = 0; r < 8; ++r)
         s.sD[(8 * a + r) * 9 + k] = d[r];
+      fix_absent_rows(g, r0, c0, a, k, [&](int c, const T& v) { dT[(8 * k + c) * 9 + a] = v; });
     } else if (active && a == k) {
       const index_t left = g.n - (r0 + 8 * a);
       const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
@@ -344,6 +346,8 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
 #pragma unroll
       for (int r = 0; r < 8; ++r)
         s.sD[x16_cs(8 * a + r, k)] = x16_put(d[r]);
+      fix_absent_rows(g, r0, c0, a, k,
+                      [&](int c, const T& v) { dT[x16_cs(8 * k + c, a)] = x16_put(v); });
     } else if (active && a == k) {
       // diag_block writes its 8 row chains 9 apart: to this warp's buffer, then to sD.
       const index_t left = g.n - (r0 + 8 * a);

@@ -198,11 +198,12 @@ TYPED_TEST(GpuSymm, NonFinitePropagates) {
 /// + -0 = +0), so a kernel that pads a short last chunk with zero terms instead of leaving them
 /// absent turns the CPU's -0 into +0 (session 51's reading of the zero fill). Here every product
 /// underflows negative, and m mod 64 >= 57 puts a partly filled chunk 7 in the last tile, the one
-/// case where the -0 survives the tree on the CPU. Session 51 wrote this test without a GPU to run
-/// it on; it predicts a mismatch in s, d, c and z until the last chunk's padding is absent.
+/// case where the -0 survives the tree on the CPU (100, 250: a chunk cut in the middle of the
+/// tile). Session 52 (H100): failed for s, d, c and z until V was padded with -0 (s, d) and the
+/// complex stages of the last tile column left the columns past m absent (compute_stage's Edge).
 TYPED_TEST(GpuSymm, UnderflowedChunksKeepTheirSign) {
   EIGSOLVE_REQUIRE_DEVICE();
-  for (index_t m : {60, 63, 121})
+  for (index_t m : {60, 63, 100, 121, 185, 250})
     for (bool aligned : {false, true}) {
       Case c;
       c.m = m;
