@@ -218,14 +218,18 @@ __device__ __forceinline__ void tile_at(const SymvArgs<T>& g, index_t tile, inde
 }
 
 /// The diagonal 8x8 block (a, a) of a diagonal tile: the 8 row chains of the expanded Hermitian
-/// block (lower stored, real diagonal, conj-mirrored upper). Rare: kept out of line.
+/// block (lower stored, real diagonal, conj-mirrored upper). Rare: kept out of line. Complex:
+/// the columns past n (c >= m) are absent, as the definition has them (the four-fma complex
+/// madd has no padding value that leaves a -0 chain alone); the real types keep the padded
+/// terms fma(+0, -0, d) = d (the same bits; the loop as it was measured).
 template <class T, int L>
 __device__ __noinline__ void diag_block(const T* A, index_t lda, index_t o, int m, const T* xs,
                                         T* dst) {
   using R = typename Parts<T>::R;
   for (int r = 0; r < 8; ++r) {
     T d = T(0);
-    for (int c = 0; c < 8; ++c) {
+    const int cend = is_complex_v<T> ? m : 8;
+    for (int c = 0; c < cend; ++c) {
       T e = T(0);
       if (r < m && c < m) {
         const int ii = c < r ? r : c, jj = c < r ? c : r;  // the stored element (ii >= jj)
@@ -237,9 +241,7 @@ __device__ __noinline__ void diag_block(const T* A, index_t lda, index_t o, int 
         const T v = from_parts<T>(comp);
         e = c < r ? v : (c == r ? real_diag(v) : conj(v));
       }
-      // columns past n are absent (the complex madd has no padding that leaves a -0 chain
-      // alone; for the real types, skipping equals the padded fma(+0, -0, d) = d)
-      if (c < m) d = madd(e, xs[c], d);
+      d = madd(e, xs[c], d);
     }
     dst[r * 9] = d;
   }
@@ -251,10 +253,11 @@ __device__ __noinline__ void diag_block(const T* A, index_t lda, index_t o, int 
 /// chain from +0 reaches -0 when its products underflow with a negative sign; a 0 * 0 term turns
 /// it into +0), so the block kernels' value for such a chunk, computed with zero rows, is
 /// replaced by this one (the CPU's symv_detail::absent_tail_ct). Every present term, its order
-/// and its operands are the block kernels'; rare (the last row panel), out of line.
+/// and its operands are the block kernels'; rare (the last row panel). Inline: a call here
+/// (ABI registers around it) raised z's kernels from 168 to 177 registers and spilled zxs.
 template <class T>
-__device__ __noinline__ T absent_tc(const T* A, index_t lda, index_t row, index_t col, int m,
-                                    const T* x, index_t incx) {
+__device__ __forceinline__ T absent_tc(const T* A, index_t lda, index_t row, index_t col, int m,
+                                       const T* x, index_t incx) {
   T s = T(0);
   for (int r = 0; r < m; ++r)
     s = madd_conj(A[row + r + lda * col], x[(row + r) * incx], s);
