@@ -217,19 +217,48 @@ __device__ __forceinline__ void tile_at(const SymvArgs<T>& g, index_t tile, inde
   tile_coords(g.rev ? g.ntiles - 1 - tile : tile, g.nt, I, J);
 }
 
+/// diag_block's complex form for a block cut by n (0 <= m < 8 rows and columns present): the
+/// row chains over the present columns only, as the definition has them (the four-fma complex
+/// madd has no padding value that leaves a -0 chain alone). Rows past n are not used.
+template <class T, int L>
+__device__ __noinline__ void diag_block_cut(const T* A, index_t lda, index_t o, int m, const T* xs,
+                                            T* dst) {
+  using R = typename Parts<T>::R;
+  for (int r = 0; r < 8; ++r) {
+    T d = T(0);
+    for (int c = 0; r < m && c < m; ++c) {
+      const int ii = c < r ? r : c, jj = c < r ? c : r;  // the stored element (ii >= jj)
+      const R* q = reinterpret_cast<const R*>(A + (o + ii) + lda * (o + jj));
+      R comp[Parts<T>::n];
+#pragma unroll
+      for (int s = 0; s < Parts<T>::n; ++s)
+        comp[s] = ld<L>(q + s);
+      const T v = from_parts<T>(comp);
+      d = madd(c < r ? v : (c == r ? real_diag(v) : conj(v)), xs[c], d);
+    }
+    dst[r * 9] = d;
+  }
+}
+
 /// The diagonal 8x8 block (a, a) of a diagonal tile: the 8 row chains of the expanded Hermitian
-/// block (lower stored, real diagonal, conj-mirrored upper). Rare: kept out of line. Complex:
-/// the columns past n (c >= m) are absent, as the definition has them (the four-fma complex
-/// madd has no padding value that leaves a -0 chain alone); the real types keep the padded
-/// terms fma(+0, -0, d) = d (the same bits; the loop as it was measured).
+/// block (lower stored, real diagonal, conj-mirrored upper). Rare: kept out of line. The real
+/// types keep the padded terms past n, fma(+0, -0, d) = d; complex blocks cut by n go to
+/// diag_block_cut. (Session 52: one loop over the present columns for complex made c and z SYMV
+/// 4-18 % slower on the H200: the runtime bound kept the loop from unrolling, so the diagonal
+/// block's 64 loads went one at a time; the full blocks keep this unrolled loop.)
 template <class T, int L>
 __device__ __noinline__ void diag_block(const T* A, index_t lda, index_t o, int m, const T* xs,
                                         T* dst) {
   using R = typename Parts<T>::R;
+  if constexpr (is_complex_v<T>) {
+    if (m < 8) {
+      diag_block_cut<T, L>(A, lda, o, m, xs, dst);
+      return;
+    }
+  }
   for (int r = 0; r < 8; ++r) {
     T d = T(0);
-    const int cend = is_complex_v<T> ? m : 8;
-    for (int c = 0; c < cend; ++c) {
+    for (int c = 0; c < 8; ++c) {
       T e = T(0);
       if (r < m && c < m) {
         const int ii = c < r ? r : c, jj = c < r ? c : r;  // the stored element (ii >= jj)
