@@ -85,7 +85,9 @@ struct Vec16<double> {
 /// fma(+0, -0, s) = s for every s, -0 included (a chain from +0 holds -0 after a negative
 /// product that underflows to zero; +0 * +0 would make it +0: docs/reproducibility.md, "absent"
 /// against zero terms; the CPU's symv/reference.cpp pads the same way). Complex and dd: +0, as
-/// on the CPU (no choice of signs works for the four-fma complex madd).
+/// on the CPU. For complex no choice of signs works for the four-fma madd, so the chunks that n
+/// cuts are recomputed without the padded terms (fix_absent_rows, diag_block_cut); for dd +0
+/// padding is exact (a dd chain from +0 never holds a -0: docs/canonical-symv.md).
 template <class T>
 __device__ __forceinline__ T pad_x() {
   if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value)
