@@ -12,7 +12,14 @@
 //   2   the same with L = 3: 7 lanes (4 groups per warp), a third of the rounds.
 //   3   one thread per eigenvalue running bisect::bisect_eigenvalue_spec<2> (3 interleaved
 //       count chains in one thread).
-// Modes 1-3 first take the top levels shared by all eigenvalues (env EIGSOLVE_GPU_BISECT_TOP,
+//   4   mode 1's groups packed across the warps of a block: a block of 3 warps holds exactly 32
+//       groups of 3 lanes (no idle lanes; mode 1 leaves 2 of every 32 idle), the counts
+//       gathered through shared memory between two block barriers instead of shuffles.
+//   5   the same for mode 2: a block of 7 warps holds 32 groups of 7 lanes.
+// Modes 1, 2 take EIGSOLVE_GPU_BISECT_WARPS warps per block (1-4, default 4): the blocks are
+// spread over the SMs, and at 16384 eigenvalues 4-warp blocks leave some SMs a block more than
+// others (410 blocks on 132 SMs).
+// Modes 1-5 first take the top levels shared by all eigenvalues (env EIGSOLVE_GPU_BISECT_TOP,
 // default min(bit length of n, 16) levels; 0 = none): one kernel evaluates the counts at all
 // 2^T - 1 heap points of the first T levels over [gl, gu], and every search replays its first
 // T steps from that table (spec_replay, the same decisions), then continues per eigenvalue.
@@ -162,15 +169,58 @@ __global__ void __launch_bounds__(kThreads)
   if (mine && j == 0) w[q] = bisect::final_value(lo, hi);
 }
 
-/// EIGSOLVE_GPU_BISECT: 0, 1 (default), 2 or 3 (see the head of this file).
+/// Modes 4, 5: the groups of modes 1, 2 (P = 2^L - 1 lanes each) packed across the P warps of a
+/// block, 32 groups per block and no idle lane; a group may span two warps, so the counts are
+/// gathered through shared memory. Each round: the block's barrier that also ends the loop when
+/// no group of the block is searching, the counts, a barrier, the replay (the next round's
+/// first barrier keeps this round's reads before the next writes). The same steps as modes 1, 2.
+template <int L, class R>
+__global__ void __launch_bounds__(32 * ((1 << L) - 1))
+    bisect_packed_kernel(index_t n, const R* d, const R* e2, bisect::SturmSetup<R> s, index_t il,
+                         index_t count, int top, const index_t* topc, R* w) {
+  constexpr int P = (1 << L) - 1;
+  __shared__ index_t sc[32 * P];
+  const int t = int(threadIdx.x);
+  const int g = t / P;
+  const int j = t - g * P;
+  const index_t q = index_t(blockIdx.x) * 32 + g;
+  const bool mine = q < count;
+  const index_t k = il + q;
+  const index_t* cg = sc + g * P;
+  R lo = s.gl, hi = s.gu;
+  int it = 0;
+  bool done = !mine;
+  if (!done && top > 0) done = bisect::spec_replay(lo, hi, it, s.pivmin, k, top, topc);
+  for (;;) {
+    if (!done) done = bisect::spec_stopped(lo, hi, it, s.pivmin);
+    if (!__syncthreads_or(!done)) break;
+    index_t own = 0;
+    if (!done)
+      own = sturm_count_pf<Prefetch<R>::value>(n, d, e2, s.pivmin, bisect::spec_point(lo, hi, j));
+    sc[t] = own;
+    __syncthreads();
+    if (!done) done = bisect::spec_replay(lo, hi, it, s.pivmin, k, L, cg);
+  }
+  if (mine && j == 0) w[q] = bisect::final_value(lo, hi);
+}
+
+/// EIGSOLVE_GPU_BISECT: 0, 1 (default), 2, 3, 4 or 5 (see the head of this file).
 int bisect_mode() {
   const char* m = std::getenv("EIGSOLVE_GPU_BISECT");
   if (!m || !m[0]) return 1;
   const int v = std::atoi(m);
-  return (v >= 0 && v <= 3) ? v : 1;
+  return (v >= 0 && v <= 5) ? v : 1;
 }
 
-/// Shared top levels for modes 1-3: EIGSOLVE_GPU_BISECT_TOP (0 = none, else at most 16),
+/// EIGSOLVE_GPU_BISECT_WARPS: warps per block of modes 1, 2 (1-4, default 4).
+int lane_warps() {
+  const char* m = std::getenv("EIGSOLVE_GPU_BISECT_WARPS");
+  if (!m || !m[0]) return kThreads / 32;
+  const int v = std::atoi(m);
+  return (v >= 1 && v <= kThreads / 32) ? v : kThreads / 32;
+}
+
+/// Shared top levels for modes 1-5: EIGSOLVE_GPU_BISECT_TOP (0 = none, else at most 16),
 /// default min(bit length of n, 16).
 int top_levels(index_t n) {
   int bl = 0;
@@ -199,6 +249,7 @@ void bisection_eigenvalues_cuda(index_t n, const R* d, const R* e, index_t il, i
   const bisect::SturmSetup<R> s = bisect::sturm_setup(n, d, e, e2.data());
   const index_t count = iu - il + 1;
   const int mode = bisect_mode();
+  const int warps = lane_warps();
   const int top = mode == 0 ? 0 : top_levels(n);
   const int points = (1 << top) - 1;
   R *dd = nullptr, *de2 = nullptr, *dw = nullptr;
@@ -227,23 +278,32 @@ void bisection_eigenvalues_cuda(index_t n, const R* d, const R* e, index_t il, i
         bisect_kernel<R><<<blocks_for(count, kThreads), kThreads>>>(n, dd, de2, s, il, count, dw);
         break;
       case 2:
-        bisect_lanes_kernel<3, R><<<blocks_for(count, (kThreads / 32) * (32 / 7)), kThreads>>>(
+        bisect_lanes_kernel<3, R><<<blocks_for(count, warps * (32 / 7)), 32 * warps>>>(
             n, dd, de2, s, il, count, top, dtop, dw);
+        break;
+      case 4:
+        bisect_packed_kernel<2, R>
+            <<<blocks_for(count, 32), 32 * 3>>>(n, dd, de2, s, il, count, top, dtop, dw);
+        break;
+      case 5:
+        bisect_packed_kernel<3, R>
+            <<<blocks_for(count, 32), 32 * 7>>>(n, dd, de2, s, il, count, top, dtop, dw);
         break;
       case 3:
         bisect_ilp_kernel<R>
             <<<blocks_for(count, kThreads), kThreads>>>(n, dd, de2, s, il, count, top, dtop, dw);
         break;
       default:
-        bisect_lanes_kernel<2, R><<<blocks_for(count, (kThreads / 32) * (32 / 3)), kThreads>>>(
+        bisect_lanes_kernel<2, R><<<blocks_for(count, warps * (32 / 3)), 32 * warps>>>(
             n, dd, de2, s, il, count, top, dtop, dw);
         break;
     }
     ck(cudaGetLastError(), "launch");
     if (const double sec = timer.stop(); sec >= 0)
       std::fprintf(stderr,
-                   "eigsolve device bisection (n = %lld, count = %lld, mode %d, top %d): %.4f s\n",
-                   static_cast<long long>(n), static_cast<long long>(count), mode, top, sec);
+                   "eigsolve device bisection (n = %lld, count = %lld, mode %d, warps %d, top %d): "
+                   "%.4f s\n",
+                   static_cast<long long>(n), static_cast<long long>(count), mode, warps, top, sec);
     ck(cudaMemcpy(w, dw, sizeof(R) * std::size_t(count), cudaMemcpyDeviceToHost), "w");
   } catch (...) {
     release();

@@ -1,8 +1,9 @@
 // Device bisection (solver/bisection_cuda.hpp) == host bisection bitwise, for float, double and
 // dd: random, Laplacian, Wilkinson, zero and repeated-diagonal tridiagonals, full and subsets,
 // in every device mode (EIGSOLVE_GPU_BISECT = 0 one thread per eigenvalue, 1 and 2 speculative
-// multisection over 3 / 7 lanes, 3 speculative in one thread) with and without the shared top
-// levels (EIGSOLVE_GPU_BISECT_TOP).
+// multisection over 3 / 7 lanes, 3 speculative in one thread, 4 and 5 the lanes packed across
+// a block's warps) with and without the shared top levels (EIGSOLVE_GPU_BISECT_TOP), and modes
+// 1, 2 with 1 and 4 warps per block (EIGSOLVE_GPU_BISECT_WARPS).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +11,6 @@
 #include <cstring>
 #include <random>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "core/arith.hpp"
@@ -33,20 +33,28 @@ void check(const std::vector<R>& d, const std::vector<R>& e, index_t il, index_t
   Context ctx;
   ctx.threads = 2;
   bisection_eigenvalues(ctx, n, d.data(), e.data(), il, iu, w1.data());
-  // (mode, top levels): "" is the default top (min(bit length of n, 16)).
-  const std::pair<const char*, const char*> modes[] = {
-      {"0", ""}, {"1", ""}, {"1", "0"}, {"1", "3"}, {"2", ""}, {"2", "0"}, {"3", ""}, {"3", "0"}};
-  for (const auto& [mode, top] : modes) {
+  // (mode, top levels, warps per block): "" is the default top (min(bit length of n, 16)) and
+  // the default warps (4).
+  struct Mode {
+    const char *mode, *top, *warps;
+  };
+  const Mode modes[] = {{"0", "", ""},  {"1", "", ""},  {"1", "0", ""}, {"1", "3", ""},
+                        {"1", "", "1"}, {"2", "", ""},  {"2", "0", ""}, {"2", "", "1"},
+                        {"3", "", ""},  {"3", "0", ""}, {"4", "", ""},  {"4", "0", ""},
+                        {"4", "3", ""}, {"5", "", ""},  {"5", "0", ""}};
+  for (const auto& [mode, top, warps] : modes) {
     setenv("EIGSOLVE_GPU_BISECT", mode, 1);
     setenv("EIGSOLVE_GPU_BISECT_TOP", top, 1);
+    setenv("EIGSOLVE_GPU_BISECT_WARPS", warps, 1);
     std::fill(w2.begin(), w2.end(), R(-7));
     bisection_eigenvalues_cuda(n, d.data(), e.data(), il, iu, w2.data());
     EXPECT_EQ(std::memcmp(w1.data(), w2.data(), cnt * sizeof(R)), 0)
         << ScalarTraits<R>::name << " " << what << " n=" << n << " [" << il << ", " << iu
-        << "] mode " << mode << " top '" << top << "'";
+        << "] mode " << mode << " top '" << top << "' warps '" << warps << "'";
   }
   unsetenv("EIGSOLVE_GPU_BISECT");
   unsetenv("EIGSOLVE_GPU_BISECT_TOP");
+  unsetenv("EIGSOLVE_GPU_BISECT_WARPS");
 }
 
 template <class R>
@@ -59,7 +67,8 @@ TYPED_TEST(GpuBisection, BitwiseEqualToHost) {
   using R = TypeParam;
   std::mt19937_64 g(5);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  // Sizes off the block sizes (40 eigenvalues per block in mode 1, 16 in mode 2, 128 in 0, 3).
+  // Sizes off the block sizes (40 eigenvalues per block in mode 1, 16 in mode 2, 128 in 0, 3,
+  // 32 in 4, 5; 10 and 4 in modes 1, 2 with one warp per block).
   for (index_t n : {1, 2, 3, 31, 41, 100, 129, 1000}) {
     std::vector<R> d(n), e(n > 1 ? n - 1 : 1, R(0));
     for (auto& v : d)
