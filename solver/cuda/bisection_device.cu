@@ -4,21 +4,24 @@
 // Modes (env EIGSOLVE_GPU_BISECT, for A/B; all give the same bits):
 //   0   one thread per eigenvalue running bisect::bisect_eigenvalue (the old kernel): a full
 //       search of ~55 (double) / ~110 (dd) dependent Sturm counts per thread.
-//   1   (default) speculative multisection over lanes, L = 2: a group of 3 lanes per eigenvalue
-//       evaluates the counts of the next 2 levels at once (heap points x0, x1, x2, one count per
-//       lane), the group gathers them with shuffles and every lane replays the 2 sequential
-//       decisions (bisect::spec_replay). Half the dependent rounds, 3x the warps (10 groups
-//       per warp).
+//   1   (default for s, d) speculative multisection over lanes, L = 2: a group of 3 lanes
+//       per eigenvalue evaluates the counts of the next 2 levels at once (heap points x0, x1,
+//       x2, one count per lane), the group gathers them with shuffles and every lane replays
+//       the 2 sequential decisions (bisect::spec_replay). Half the dependent rounds, 3x the
+//       warps (10 groups per warp).
 //   2   the same with L = 3: 7 lanes (4 groups per warp), a third of the rounds.
 //   3   one thread per eigenvalue running bisect::bisect_eigenvalue_spec<2> (3 interleaved
 //       count chains in one thread).
-//   4   mode 1's groups packed across the warps of a block: a block of 3 warps holds exactly 32
-//       groups of 3 lanes (no idle lanes; mode 1 leaves 2 of every 32 idle), the counts
-//       gathered through shared memory between two block barriers instead of shuffles.
+//   4   (default for dd) mode 1's groups packed across the warps of a block: a block of 3
+//       warps holds exactly 32 groups of 3 lanes (no idle lanes; mode 1 leaves 2 of every 32
+//       idle), the counts gathered through shared memory between two block barriers instead
+//       of shuffles.
 //   5   the same for mode 2: a block of 7 warps holds 32 groups of 7 lanes.
-// Modes 1, 2 take EIGSOLVE_GPU_BISECT_WARPS warps per block (1-4, default 4): the blocks are
-// spread over the SMs, and at 16384 eigenvalues 4-warp blocks leave some SMs a block more than
-// others (410 blocks on 132 SMs).
+// Measured at n = 16384 on an H100 (bench/NOTES.md, session 53): dd mode 4 0.742-0.749 s
+// against mode 1's 0.752-0.761 s; d and s no gain (0.0487 against 0.0485 s, 0.0140 against
+// 0.0139 s), so they keep mode 1.
+// Modes 1, 2 take EIGSOLVE_GPU_BISECT_WARPS warps per block (1-4, default 4; fewer warps spread
+// the blocks more evenly over the SMs, and were slower in dd: 0.758-0.761 against 0.752 s).
 // Modes 1-5 first take the top levels shared by all eigenvalues (env EIGSOLVE_GPU_BISECT_TOP,
 // default min(bit length of n, 16) levels; 0 = none): one kernel evaluates the counts at all
 // 2^T - 1 heap points of the first T levels over [gl, gu], and every search replays its first
@@ -30,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda/profile_timer.cuh"
@@ -204,12 +208,14 @@ __global__ void __launch_bounds__(32 * ((1 << L) - 1))
   if (mine && j == 0) w[q] = bisect::final_value(lo, hi);
 }
 
-/// EIGSOLVE_GPU_BISECT: 0, 1 (default), 2, 3, 4 or 5 (see the head of this file).
+/// EIGSOLVE_GPU_BISECT: 0, 1, 2, 3, 4 or 5 (see the head of this file); default 4 for dd, else 1.
+template <class R>
 int bisect_mode() {
+  const int dflt = std::is_same_v<R, dd_real> ? 4 : 1;
   const char* m = std::getenv("EIGSOLVE_GPU_BISECT");
-  if (!m || !m[0]) return 1;
+  if (!m || !m[0]) return dflt;
   const int v = std::atoi(m);
-  return (v >= 0 && v <= 5) ? v : 1;
+  return (v >= 0 && v <= 5) ? v : dflt;
 }
 
 /// EIGSOLVE_GPU_BISECT_WARPS: warps per block of modes 1, 2 (1-4, default 4).
@@ -248,7 +254,7 @@ void bisection_eigenvalues_cuda(index_t n, const R* d, const R* e, index_t il, i
   std::vector<R> e2(static_cast<std::size_t>(n > 1 ? n - 1 : 1));
   const bisect::SturmSetup<R> s = bisect::sturm_setup(n, d, e, e2.data());
   const index_t count = iu - il + 1;
-  const int mode = bisect_mode();
+  const int mode = bisect_mode<R>();
   const int warps = lane_warps();
   const int top = mode == 0 ? 0 : top_levels(n);
   const int points = (1 << top) - 1;
