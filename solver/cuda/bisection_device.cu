@@ -17,21 +17,12 @@
 //       idle), the counts gathered through shared memory between two block barriers instead
 //       of shuffles.
 //   5   the same for mode 2: a block of 7 warps holds 32 groups of 7 lanes.
-//   6   mode 4 with L chosen per eigenvalue (2, 3 or 4). A round costs about one count's
-//       latency whatever the number of groups still searching, so the kernel's time is its
-//       number of rounds, set by the eigenvalues that need the most levels: those small against
-//       the spectrum (the stopping rule is relative) and those whose interval after the top
-//       levels holds 0. The host reads the top table back, replays each search's top levels,
-//       estimates the levels left (levels_left) and gives L = 3 or 4 to those that would need
-//       more rounds at L = 2 than the EIGSOLVE_GPU_BISECT_Q-th percentile (default 90) of all;
-//       the three classes run as three kernels on three streams. L changes only which counts
-//       are evaluated ahead, never a decision, so the bits are mode 4's.
 // Measured at n = 16384 on an H100 (bench/NOTES.md, session 53): dd mode 4 0.742-0.749 s
 // against mode 1's 0.752-0.761 s; d and s no gain (0.0487 against 0.0485 s, 0.0140 against
 // 0.0139 s), so they keep mode 1.
 // Modes 1, 2 take EIGSOLVE_GPU_BISECT_WARPS warps per block (1-4, default 4; fewer warps spread
 // the blocks more evenly over the SMs, and were slower in dd: 0.758-0.761 against 0.752 s).
-// Modes 1-6 first take the top levels shared by all eigenvalues (env EIGSOLVE_GPU_BISECT_TOP,
+// Modes 1-5 first take the top levels shared by all eigenvalues (env EIGSOLVE_GPU_BISECT_TOP,
 // default min(bit length of n, 16) levels; 0 = none): one kernel evaluates the counts at all
 // 2^T - 1 heap points of the first T levels over [gl, gu], and every search replays its first
 // T steps from that table (spec_replay, the same decisions), then continues per eigenvalue.
@@ -39,8 +30,6 @@
 // sturm_count's, in its order.
 #include <cuda_runtime.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -189,12 +178,10 @@ __global__ void __launch_bounds__(kThreads)
 /// gathered through shared memory. Each round: the block's barrier that also ends the loop when
 /// no group of the block is searching, the counts, a barrier, the replay (the next round's
 /// first barrier keeps this round's reads before the next writes). The same steps as modes 1, 2.
-/// ks (mode 6): the eigenvalue indices of the groups (k = ks[q]); nullptr: k = il + q.
 template <int L, class R>
 __global__ void __launch_bounds__(32 * ((1 << L) - 1))
     bisect_packed_kernel(index_t n, const R* d, const R* e2, bisect::SturmSetup<R> s, index_t il,
-                         index_t count, int top, const index_t* topc, R* w,
-                         const index_t* ks = nullptr) {
+                         index_t count, int top, const index_t* topc, R* w) {
   constexpr int P = (1 << L) - 1;
   __shared__ index_t sc[32 * P];
   const int t = int(threadIdx.x);
@@ -202,7 +189,7 @@ __global__ void __launch_bounds__(32 * ((1 << L) - 1))
   const int j = t - g * P;
   const index_t q = index_t(blockIdx.x) * 32 + g;
   const bool mine = q < count;
-  const index_t k = mine && ks ? ks[q] : il + q;
+  const index_t k = il + q;
   const index_t* cg = sc + g * P;
   R lo = s.gl, hi = s.gu;
   int it = 0;
@@ -218,64 +205,17 @@ __global__ void __launch_bounds__(32 * ((1 << L) - 1))
     __syncthreads();
     if (!done) done = bisect::spec_replay(lo, hi, it, s.pivmin, k, L, cg);
   }
-  if (mine && j == 0) w[k - il] = bisect::final_value(lo, hi);
+  if (mine && j == 0) w[q] = bisect::final_value(lo, hi);
 }
 
-/// A value in double (mode 6's classification only; never part of the bits).
-template <class R>
-ES_HD_INLINE double approx(const R& x) {
-  if constexpr (std::is_same_v<R, dd_real>)
-    return x.hi;
-  else
-    return double(x);
-}
-
-/// Mode 6: each search's interval after the top levels (the replay of the lane kernels), as
-/// doubles: iv[3q] = lo, iv[3q + 1] = hi, iv[3q + 2] = 1 when the search has already stopped.
-template <class R>
-__global__ void __launch_bounds__(kThreads)
-    top_intervals_kernel(bisect::SturmSetup<R> s, index_t il, index_t count, int top,
-                         const index_t* topc, double* iv) {
-  const index_t q = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= count) return;
-  R lo = s.gl, hi = s.gu;
-  int it = 0;
-  const bool fin = top > 0 && bisect::spec_replay(lo, hi, it, s.pivmin, il + q, top, topc);
-  iv[3 * q] = approx(lo);
-  iv[3 * q + 1] = approx(hi);
-  iv[3 * q + 2] = fin ? 1.0 : 0.0;
-}
-
-/// Mode 6: about how many bisection steps a search still takes from [l, h]: halvings until the
-/// width is under the stopping rule's tolerance (unit roundoff u) at the end nearer 0; 4096
-/// (the cap) when the interval holds 0 (the eigenvalue may be 0 itself: the absolute floor).
-int levels_left(double l, double h, double u, double pivmin) {
-  if (!(l > 0.0) && !(h < 0.0)) return bisect::kMaxBisectIter;
-  const double a = std::min(std::fabs(l), std::fabs(h));
-  const double tol = std::max(2.0 * u * a, 2.0 * pivmin);
-  const double ratio = (h - l) / tol;
-  if (!(ratio > 1.0)) return 0;
-  if (!(ratio < 1e300)) return bisect::kMaxBisectIter;  // inf or NaN ends (non-finite input)
-  return int(std::ceil(std::log2(ratio)));
-}
-
-/// EIGSOLVE_GPU_BISECT_Q: mode 6's percentile (1-100, default 90).
-int class_percentile() {
-  const char* m = std::getenv("EIGSOLVE_GPU_BISECT_Q");
-  if (!m || !m[0]) return 90;
-  const int v = std::atoi(m);
-  return (v >= 1 && v <= 100) ? v : 90;
-}
-
-/// EIGSOLVE_GPU_BISECT: 0, 1, 2, 3, 4, 5 or 6 (see the head of this file); default 4 for dd,
-/// else 1.
+/// EIGSOLVE_GPU_BISECT: 0, 1, 2, 3, 4 or 5 (see the head of this file); default 4 for dd, else 1.
 template <class R>
 int bisect_mode() {
   const int dflt = std::is_same_v<R, dd_real> ? 4 : 1;
   const char* m = std::getenv("EIGSOLVE_GPU_BISECT");
   if (!m || !m[0]) return dflt;
   const int v = std::atoi(m);
-  return (v >= 0 && v <= 6) ? v : dflt;
+  return (v >= 0 && v <= 5) ? v : dflt;
 }
 
 /// EIGSOLVE_GPU_BISECT_WARPS: warps per block of modes 1, 2 (1-4, default 4).
@@ -286,7 +226,7 @@ int lane_warps() {
   return (v >= 1 && v <= kThreads / 32) ? v : kThreads / 32;
 }
 
-/// Shared top levels for modes 1-6: EIGSOLVE_GPU_BISECT_TOP (0 = none, else at most 16),
+/// Shared top levels for modes 1-5: EIGSOLVE_GPU_BISECT_TOP (0 = none, else at most 16),
 /// default min(bit length of n, 16).
 int top_levels(index_t n) {
   int bl = 0;
@@ -319,18 +259,12 @@ void bisection_eigenvalues_cuda(index_t n, const R* d, const R* e, index_t il, i
   const int top = mode == 0 ? 0 : top_levels(n);
   const int points = (1 << top) - 1;
   R *dd = nullptr, *de2 = nullptr, *dw = nullptr;
-  index_t *dtop = nullptr, *dks = nullptr;
-  double* div = nullptr;                              // mode 6: the intervals after the top levels
-  cudaStream_t cls[3] = {nullptr, nullptr, nullptr};  // mode 6: one stream per class
+  index_t* dtop = nullptr;
   auto release = [&] {
     cudaFree(dd);
     cudaFree(de2);
     cudaFree(dw);
     cudaFree(dtop);
-    cudaFree(dks);
-    cudaFree(div);
-    for (cudaStream_t& c : cls)
-      if (c) cudaStreamDestroy(c);
   };
   try {
     ck(cudaMalloc(&dd, sizeof(R) * std::size_t(n)), "cudaMalloc");
@@ -361,63 +295,6 @@ void bisection_eigenvalues_cuda(index_t n, const R* d, const R* e, index_t il, i
         bisect_packed_kernel<3, R>
             <<<blocks_for(count, 32), 32 * 7>>>(n, dd, de2, s, il, count, top, dtop, dw);
         break;
-      case 6: {
-        // Each search's interval after the top levels (a kernel), its levels left estimated
-        // on the host, the classes formed, each run on its own stream.
-        ck(cudaMalloc(&div, sizeof(double) * 3 * std::size_t(count)), "cudaMalloc");
-        top_intervals_kernel<R>
-            <<<blocks_for(count, kThreads), kThreads>>>(s, il, count, top, dtop, div);
-        ck(cudaGetLastError(), "launch (top intervals)");
-        std::vector<double> iv(3 * static_cast<std::size_t>(count));
-        ck(cudaMemcpy(iv.data(), div, sizeof(double) * iv.size(), cudaMemcpyDeviceToHost),
-           "top intervals");
-        const double u = approx(bisect::unit_roundoff<R>()), pv = approx(s.pivmin);
-        std::vector<int> lev(static_cast<std::size_t>(count));
-        for (std::size_t q = 0; q < lev.size(); ++q)
-          lev[q] = iv[3 * q + 2] != 0.0 ? 0 : levels_left(iv[3 * q], iv[3 * q + 1], u, pv);
-        std::vector<int> srt = lev;
-        const std::size_t at =
-            std::min(srt.size() - 1, srt.size() * std::size_t(class_percentile()) / 100);
-        std::nth_element(srt.begin(), srt.begin() + std::ptrdiff_t(at), srt.end());
-        const int rt = std::max(1, (srt[at] + 1) / 2);  // target rounds (L = 2 at the percentile)
-        std::vector<index_t> ks[3];
-        for (index_t q = 0; q < count; ++q) {
-          const int l = lev[std::size_t(q)];
-          ks[(l + 1) / 2 <= rt ? 0 : ((l + 2) / 3 <= rt ? 1 : 2)].push_back(il + q);
-        }
-        ck(cudaMalloc(&dks, sizeof(index_t) * std::size_t(count)), "cudaMalloc");
-        std::size_t off = 0;
-        for (int c = 0; c < 3; ++c) {
-          if (ks[c].empty()) continue;
-          ck(cudaStreamCreateWithFlags(&cls[c], cudaStreamNonBlocking), "cudaStreamCreate");
-          // on the class's stream: a non-blocking stream does not wait for a cudaMemcpy from
-          // pageable memory, which may return before its copy has landed
-          ck(cudaMemcpyAsync(dks + off, ks[c].data(), sizeof(index_t) * ks[c].size(),
-                             cudaMemcpyHostToDevice, cls[c]),
-             "class lists");
-          const index_t m = index_t(ks[c].size());
-          const index_t* kl = dks + off;
-          if (c == 0)
-            bisect_packed_kernel<2, R>
-                <<<blocks_for(m, 32), 32 * 3, 0, cls[c]>>>(n, dd, de2, s, il, m, top, dtop, dw, kl);
-          else if (c == 1)
-            bisect_packed_kernel<3, R>
-                <<<blocks_for(m, 32), 32 * 7, 0, cls[c]>>>(n, dd, de2, s, il, m, top, dtop, dw, kl);
-          else
-            bisect_packed_kernel<4, R><<<blocks_for(m, 32), 32 * 15, 0, cls[c]>>>(
-                n, dd, de2, s, il, m, top, dtop, dw, kl);
-          ck(cudaGetLastError(), "launch (class)");
-          off += ks[c].size();
-        }
-        for (cudaStream_t c : cls)
-          if (c) ck(cudaStreamSynchronize(c), "class");
-        if (std::getenv("EIGSOLVE_GPU_PROFILE"))
-          std::fprintf(stderr,
-                       "eigsolve device bisection mode 6: %zu / %zu / %zu eigenvalues at L = 2 / 3 "
-                       "/ 4, target %d rounds\n",
-                       ks[0].size(), ks[1].size(), ks[2].size(), rt);
-        break;
-      }
       case 3:
         bisect_ilp_kernel<R>
             <<<blocks_for(count, kThreads), kThreads>>>(n, dd, de2, s, il, count, top, dtop, dw);

@@ -2,9 +2,10 @@
 // the pipeline (bench eig at n = 16384 in dd spends ~35 s per call on the matrix and the whole
 // solve; this takes ~1 s per mode). T is Dumitriu-Edelman's tridiagonal model of a GOE matrix
 // (fixed seed), so its spectrum is the semicircle of the random matrices bench eig draws. Each
-// argument after the first three is a mode as MODE[:Q] (EIGSOLVE_GPU_BISECT, mode 6's
-// EIGSOLVE_GPU_BISECT_Q); every result is compared bitwise with the first mode's.
-// usage: bisect_modes PRECISION(s|d|dd) N REPS MODE[:Q]...     (exit 1 when bits differ)
+// argument after the first three is a mode (EIGSOLVE_GPU_BISECT); every result is compared
+// bitwise with the first mode's. Session 53 also timed a mode 6 here (L = 2, 3 or 4 per
+// eigenvalue), slower in dd and removed (bench/NOTES.md).
+// usage: bisect_modes PRECISION(s|d|dd) N REPS MODE...     (exit 1 when bits differ)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -36,12 +37,8 @@ int run(index_t n, int reps, int nm, char** modes) {
   std::vector<R> ref(static_cast<std::size_t>(n)), w(static_cast<std::size_t>(n));
   int bad = 0;
   for (int m = 0; m < nm; ++m) {
-    const std::string arg = modes[m];
-    const auto colon = arg.find(':');
-    setenv("EIGSOLVE_GPU_BISECT", arg.substr(0, colon).c_str(), 1);
-    setenv("EIGSOLVE_GPU_BISECT_Q", colon == std::string::npos ? "" : arg.substr(colon + 1).c_str(),
-           1);
-    std::printf("mode %-6s", arg.c_str());
+    setenv("EIGSOLVE_GPU_BISECT", modes[m], 1);
+    std::printf("mode %-6s", modes[m]);
     for (int r = 0; r < reps; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
       bisection_eigenvalues_cuda(n, d.data(), e.data(), index_t(0), n - 1, w.data());
@@ -60,7 +57,7 @@ int run(index_t n, int reps, int nm, char** modes) {
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: bisect_modes s|d|dd N REPS MODE[:Q]...\n");
+    std::fprintf(stderr, "usage: bisect_modes s|d|dd N REPS MODE...\n");
     return 2;
   }
   const std::string p = argv[1];
