@@ -17,9 +17,9 @@
 //       idle), the counts gathered through shared memory between two block barriers instead
 //       of shuffles.
 //   5   the same for mode 2: a block of 7 warps holds 32 groups of 7 lanes.
-// Measured at n = 16384 on an H100 (bench/NOTES.md, session 53): dd mode 4 0.742-0.749 s
-// against mode 1's 0.752-0.761 s; d and s no gain (0.0487 against 0.0485 s, 0.0140 against
-// 0.0139 s), so they keep mode 1.
+// Measured at n = 16384 on an H100 (bench/NOTES.md, session 53), kernel time: dd mode 4
+// 0.742-0.743 s against mode 1's 0.752-0.753 s; d and s no gain (0.0487 against 0.0485 s,
+// 0.0140 against 0.0139 s), so they keep mode 1.
 // Modes 1, 2 take EIGSOLVE_GPU_BISECT_WARPS warps per block (1-4, default 4; fewer warps spread
 // the blocks more evenly over the SMs, and were slower in dd: 0.758-0.761 against 0.752 s).
 // Modes 1-5 first take the top levels shared by all eigenvalues (env EIGSOLVE_GPU_BISECT_TOP,
