@@ -36,7 +36,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/cuda/dd_div_rcp.cuh"
 #include "core/cuda/profile_timer.cuh"
 #include "core/errors.hpp"
 #include "solver/bisection.hpp"
@@ -62,20 +61,10 @@ struct Prefetch {
   static constexpr int value = sizeof(R) == 4 ? 8 : (sizeof(R) == 8 ? 4 : 2);
 };
 
-/// The count's division e2[i-1] / q: for dd with Rcp, div_shared_rcp (one reciprocal for the
-/// three IEEE quotients, the same bits by Markstein's theorem: core/cuda/dd_div_rcp.cuh).
-template <bool Rcp, class R>
-__device__ __forceinline__ R sturm_div(const R& a, const R& b) {
-  if constexpr (Rcp && std::is_same_v<R, dd_real>)
-    return div_shared_rcp(a, b);
-  else
-    return a / b;
-}
-
 /// bisect::sturm_count(n, d, e2, pivmin, x), the same operations in the same order; the loads of
 /// d[i], e2[i-1] are issued D steps ahead (a register double buffer), so that a step's
 /// division does not wait for its e2 load.
-template <int D, bool Rcp, class R>
+template <int D, class R>
 __device__ __forceinline__ index_t sturm_count_pf(index_t n, const R* __restrict__ d,
                                                   const R* __restrict__ e2, const R& pivmin,
                                                   const R& x) {
@@ -100,19 +89,19 @@ __device__ __forceinline__ index_t sturm_count_pf(index_t n, const R* __restrict
       }
 #pragma unroll
       for (int u = 0; u < D; ++u) {
-        q = bisect::guard(R((cd[u] - x) - sturm_div<Rcp>(ce[u], q)), pivmin);
+        q = bisect::guard(R((cd[u] - x) - ce[u] / q), pivmin);
         c += q < R(0) ? 1 : 0;
       }
     }
 #pragma unroll
     for (int u = 0; u < D; ++u) {
-      q = bisect::guard(R((nd[u] - x) - sturm_div<Rcp>(ne[u], q)), pivmin);
+      q = bisect::guard(R((nd[u] - x) - ne[u] / q), pivmin);
       c += q < R(0) ? 1 : 0;
     }
     i += D;
   }
   for (; i < n; ++i) {
-    q = bisect::guard(R((d[i] - x) - sturm_div<Rcp>(e2[i - 1], q)), pivmin);
+    q = bisect::guard(R((d[i] - x) - e2[i - 1] / q), pivmin);
     c += q < R(0) ? 1 : 0;
   }
   return c;
@@ -128,14 +117,13 @@ __global__ void bisect_kernel(index_t n, const R* d, const R* e2, bisect::SturmS
 }
 
 /// The shared top levels: c[j] = count(spec_point(gl, gu, j)) for the heap nodes j < points.
-template <bool Rcp, class R>
+template <class R>
 __global__ void __launch_bounds__(kThreads)
     top_kernel(index_t n, const R* d, const R* e2, bisect::SturmSetup<R> s, int points,
                index_t* c) {
   const int j = int(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= points) return;
-  c[j] = sturm_count_pf<Prefetch<R>::value, Rcp>(n, d, e2, s.pivmin,
-                                                 bisect::spec_point(s.gl, s.gu, j));
+  c[j] = sturm_count_pf<Prefetch<R>::value>(n, d, e2, s.pivmin, bisect::spec_point(s.gl, s.gu, j));
 }
 
 /// Mode 3: one thread per eigenvalue, bisect_eigenvalue_spec<2> (3 interleaved chains).
@@ -152,7 +140,7 @@ __global__ void bisect_ilp_kernel(index_t n, const R* d, const R* e2, bisect::St
 /// the P counts and every lane replays the same L sequential steps, so the lanes of a group
 /// hold the same (lo, hi, it) throughout. The whole warp takes every shuffle (the loop ends
 /// when no group of the warp is searching).
-template <int L, bool Rcp, class R>
+template <int L, class R>
 __global__ void __launch_bounds__(kThreads)
     bisect_lanes_kernel(index_t n, const R* d, const R* e2, bisect::SturmSetup<R> s, index_t il,
                         index_t count, int top, const index_t* topc, R* w) {
@@ -175,8 +163,7 @@ __global__ void __launch_bounds__(kThreads)
     if (!__any_sync(kFull, !done)) break;
     long long own = 0;
     if (!done)
-      own = sturm_count_pf<Prefetch<R>::value, Rcp>(n, d, e2, s.pivmin,
-                                                    bisect::spec_point(lo, hi, j));
+      own = sturm_count_pf<Prefetch<R>::value>(n, d, e2, s.pivmin, bisect::spec_point(lo, hi, j));
     index_t c[P];
 #pragma unroll
     for (int u = 0; u < P; ++u)
@@ -191,7 +178,7 @@ __global__ void __launch_bounds__(kThreads)
 /// gathered through shared memory. Each round: the block's barrier that also ends the loop when
 /// no group of the block is searching, the counts, a barrier, the replay (the next round's
 /// first barrier keeps this round's reads before the next writes). The same steps as modes 1, 2.
-template <int L, bool Rcp, class R>
+template <int L, class R>
 __global__ void __launch_bounds__(32 * ((1 << L) - 1))
     bisect_packed_kernel(index_t n, const R* d, const R* e2, bisect::SturmSetup<R> s, index_t il,
                          index_t count, int top, const index_t* topc, R* w) {
@@ -213,8 +200,7 @@ __global__ void __launch_bounds__(32 * ((1 << L) - 1))
     if (!__syncthreads_or(!done)) break;
     index_t own = 0;
     if (!done)
-      own = sturm_count_pf<Prefetch<R>::value, Rcp>(n, d, e2, s.pivmin,
-                                                    bisect::spec_point(lo, hi, j));
+      own = sturm_count_pf<Prefetch<R>::value>(n, d, e2, s.pivmin, bisect::spec_point(lo, hi, j));
     sc[t] = own;
     __syncthreads();
     if (!done) done = bisect::spec_replay(lo, hi, it, s.pivmin, k, L, cg);
@@ -253,57 +239,8 @@ int top_levels(index_t n) {
   return bl;
 }
 
-/// EIGSOLVE_GPU_DD_RCP: 1 (default) = dd counts divide through div_shared_rcp, 0 = through
-/// operator/ (three IEEE divisions). The same bits either way; for A/B. Ignored for s and d.
-template <class R>
-bool shared_rcp() {
-  if constexpr (!std::is_same_v<R, dd_real>) {
-    return false;
-  } else {
-    const char* m = std::getenv("EIGSOLVE_GPU_DD_RCP");
-    return !(m && m[0] == '0');
-  }
-}
-
 unsigned blocks_for(index_t items, index_t per_block) {
   return unsigned((items + per_block - 1) / per_block);
-}
-
-/// The top levels and the searches of one mode (the kernels' launches).
-template <bool Rcp, class R>
-void launch_modes(int mode, int warps, index_t n, const R* dd, const R* de2,
-                  const bisect::SturmSetup<R>& s, index_t il, index_t count, int top, int points,
-                  index_t* dtop, R* dw) {
-  if (points > 0) {
-    top_kernel<Rcp, R><<<blocks_for(points, kThreads), kThreads>>>(n, dd, de2, s, points, dtop);
-    ck(cudaGetLastError(), "launch (top levels)");
-  }
-  switch (mode) {
-    case 0:
-      bisect_kernel<R><<<blocks_for(count, kThreads), kThreads>>>(n, dd, de2, s, il, count, dw);
-      break;
-    case 2:
-      bisect_lanes_kernel<3, Rcp, R><<<blocks_for(count, warps * (32 / 7)), 32 * warps>>>(
-          n, dd, de2, s, il, count, top, dtop, dw);
-      break;
-    case 4:
-      bisect_packed_kernel<2, Rcp, R>
-          <<<blocks_for(count, 32), 32 * 3>>>(n, dd, de2, s, il, count, top, dtop, dw);
-      break;
-    case 5:
-      bisect_packed_kernel<3, Rcp, R>
-          <<<blocks_for(count, 32), 32 * 7>>>(n, dd, de2, s, il, count, top, dtop, dw);
-      break;
-    case 3:
-      bisect_ilp_kernel<R>
-          <<<blocks_for(count, kThreads), kThreads>>>(n, dd, de2, s, il, count, top, dtop, dw);
-      break;
-    default:
-      bisect_lanes_kernel<2, Rcp, R><<<blocks_for(count, warps * (32 / 3)), 32 * warps>>>(
-          n, dd, de2, s, il, count, top, dtop, dw);
-      break;
-  }
-  ck(cudaGetLastError(), "launch");
 }
 
 }  // namespace
@@ -319,7 +256,6 @@ void bisection_eigenvalues_cuda(index_t n, const R* d, const R* e, index_t il, i
   const index_t count = iu - il + 1;
   const int mode = bisect_mode<R>();
   const int warps = lane_warps();
-  const bool rcp = shared_rcp<R>();
   const int top = mode == 0 ? 0 : top_levels(n);
   const int points = (1 << top) - 1;
   R *dd = nullptr, *de2 = nullptr, *dw = nullptr;
@@ -339,20 +275,41 @@ void bisection_eigenvalues_cuda(index_t n, const R* d, const R* e, index_t il, i
     ck(cudaMemcpy(de2, e2.data(), sizeof(R) * e2.size(), cudaMemcpyHostToDevice), "e2");
     ProfileTimer timer;  // EIGSOLVE_GPU_PROFILE=1
     timer.start();
-    if constexpr (std::is_same_v<R, dd_real>) {
-      if (rcp)
-        launch_modes<true>(mode, warps, n, dd, de2, s, il, count, top, points, dtop, dw);
-      else
-        launch_modes<false>(mode, warps, n, dd, de2, s, il, count, top, points, dtop, dw);
-    } else {
-      launch_modes<false>(mode, warps, n, dd, de2, s, il, count, top, points, dtop, dw);
+    if (points > 0) {
+      top_kernel<R><<<blocks_for(points, kThreads), kThreads>>>(n, dd, de2, s, points, dtop);
+      ck(cudaGetLastError(), "launch (top levels)");
     }
+    switch (mode) {
+      case 0:
+        bisect_kernel<R><<<blocks_for(count, kThreads), kThreads>>>(n, dd, de2, s, il, count, dw);
+        break;
+      case 2:
+        bisect_lanes_kernel<3, R><<<blocks_for(count, warps * (32 / 7)), 32 * warps>>>(
+            n, dd, de2, s, il, count, top, dtop, dw);
+        break;
+      case 4:
+        bisect_packed_kernel<2, R>
+            <<<blocks_for(count, 32), 32 * 3>>>(n, dd, de2, s, il, count, top, dtop, dw);
+        break;
+      case 5:
+        bisect_packed_kernel<3, R>
+            <<<blocks_for(count, 32), 32 * 7>>>(n, dd, de2, s, il, count, top, dtop, dw);
+        break;
+      case 3:
+        bisect_ilp_kernel<R>
+            <<<blocks_for(count, kThreads), kThreads>>>(n, dd, de2, s, il, count, top, dtop, dw);
+        break;
+      default:
+        bisect_lanes_kernel<2, R><<<blocks_for(count, warps * (32 / 3)), 32 * warps>>>(
+            n, dd, de2, s, il, count, top, dtop, dw);
+        break;
+    }
+    ck(cudaGetLastError(), "launch");
     if (const double sec = timer.stop(); sec >= 0)
       std::fprintf(stderr,
-                   "eigsolve device bisection (n = %lld, count = %lld, mode %d, warps %d, top %d, "
-                   "dd rcp %d): %.4f s\n",
-                   static_cast<long long>(n), static_cast<long long>(count), mode, warps, top,
-                   int(rcp), sec);
+                   "eigsolve device bisection (n = %lld, count = %lld, mode %d, warps %d, top %d): "
+                   "%.4f s\n",
+                   static_cast<long long>(n), static_cast<long long>(count), mode, warps, top, sec);
     ck(cudaMemcpy(w, dw, sizeof(R) * std::size_t(count), cudaMemcpyDeviceToHost), "w");
   } catch (...) {
     release();

@@ -10,9 +10,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/cuda/dd_div_rcp.cuh"
-#include "core/dd_real.hpp"
 #include "core/precision.hpp"
+#include "core/dd_real.hpp"
 #include "core/neg_rounded.hpp"
 #include "gpu_guard.hpp"
 
@@ -139,130 +138,6 @@ TEST(GpuArith, DoubleDoubleSignedZerosAndSubnormalsBitwiseEqualToHost) {
     b.push_back(-x);
   }
   check(a, b, run_dd, dd_ops);
-}
-
-/// The dd division with one shared reciprocal (core/cuda/dd_div_rcp.cuh) against operator/,
-/// on the device and on the host: the same bits on every input, the special values included.
-__global__ void run_div_rcp(int n, const dd_real* a, const dd_real* b, dd_real* out) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  out[2 * i] = eigsolve::div_shared_rcp(a[i], b[i]);
-  out[2 * i + 1] = a[i] / b[i];
-}
-
-void check_div_rcp(const std::vector<dd_real>& a, const std::vector<dd_real>& b) {
-  const int n = static_cast<int>(a.size());
-  dd_real *da = to_device(a), *db = to_device(b), *dout = nullptr;
-  ASSERT_EQ(cudaMalloc(&dout, sizeof(dd_real) * 2 * n), cudaSuccess);
-  run_div_rcp<<<(n + 127) / 128, 128>>>(n, da, db, dout);
-  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-  std::vector<dd_real> got(2 * static_cast<std::size_t>(n));
-  ASSERT_EQ(cudaMemcpy(got.data(), dout, got.size() * sizeof(dd_real), cudaMemcpyDeviceToHost),
-            cudaSuccess);
-  cudaFree(da);
-  cudaFree(db);
-  cudaFree(dout);
-  int vs_ieee = 0, vs_host = 0;
-  for (int i = 0; i < n; ++i) {
-    vs_ieee += !same(got[2 * i], got[2 * i + 1]);
-    vs_host += !same(got[2 * i], a[i] / b[i]);
-  }
-  EXPECT_EQ(vs_ieee, 0);
-  EXPECT_EQ(vs_host, 0);
-}
-
-TEST(GpuArith, DdSharedReciprocalDivisionEqualsOperatorDivide) {
-  EIGSOLVE_REQUIRE_DEVICE();
-  std::mt19937_64 rng(11);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<dd_real> a, b;
-  // random magnitudes across the fast range's edges (2^-450, 2^451) and beyond
-  for (int i = 0; i < 200000; ++i) {
-    const int ea = static_cast<int>(rng() % 1200) - 600, eb = static_cast<int>(rng() % 1200) - 600;
-    const double ah = std::ldexp(u(rng), ea), bh = std::ldexp(u(rng), eb);
-    a.push_back(dd_real::from_sum(ah, std::ldexp(u(rng), -60) * ah));
-    b.push_back(dd_real::from_sum(bh, std::ldexp(u(rng), -60) * bh));
-  }
-  // divisors with significands near all ones and near a power of two, quotients near exact
-  for (int i = 0; i < 200000; ++i) {
-    const double one_minus = std::nextafter(2.0, 0.0);
-    double bh = (i % 2) ? one_minus - std::ldexp(double(rng() % 4096), -52)
-                        : 1.0 + std::ldexp(double(rng() % 4096), -52);
-    bh = std::ldexp(bh, static_cast<int>(rng() % 40) - 20);
-    const double qh = std::ldexp(1.0 + std::ldexp(double(rng() >> 12), -52), int(rng() % 7) - 3);
-    const double ah = bh * qh;  // a / b within an ulp of an exact double
-    a.push_back(dd_real::from_sum(ah, (i % 3) ? 0.0 : std::ldexp(u(rng), -70) * ah));
-    b.push_back(dd_real::from_sum(bh, (i % 5) ? 0.0 : std::ldexp(u(rng), -70) * bh));
-  }
-  // zeros of both signs, infinities, NaN, subnormals and the pivmin scale against each other
-  const double hs[] = {
-      0.0,      1.0,       0x1p-1074, 0x1p-1022, 0x1p-969, 0x1p-450, 0x1.fffffffffffffp+450,
-      0x1p+451, 0x1p+1000, 0x1.8p-3,  3.0,       HUGE_VAL, NAN};
-  std::vector<dd_real> v;
-  for (double h : hs)
-    for (double sg : {1.0, -1.0}) {
-      v.push_back(dd_real(sg * h, 0.0));
-      v.push_back(dd_real(sg * h, -0.0));
-      if (std::isfinite(h) && h >= 0x1p-1000)
-        v.push_back(dd_real::from_sum(sg * h, sg * h * 0x1p-60));
-    }
-  for (const dd_real& x : v)
-    for (const dd_real& y : v) {
-      a.push_back(x);
-      b.push_back(y);
-    }
-  check_div_rcp(a, b);
-}
-
-/// The scalar step itself on 2^26 random pairs per exponent class, generated and compared on
-/// the device (x / b against quotient(x, b, RN(1/b))): significands uniform, near all ones and
-/// near 1; quotients near midpoints between doubles.
-__device__ unsigned long long mix64(unsigned long long z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-__global__ void run_quotient_sweep(unsigned long long seed, int kind, unsigned long long* bad,
-                                   unsigned long long* fast) {
-  const unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x;
-  const unsigned long long r1 = mix64(seed ^ (2 * i)), r2 = mix64(seed ^ (2 * i + 1));
-  const unsigned long long frac = (1ull << 52) - 1;
-  unsigned long long mb = r2 & frac;
-  if (kind == 1) mb = frac - (r2 & 0xfffull);  // divisor significand near all ones
-  if (kind == 2) mb = r2 & 0xfffull;           // near 1
-  const int eb = int((r2 >> 52) % 64) - 32;
-  const double b = __longlong_as_double(static_cast<long long>((1023ull << 52) | mb)) *
-                   ldexp(1.0, eb) * ((r1 >> 63) ? -1.0 : 1.0);
-  double x = __longlong_as_double(static_cast<long long>((1023ull << 52) | (r1 & frac))) *
-             ldexp(1.0, int((r1 >> 52) % 64) - 32);
-  if (kind == 3) {  // x / b next to the midpoint above a double q0
-    const double q0 = x;
-    const double half = ldexp(1.0, ilogb(q0) - 53);
-    x = fma(b, q0, b * half);
-  }
-  const double y = __drcp_rn(b);
-  if (!eigsolve::ddrcp::in_range(b)) return;
-  atomicAdd(fast, 1ull);
-  const double want = x / b, got = eigsolve::ddrcp::quotient(x, b, y);
-  if (__double_as_longlong(want) != __double_as_longlong(got)) atomicAdd(bad, 1ull);
-}
-
-TEST(GpuArith, SharedReciprocalQuotientIsTheIeeeQuotient) {
-  EIGSOLVE_REQUIRE_DEVICE();
-  unsigned long long* d = nullptr;
-  ASSERT_EQ(cudaMalloc(&d, 2 * sizeof(unsigned long long)), cudaSuccess);
-  for (int kind = 0; kind < 4; ++kind) {
-    ASSERT_EQ(cudaMemset(d, 0, 2 * sizeof(unsigned long long)), cudaSuccess);
-    run_quotient_sweep<<<(1 << 26) / 256, 256>>>(0x5eed0000ull + kind, kind, d, d + 1);
-    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-    unsigned long long h[2];
-    ASSERT_EQ(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost), cudaSuccess);
-    EXPECT_EQ(h[0], 0ull) << "kind " << kind;
-    EXPECT_EQ(h[1], 1ull << 26) << "kind " << kind;  // every pair took the fast path
-  }
-  cudaFree(d);
 }
 
 TEST(GpuArith, ComplexBitwiseEqualToHost) {

@@ -3,8 +3,7 @@
 // in every device mode (EIGSOLVE_GPU_BISECT = 0 one thread per eigenvalue, 1 and 2 speculative
 // multisection over 3 / 7 lanes, 3 speculative in one thread, 4 and 5 the lanes packed across
 // a block's warps) with and without the shared top levels (EIGSOLVE_GPU_BISECT_TOP), and modes
-// 1, 2 with 1 and 4 warps per block (EIGSOLVE_GPU_BISECT_WARPS); in dd with the counts' division
-// through one shared reciprocal (EIGSOLVE_GPU_DD_RCP=1, the default) and through operator/ (0).
+// 1, 2 with 1 and 4 warps per block (EIGSOLVE_GPU_BISECT_WARPS).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,32 +33,28 @@ void check(const std::vector<R>& d, const std::vector<R>& e, index_t il, index_t
   Context ctx;
   ctx.threads = 2;
   bisection_eigenvalues(ctx, n, d.data(), e.data(), il, iu, w1.data());
-  // (mode, top levels, warps per block, dd shared reciprocal): "" is the default top (min(bit
-  // length of n, 16)), the default warps (4) and the default reciprocal (1).
+  // (mode, top levels, warps per block): "" is the default top (min(bit length of n, 16)) and
+  // the default warps (4).
   struct Mode {
-    const char *mode, *top, *warps, *rcp;
+    const char *mode, *top, *warps;
   };
-  const Mode modes[] = {{"0", "", "", ""},  {"1", "", "", ""},  {"1", "0", "", ""},
-                        {"1", "3", "", ""}, {"1", "", "1", ""}, {"2", "", "", ""},
-                        {"2", "0", "", ""}, {"2", "", "1", ""}, {"3", "", "", ""},
-                        {"3", "0", "", ""}, {"4", "", "", ""},  {"4", "0", "", ""},
-                        {"4", "3", "", ""}, {"5", "", "", ""},  {"5", "0", "", ""},
-                        {"1", "", "", "0"}, {"4", "", "", "0"}, {"5", "0", "", "0"}};
-  for (const auto& [mode, top, warps, rcp] : modes) {
+  const Mode modes[] = {{"0", "", ""},  {"1", "", ""},  {"1", "0", ""}, {"1", "3", ""},
+                        {"1", "", "1"}, {"2", "", ""},  {"2", "0", ""}, {"2", "", "1"},
+                        {"3", "", ""},  {"3", "0", ""}, {"4", "", ""},  {"4", "0", ""},
+                        {"4", "3", ""}, {"5", "", ""},  {"5", "0", ""}};
+  for (const auto& [mode, top, warps] : modes) {
     setenv("EIGSOLVE_GPU_BISECT", mode, 1);
     setenv("EIGSOLVE_GPU_BISECT_TOP", top, 1);
     setenv("EIGSOLVE_GPU_BISECT_WARPS", warps, 1);
-    setenv("EIGSOLVE_GPU_DD_RCP", rcp, 1);
     std::fill(w2.begin(), w2.end(), R(-7));
     bisection_eigenvalues_cuda(n, d.data(), e.data(), il, iu, w2.data());
     EXPECT_EQ(std::memcmp(w1.data(), w2.data(), cnt * sizeof(R)), 0)
         << ScalarTraits<R>::name << " " << what << " n=" << n << " [" << il << ", " << iu
-        << "] mode " << mode << " top '" << top << "' warps '" << warps << "' rcp '" << rcp << "'";
+        << "] mode " << mode << " top '" << top << "' warps '" << warps << "'";
   }
   unsetenv("EIGSOLVE_GPU_BISECT");
   unsetenv("EIGSOLVE_GPU_BISECT_TOP");
   unsetenv("EIGSOLVE_GPU_BISECT_WARPS");
-  unsetenv("EIGSOLVE_GPU_DD_RCP");
 }
 
 template <class R>

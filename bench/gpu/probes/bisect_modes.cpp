@@ -4,8 +4,7 @@
 // (fixed seed), so its spectrum is the semicircle of the random matrices bench eig draws. Each
 // argument after the first three is a mode (EIGSOLVE_GPU_BISECT); every result is compared
 // bitwise with the first mode's. Session 53 also timed a mode 6 here (L = 2, 3 or 4 per
-// eigenvalue), slower in dd and removed (bench/NOTES.md). A mode written MODEr0 or MODEr1 runs
-// with EIGSOLVE_GPU_DD_RCP=0 or 1 (session 54: the dd division's shared reciprocal).
+// eigenvalue), slower in dd and removed (bench/NOTES.md).
 // usage: bisect_modes PRECISION(s|d|dd) N REPS MODE...     (exit 1 when bits differ)
 #include <chrono>
 #include <cmath>
@@ -38,15 +37,7 @@ int run(index_t n, int reps, int nm, char** modes) {
   std::vector<R> ref(static_cast<std::size_t>(n)), w(static_cast<std::size_t>(n));
   int bad = 0;
   for (int m = 0; m < nm; ++m) {
-    // "MODE" or "MODEr0" / "MODEr1": the mode with EIGSOLVE_GPU_DD_RCP set (dd only)
-    std::string mode = modes[m];
-    if (const auto pos = mode.find('r'); pos != std::string::npos) {
-      setenv("EIGSOLVE_GPU_DD_RCP", mode.substr(pos + 1).c_str(), 1);
-      mode = mode.substr(0, pos);
-    } else {
-      unsetenv("EIGSOLVE_GPU_DD_RCP");
-    }
-    setenv("EIGSOLVE_GPU_BISECT", mode.c_str(), 1);
+    setenv("EIGSOLVE_GPU_BISECT", modes[m], 1);
     std::printf("mode %-6s", modes[m]);
     for (int r = 0; r < reps; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
