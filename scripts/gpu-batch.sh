@@ -437,6 +437,13 @@ for s in "$@"; do
       # S48B_INVIT=1: test_gpu_invit with its CPU reference on the host's cores (was 2 threads; float LargeRandom ~105 s in session 46)
       [ -n "${S48B_INVIT:-}" ] && gtests invit-s48b 300 test_gpu_invit:280
       ;;
+    s54-c)  # session 54: why dd eigenvalues at 16384 fall in two groups (~8.00 and ~8.05 s on an H100; sessions 50, 54): four runs, each traced (the kernel totals and the per-stream table), with nvidia-smi logging the SM clock, power and temperature every 200 ms beside them (smi.csv). Pack: PACK_ONLY="bin/eigsolve"
+      nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -lms 200 > "$out/smi.csv" 2>&1 &
+      smi=$!
+      nvidia-smi --query-gpu=timestamp,clocks_event_reasons.active --format=csv -lms 500 > "$out/smi-reasons.csv" 2>&1 &
+      smi2=$!
+      step trace-s54c 300 bash -c "for r in 1 2 3 4; do echo \"== run \$r \$(date +%T.%N)\"; EIGSOLVE_GPU_TRACE=1 '$es' bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-trace\$r.json 2>&1 | head -40 | cut -c1-220; echo \"== end \$r \$(date +%T.%N)\"; done"
+      kill $smi $smi2 2>/dev/null ;;
     s53-f)  # session 53 (run once; mode 6 was slower in dd and removed after it, so its mode arguments now run the default): mode 6 (L = 2, 3 or 4 per eigenvalue, so that the searches that need the most levels, small eigenvalues and those near 0, take no more rounds than the Q-th percentile's at L = 2; model for GOE at 16384: max 52 -> 47 rounds). test_gpu_bisection (every mode, mode 6 at Q 90 and 1), bin/bisect_modes (one GOE tridiagonal, modes timed alone, bits against the first mode) in dd, d, s, then dd eigenvalues 16384 end to end mode 6 against 4. Pack: PACK_ONLY="bin/eigsolve tests/test_gpu_bisection bin/bisect_modes"
       step tests-s53f 100 bash -c "EIGSOLVE_REQUIRE_GPU=1 timeout 95 '$bin'/tests/test_gpu_bisection --gtest_output=json:'$out'/test_gpu_bisection.json 2>&1 | grep -E 'FAILED|PASSED|OK \]|Failure|mode' | head -30"
       step probe-s53f 120 bash -c "EIGSOLVE_GPU_PROFILE=1 '$bin'/bisect_modes dd 16384 3 4 1 6:90 6:80 6:95 4 6:90; EIGSOLVE_GPU_PROFILE=1 '$bin'/bisect_modes d 16384 3 1 4 6:90 1 6:90; '$bin'/bisect_modes s 16384 3 1 4 6:90 1 6:90"
