@@ -18,14 +18,28 @@ namespace sturm_dd {
 
 using dd512::add;  // core/dd_avx512.hpp
 using dd512::bcast;
-using dd512::div;
 using dd512::lt;
 using dd512::sub;
 using dd512::V;
 
+/// bisect::sturm_div(dd_real, dd_real) lane by lane (the two-quotient division); a lane whose
+/// q1 is not finite gives (q1, 0). fnmadd(q1, y, z) = fma(-q1, y, z) (the negation is exact).
+__attribute__((target("avx512f"))) inline V sturm_div(const V& a, const V& b) {
+  const __m512d zero = _mm512_setzero_pd();
+  const __m512d q1 = _mm512_div_pd(a.hi, b.hi);
+  const __mmask8 finite = _mm512_cmp_pd_mask(_mm512_sub_pd(q1, q1), zero, _CMP_EQ_OQ);
+  const __m512d s = _mm512_add_pd(_mm512_fnmadd_pd(q1, b.hi, a.hi), a.lo);
+  const __m512d t = _mm512_fnmadd_pd(q1, b.lo, s);
+  const __m512d q2 = _mm512_div_pd(t, b.hi);
+  V q;
+  dd512::quick_two_sum(q1, q2, q.hi, q.lo);
+  q.hi = _mm512_mask_blend_pd(dd512::is_zero(q.hi), q.hi, q1);
+  return {_mm512_mask_blend_pd(finite, q1, q.hi), _mm512_mask_blend_pd(finite, zero, q.lo)};
+}
+
 /// cnt[w] = bisect::sturm_count(n, d, e2, pivmin, x[w]) for w = 0 .. 8G-1 (the multi-lane form:
-/// t = (d_i - x) - e2_(i-1) / q, then ((t < pivmin) & (-pivmin < t)) ? -pivmin : t). Each row's
-/// dd division waits for the previous row's quotient, so one group of 8 is latency-bound: G
+/// t = (d_i - x) - sturm_div(e2_(i-1), q), then ((t < pivmin) & (-pivmin < t)) ? -pivmin : t). Each
+/// row's dd division waits for the previous row's quotient, so one group of 8 is latency-bound: G
 /// independent groups are interleaved row by row.
 template <int G>
 __attribute__((target("avx512f"))) inline void count_groups(index_t n, const dd_real* d,
@@ -57,7 +71,7 @@ __attribute__((target("avx512f"))) inline void count_groups(index_t n, const dd_
     if (++i >= n) break;
     const V di = bcast(d[i]), ei = bcast(e2[i - 1]);
     for (int g = 0; g < G; ++g)
-      q[g] = sub(sub(di, X[g]), div(ei, q[g]));
+      q[g] = sub(sub(di, X[g]), sturm_div(ei, q[g]));
   }
   for (int g = 0; g < G; ++g) {
     alignas(64) std::int64_t out[8];

@@ -89,19 +89,19 @@ __device__ __forceinline__ index_t sturm_count_pf(index_t n, const R* __restrict
       }
 #pragma unroll
       for (int u = 0; u < D; ++u) {
-        q = bisect::guard(R((cd[u] - x) - ce[u] / q), pivmin);
+        q = bisect::guard(R((cd[u] - x) - bisect::sturm_div(ce[u], q)), pivmin);
         c += q < R(0) ? 1 : 0;
       }
     }
 #pragma unroll
     for (int u = 0; u < D; ++u) {
-      q = bisect::guard(R((nd[u] - x) - ne[u] / q), pivmin);
+      q = bisect::guard(R((nd[u] - x) - bisect::sturm_div(ne[u], q)), pivmin);
       c += q < R(0) ? 1 : 0;
     }
     i += D;
   }
   for (; i < n; ++i) {
-    q = bisect::guard(R((d[i] - x) - e2[i - 1] / q), pivmin);
+    q = bisect::guard(R((d[i] - x) - bisect::sturm_div(e2[i - 1], q)), pivmin);
     c += q < R(0) ? 1 : 0;
   }
   return c;

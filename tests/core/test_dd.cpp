@@ -11,6 +11,7 @@
 #include "core/dd_chain.hpp"
 #include "core/dd_real.hpp"
 #include "dd_test_util.hpp"
+#include "solver/bisection.hpp"
 
 namespace {
 
@@ -106,6 +107,56 @@ TEST(DdReal, RandomAgainstMpfr) {
   run_random(g, 100000, -450, 450, m);
   std::printf("max error / u^2: add %.3f mul %.3f div %.3f sqrt %.3f\n", m.add, m.mul, m.div,
               m.sqrt);
+}
+
+/// The Sturm count's two-quotient dd division (solver/bisection.hpp bisect::sturm_div) within
+/// its derived bound 11u^2 (docs/dd.md): random operands over the guaranteed range, divisors
+/// with significands near all ones and near 1, quotients near an exact double, tiny remainders.
+TEST(DdReal, SturmDivisionWithinItsBound) {
+  constexpr double kSturmDivBound = 11.0 * (1.0 + 0x1p-40);
+  Gen g(54);
+  double worst = 0;
+  auto check = [&](const dd_real& a, const dd_real& b) {
+    Mp x(2400), y(2400), r(300);
+    ddtest::set_dd(x.v, a);
+    ddtest::set_dd(y.v, b);
+    mpfr_div(r.v, x.v, y.v, MPFR_RNDN);
+    const dd_real c = eigsolve::bisect::sturm_div(a, b);
+    EXPECT_TRUE(ddtest::normalized(c)) << c.hi << " " << c.lo;
+    const double e = mpfr_zero_p(r.v) ? 0.0 : ddtest::rel_err_u2(c, r.v);
+    worst = std::max(worst, e);
+    return e;
+  };
+  for (int i = 0; i < 200000; ++i) {
+    const dd_real a = g.dd(-450, 450);
+    dd_real b = g.dd(-450, 450);
+    if (i % 4 == 1)  // significand near all ones
+      b = dd_real::from_sum(
+          std::ldexp(2.0 - std::ldexp(g.uniform_int(1, 4096), -52), g.uniform_int(-20, 20)),
+          b.lo * 0x1p-30);
+    if (i % 4 == 2)  // near a power of two
+      b = dd_real::from_sum(
+          std::ldexp(1.0 + std::ldexp(g.uniform_int(0, 4096), -52), g.uniform_int(-20, 20)), b.lo);
+    dd_real aa = a;
+    if (i % 8 == 3)  // a / b within an ulp of a double: tiny remainders
+      aa = b * dd_real(std::ldexp(g.significand(), g.uniform_int(-5, 5))) +
+           dd_real(std::ldexp(b.hi, -100 - g.uniform_int(0, 8)));
+    ASSERT_LE(check(aa, b), kSturmDivBound)
+        << aa.hi << "," << aa.lo << " / " << b.hi << "," << b.lo;
+  }
+  // the Sturm counts' range: divisors down to the dd pivmin 2^-969, dividends up to 2^900
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_LE(check(g.dd(-900, -880), g.dd(-969, -950)), kSturmDivBound);
+    ASSERT_LE(check(g.dd(880, 900), g.dd(0, 40)), kSturmDivBound);
+  }
+  std::printf("sturm_div max error / u^2: %.3f\n", worst);
+  // special values as operator/: division by zero is inf or NaN with a zero low word
+  const dd_real z = eigsolve::bisect::sturm_div(dd_real(1.0), dd_real(0.0));
+  EXPECT_TRUE(std::isinf(z.hi));
+  EXPECT_EQ(z.lo, 0.0);
+  EXPECT_TRUE(std::isnan(eigsolve::bisect::sturm_div(dd_real(0.0), dd_real(0.0)).hi));
+  const dd_real nz = eigsolve::bisect::sturm_div(dd_real(-0.0), dd_real(3.0));
+  EXPECT_TRUE(nz.hi == 0.0 && std::signbit(nz.hi));
 }
 
 TEST(DdReal, RangeEdges) {

@@ -10,6 +10,8 @@
 
 #include "core/cpu_features.hpp"
 #include "core/dd_avx512.hpp"
+#include "solver/bisection.hpp"
+#include "solver/sturm_dd_avx512.hpp"
 #include "core/dd_real.hpp"
 #include "dd_test_util.hpp"
 
@@ -170,6 +172,40 @@ TEST(DdSloppy, Avx512LanesGiveTheScalarBits) {
     for (int l = 0; l < 8; ++l) {
       ASSERT_TRUE(same_bits(s[l], eigsolve::sloppy_add(a[l], c[l]))) << rep << " lane " << l;
       ASSERT_TRUE(same_bits(m[l], eigsolve::madd(a[l], b[l], c[l]))) << rep << " lane " << l;
+    }
+  }
+}
+
+/// The Sturm count's two-quotient division (solver/sturm_dd_avx512.hpp) lane by lane against
+/// the scalar bisect::sturm_div, special values included.
+__attribute__((target("avx512f"))) void sturm_div8(const dd_real* a, const dd_real* b, dd_real* q) {
+  namespace v = eigsolve::dd512;
+  v::store8(q, eigsolve::sturm_dd::sturm_div(v::load8(a), v::load8(b)));
+}
+
+TEST(DdSloppy, Avx512SturmDivisionGivesTheScalarBits) {
+  if (!eigsolve::has_avx512f()) GTEST_SKIP() << "no AVX-512F on this CPU";
+  Gen g(5454);
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep < 4000; ++rep) {
+    dd_real a[8], b[8];
+    for (int l = 0; l < 8; ++l) {
+      a[l] = g.dd(-300, 300), b[l] = g.dd(-300, 300);
+      if (l == 1) a[l] = b[l] * dd_real(3.0);  // exact quotient
+      if (l == 2 && rep % 8 == 0) a[l] = dd_real(-0.0), b[l] = g.dd(-3, 3);
+      if (l == 3 && rep % 16 == 0) b[l] = dd_real(rep % 32 ? 0.0 : -0.0);  // division by zero
+      if (l == 4 && rep % 16 == 0) a[l] = dd_real(inf);
+      if (l == 5) b[l] = g.dd(-969, -960);  // pivmin's scale
+    }
+    dd_real q[8];
+    sturm_div8(a, b, q);
+    for (int l = 0; l < 8; ++l) {
+      const dd_real want = eigsolve::bisect::sturm_div(a[l], b[l]);
+      if (std::isnan(want.hi)) {
+        ASSERT_TRUE(std::isnan(q[l].hi)) << rep << " lane " << l;
+        continue;
+      }
+      ASSERT_TRUE(same_bits(q[l], want)) << rep << " lane " << l;
     }
   }
 }
