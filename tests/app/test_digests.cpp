@@ -81,8 +81,8 @@ TEST_P(PinnedDigest, PrintedAndReportedDigestsAreTheRecordedOnes) {
 // Recorded with the build of commit f4470dd (before libcrypto), `-t 2`; the sloppy dd madd's
 // with the build of session 43 (the option's first commit). Session 54 changed the dd Sturm
 // count's division (docs/canonical-bisection.md): bcsstk01's dd digests recorded anew then in
-// both builds (can_24's and full_symmetric_array4's did not change). Session 47 made `--reduction auto`
-// two-stage in s and d at every order: their one-stage digests stay pinned with the explicit
+// both builds (can_24's and full_symmetric_array4's did not change). Session 47 made `--reduction
+// auto` two-stage in s and d at every order: their one-stage digests stay pinned with the explicit
 // option (the same bits as before), the default's are the two-stage ones recorded then (the
 // same at -t 1, 2 and 3, and on the GPU: bench/results/2026-12-05-h100-s47).
 const Pinned kPinned[] = {
