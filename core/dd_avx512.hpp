@@ -1,6 +1,6 @@
 // core/dd_real.hpp's operations on 8 dd values at once (AVX-512: hi and lo in two zmm), lane by
 // lane the scalar formulas in the same order — 2Sum, Fast2Sum, 2Prod with fma, the accurate sum,
-// the product, the three-term division, their signed-zero selects as masked blends, the
+// the product, their signed-zero selects as masked blends, the
 // lexicographic comparison as a mask. A vector add / sub / mul / fma / div rounds like the
 // scalar one lane by lane, so every lane has the scalar bits. CPU only (target attribute; the
 // callers choose it at run time with has_avx512f(), core/cpu_features.hpp).
@@ -84,21 +84,6 @@ EIGSOLVE_AVX512 V madd(const V& a, const V& b, const V& c) {
     return sloppy_add(mul(a, b), c);
   else
     return add(mul(a, b), c);
-}
-/// operator/(dd_real, dd_real); a lane whose q1 is not finite gives (q1, 0).
-EIGSOLVE_AVX512 V div(const V& a, const V& b) {
-  const __m512d zero = _mm512_setzero_pd();
-  const __m512d q1 = _mm512_div_pd(a.hi, b.hi);
-  const __mmask8 finite = _mm512_cmp_pd_mask(_mm512_sub_pd(q1, q1), zero, _CMP_EQ_OQ);
-  V r = sub(a, mul(V{q1, zero}, b));
-  const __m512d q2 = _mm512_div_pd(r.hi, b.hi);
-  r = sub(r, mul(V{q2, zero}, b));
-  const __m512d q3 = _mm512_div_pd(r.hi, b.hi);
-  V q;
-  quick_two_sum(q1, q2, q.hi, q.lo);
-  q = add(q, V{q3, zero});
-  q.hi = _mm512_mask_blend_pd(is_zero(q.hi), q.hi, q1);
-  return {_mm512_mask_blend_pd(finite, q1, q.hi), _mm512_mask_blend_pd(finite, zero, q.lo)};
 }
 /// a < b lexicographically on (hi, lo) (false with NaN), as operator<(dd_real, dd_real).
 EIGSOLVE_AVX512 __mmask8 lt(const V& a, const V& b) {
