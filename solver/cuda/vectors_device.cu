@@ -263,18 +263,6 @@ index_t group_columns(index_t m) {
   return std::max<index_t>(1024, (m / 8 + 63) / 64 * 64);
 }
 
-/// EIGSOLVE_GPU_BT_FIRST=N: the first group of columns goes to the back-transformation once N
-/// columns of the inverse iteration are done, the later ones every group_columns(m). Unset or 0:
-/// the first group is as wide as the others (as before session 55). Why: the back-transformation's
-/// stream is the critical path of d with vectors at 16384 (session 48's trace: busy 1.78 of its
-/// 1.88 s), and it sat idle for ~40 ms after its T factors waiting for phase B's first 2048
-/// columns. A column's bits do not depend on its group: the same Z.
-index_t first_group_columns(index_t group) {
-  if (const char* e = std::getenv("EIGSOLVE_GPU_BT_FIRST"); e && std::atoll(e) > 0)
-    return std::min<index_t>(static_cast<index_t>(std::atoll(e)), group);
-  return group;
-}
-
 /// EIGSOLVE_GPU_BT_Q1_BATCH=N (two-stage): Q2 on each group as it comes, Q1 only once N columns
 /// (or the last) are waiting for it, so that step 1 of the back-transformation runs on wider
 /// groups (fewer tile segments, fewer tile partials written and summed). Unset or 0: 1, Q1 right
@@ -484,11 +472,10 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   // (same bits) and uploaded.
   InvitDeviceHooks hooks;
   hooks.stream = ps.s;
-  const index_t group = group_columns(m), first = first_group_columns(group);
+  const index_t group = group_columns(m);
   if (overlap)
     hooks.ready = [&](index_t f) {
-      const index_t p = worker.posted();
-      if (f - p >= (p == 0 ? first : group)) worker.post(f);
+      if (f - worker.posted() >= group) worker.post(f);
     };
   tm.invit_on_device = inverse_iteration_device<R>(ctx, n, d, e, m, w, k0, zr, nullptr, &hooks);
   if (!tm.invit_on_device) {

@@ -501,14 +501,6 @@ TEST(GpuPipeline, BackTransformOverlapsInverseIteration) {
     unsetenv("EIGSOLVE_GPU_BT_Q1_BATCH");
     if (::testing::Test::HasFailure()) return;
   }
-  // A narrower first group (EIGSOLVE_GPU_BT_FIRST), then groups of 700: one- and two-stage.
-  setenv("EIGSOLVE_GPU_BT_CHUNK", "700", 1);
-  setenv("EIGSOLVE_GPU_BT_FIRST", "100", 1);
-  pipeline_equal(random_matrix(double(), 2500, 51), "overlap d 2500, first 100, chunk 700", true);
-  pipeline_equal(random_matrix(double(), 2500, 52), "two-stage d 2500, first 100, chunk 700", two);
-  pipeline_equal(random_matrix(Complex<double>(), 1100, 53), "two-stage z 1100, first 100", two);
-  unsetenv("EIGSOLVE_GPU_BT_CHUNK");
-  unsetenv("EIGSOLVE_GPU_BT_FIRST");
 }
 
 /// Matrices scaled by the pipeline's exact power of two (entries near overflow / underflow):
