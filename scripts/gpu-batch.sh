@@ -437,6 +437,9 @@ for s in "$@"; do
       # S48B_INVIT=1: test_gpu_invit with its CPU reference on the host's cores (was 2 threads; float LargeRandom ~105 s in session 46)
       [ -n "${S48B_INVIT:-}" ] && gtests invit-s48b 300 test_gpu_invit:280
       ;;
+    s55-h)  # session 55, with the last ~240 s of device time: only on an H200, dd eigenvalues at 16384 once (issue 7 under session 54's division) and d with vectors at 16384 against cuSOLVER (issue 8); nothing on an H100. Pack: s55-g's
+      grep -q H200 "$out/gpu.txt" && step eig-s55h 45 bash -c "'$es' bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-h200.json 2>&1 | grep -E '^ *dd|eigsolve dd|rror'"
+      grep -q H200 "$out/gpu.txt" && step vec-s55h 40 bash -c "'$es' bench eig --vectors -p d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-vec-d-cusolver.json 2>&1 | grep -E '^ *d |rror|cusolver'" ;;
     s55-g)  # session 55, last call: on an H200 first its figures (dd eigenvalues 16384 twice, d with vectors against cuSOLVER, the tensor-core back-transformation, the SYMV in every precision); then, on any machine, HEAD's kernel tests that this session's calls had not run (test_gpu_bisection, test_gpu_symv, test_gpu_symm, test_gpu_back_transform, test_gpu_bulge_chase, test_gpu_invit, test_gpu_arith; the deadline cuts the tail). Pack: stripped eigsolve and those seven tests in one xz stream
       grep -q H200 "$out/gpu.txt" && step eig-s55g 90 bash -c "for r in 1 2; do '$es' bench eig --cusolver-api none -p dd --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-dd-h200-\$r.json 2>&1 | grep -E '^ *dd|eigsolve dd|rror'; done"
       grep -q H200 "$out/gpu.txt" && step vec-s55g 60 bash -c "'$es' bench eig --vectors -p d --sizes 16384 --runs 1 --check-cpu-max 0 --host-input-max 0 --json '$out'/eig-vec-d-cusolver.json 2>&1 | grep -E '^ *d |rror|cusolver'"
