@@ -72,9 +72,10 @@ int main_solve(int argc, char** argv) {
       "bisection (canonical, all precisions) | sterf | stedc | stemr (LAPACK; s/d/c/z)")(
       "back-transform", po::value(&o.back_transform)->default_value("canonical"),
       "eigenvectors: canonical (default; bitwise the same everywhere) | lapack (?ormtr/?unmtr, "
-      "s/d/c/z; bits depend on the CPU, not in the reproducibility contract)")(
-      "panel-width", po::value(&o.nb)->default_value(32),
-      "tridiagonalization panel width (part of the options the bits depend on)")(
+      "s/d/c/z; bits depend on the CPU, not in the reproducibility contract) | cusolver "
+      "(cuSOLVER's ?ormtr/?unmtr, --device cuda, s/d/c/z; bits depend on the GPU, not in the "
+      "contract)")("panel-width", po::value(&o.nb)->default_value(32),
+                   "tridiagonalization panel width (part of the options the bits depend on)")(
       "reduction", po::value(&o.reduction)->default_value("auto"),
       ("auto (default: two-stage in s and d at every n, with or without --vectors; for "
        "eigenvalues only two-stage from n = " +

@@ -27,6 +27,7 @@
 #include "core/errors.hpp"
 #include "core/neg_rounded.hpp"
 #include "core/parallel.hpp"
+#include "solver/back_transform_cuda.hpp"
 #include "solver/back_transform_dd512.hpp"
 #include "solver/back_transform_kernels.hpp"
 #include "solver/lapack.hpp"
@@ -34,14 +35,18 @@
 namespace eigsolve {
 
 const char* back_transform_name(BackTransformMethod m) {
-  return m == BackTransformMethod::lapack ? "lapack" : "canonical";
+  return m == BackTransformMethod::lapack     ? "lapack"
+         : m == BackTransformMethod::cusolver ? "cusolver"
+                                              : "canonical";
 }
 
 BackTransformMethod parse_back_transform(const char* s) {
   const std::string v(s);
   if (v == "canonical") return BackTransformMethod::canonical;
   if (v == "lapack") return BackTransformMethod::lapack;
-  throw UsageError("unknown back-transformation '" + v + "' (expected canonical or lapack)");
+  if (v == "cusolver") return BackTransformMethod::cusolver;
+  throw UsageError("unknown back-transformation '" + v +
+                   "' (expected canonical, lapack or cusolver)");
 }
 
 namespace {
@@ -339,6 +344,14 @@ void back_transform(const Context& ctx, index_t n, const T* A, index_t lda, cons
       return;
     } else {
       throw UsageError("--back-transform lapack is not available for --precision dd");
+    }
+  }
+  if (method == BackTransformMethod::cusolver) {
+    if constexpr (has_vendor_lapack_v<T>) {
+      ormtr_cusolver(n, m, A, lda, tau, Z, ldz);
+      return;
+    } else {
+      throw UsageError("--back-transform cusolver is not available for --precision dd");
     }
   }
   apply_q_canonical(ctx, n, A, lda, tau, m, Z, ldz);

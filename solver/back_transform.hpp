@@ -12,9 +12,11 @@ namespace eigsolve {
 inline constexpr index_t kBackTransformBlock = 32;
 
 /// How Q Z is computed: `canonical` (our blocked order, docs/canonical-backtransform.md; part of
-/// the reproducibility contract) or `lapack` (LAPACKE ?ormtr/?unmtr: faster on some CPUs, bits
-/// depend on the OpenBLAS kernels; s/d/c/z only, not in the contract).
-enum class BackTransformMethod { canonical, lapack };
+/// the reproducibility contract), `lapack` (LAPACKE ?ormtr/?unmtr: faster on some CPUs, bits
+/// depend on the OpenBLAS kernels) or `cusolver` (cuSOLVER's ?ormtr/?unmtr on the GPU, with
+/// --device cuda only; bits depend on the GPU and the library). lapack and cusolver: s/d/c/z
+/// and the one-stage reduction only, not in the contract.
+enum class BackTransformMethod { canonical, lapack, cusolver };
 const char* back_transform_name(BackTransformMethod m);
 BackTransformMethod parse_back_transform(const char* s);  ///< throws UsageError
 
@@ -30,8 +32,9 @@ template <class T>
 void apply_q_canonical(const Context& ctx, index_t n, const T* A, index_t lda, const T* tau,
                        index_t m, T* Z, index_t ldz);
 
-/// Z := Q Z by `method` (lapack: LAPACKE ?ormtr/?unmtr('L', 'L', 'N'); for dd, which has no
-/// LAPACK, it throws UsageError).
+/// Z := Q Z by `method` (lapack: LAPACKE ?ormtr/?unmtr('L', 'L', 'N'); cusolver: cuSOLVER's on
+/// the current device, solver/back_transform_cuda.hpp's ormtr_cusolver; for dd, which has
+/// neither, both throw UsageError).
 template <class T>
 void back_transform(const Context& ctx, index_t n, const T* A, index_t lda, const T* tau, index_t m,
                     T* Z, index_t ldz, BackTransformMethod method = BackTransformMethod::canonical);

@@ -63,4 +63,14 @@ template <class T>
 void apply_q_canonical_cuda(index_t n, const T* A, index_t lda, const T* tau, index_t m, T* Z,
                             index_t ldz);
 
+/// --back-transform cusolver: Z := Q Z by cuSOLVER's ?ormtr / ?unmtr('L', 'L', 'N') on the
+/// current device, from host A (lda >= n; the reflectors in its strict lower triangle), tau and
+/// Z (n x m, ldz >= n), uploaded and downloaded here. Not canonical: cuSOLVER chooses the order
+/// of the operations (the bits may differ between GPUs and library versions), as LAPACK's
+/// ?ormtr does on the CPU. s, d, c, z (T = float, double, Complex<float>, Complex<double>).
+/// Throws DeviceError when no device is visible, the device memory (named in bytes) does not
+/// fit or cuSOLVER fails, DimensionError for orders past 32 bits.
+template <class T>
+void ormtr_cusolver(index_t n, index_t m, const T* A, index_t lda, const T* tau, T* Z, index_t ldz);
+
 }  // namespace eigsolve

@@ -150,7 +150,7 @@ Reduction resolve_reduction(Reduction r, index_t n, Precision p, bool vectors) {
 
 Reduction resolve_reduction(const SolveOptions& opt, index_t n, Precision p) {
   if (opt.reduction == Reduction::automatic && opt.vectors &&
-      opt.back_transform == BackTransformMethod::lapack)
+      opt.back_transform != BackTransformMethod::canonical)
     return Reduction::one_stage;
   return resolve_reduction(opt.reduction, n, p, opt.vectors);
 }
@@ -332,10 +332,10 @@ void check_options(index_t n, const SolveOptions& opt) {
   if (opt.reduction != Reduction::one_stage && (opt.band < 1 || opt.band > 1024))
     throw UsageError("--band-width must be in 1..1024");
   if (opt.reduction == Reduction::two_stage && opt.vectors &&
-      opt.back_transform == BackTransformMethod::lapack)
-    throw UsageError(
-        "--back-transform lapack applies to the one-stage reduction only (LAPACK's ?ormtr has no "
-        "form for the two-stage reflectors); use --reduction one-stage or auto");
+      opt.back_transform != BackTransformMethod::canonical)
+    throw UsageError(std::string("--back-transform ") + back_transform_name(opt.back_transform) +
+                     " applies to the one-stage reduction only (?ormtr has no form for the "
+                     "two-stage reflectors); use --reduction one-stage or auto");
   if (opt.solver != TridiagSolver::bisection && !has_vendor_lapack_v<T>)
     throw UsageError(std::string("--tridiag-solver ") + tridiag_solver_name(opt.solver) +
                      " is not available for --precision dd (no LAPACK for double-double); "
@@ -348,10 +348,21 @@ void check_options(index_t n, const SolveOptions& opt) {
                        "counts its workspace of 1 + 4n + n^2 elements in a 32-bit integer); n = " +
                        std::to_string(n) + ": use bisection (the default) or stemr");
   }
-  if (opt.vectors && opt.back_transform == BackTransformMethod::lapack && !has_vendor_lapack_v<T>)
+  if (opt.vectors && opt.back_transform != BackTransformMethod::canonical &&
+      !has_vendor_lapack_v<T>)
+    throw UsageError(std::string("--back-transform ") + back_transform_name(opt.back_transform) +
+                     " is not available for --precision dd (no LAPACK or cuSOLVER for "
+                     "double-double); use canonical");
+}
+
+/// --back-transform cusolver runs on the GPU: with the CPU backend it is an error before any
+/// work, never a silent CPU run.
+void check_backend(const Context& ctx, const SolveOptions& opt) {
+  if (opt.vectors && opt.back_transform == BackTransformMethod::cusolver &&
+      ctx.backend != Backend::cuda)
     throw UsageError(
-        "--back-transform lapack is not available for --precision dd (no LAPACK for "
-        "double-double); use canonical");
+        "--back-transform cusolver needs --device cuda (cuSOLVER's ?ormtr runs on the GPU); use "
+        "canonical or lapack with --device cpu");
 }
 
 template <class T>
@@ -516,6 +527,7 @@ SolveResult<T> eigensolve(const Context& ctx, HostMatrix<T>& A, const SolveOptio
   if (static_cast<index_t>(A.data.size()) < n * n)
     throw DimensionError("eigensolve: matrix storage smaller than n*n");
   check_options<T>(n, opt);
+  check_backend(ctx, opt);
   SolveResult<T> res;
   res.n = n;
   res.reduction = resolve_reduction(opt, n, ScalarTraits<T>::precision);

@@ -183,6 +183,70 @@ cusolverDnSetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicM
   return f(handle, mode);
 }
 
+extern "C" cusolverStatus_t CUSOLVERAPI
+cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
+                            cublasOperation_t trans, int m, int n, const float* A, int lda,
+                            const float* tau, const float* C, int ldc, int* lwork) {
+  ES_VENDOR_TARGET(cusolver, cusolverDnSormtr_bufferSize);
+  return f(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+}
+
+extern "C" cusolverStatus_t CUSOLVERAPI
+cusolverDnSormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
+                 cublasOperation_t trans, int m, int n, float* A, int lda, float* tau, float* C,
+                 int ldc, float* work, int lwork, int* info) {
+  ES_VENDOR_TARGET(cusolver, cusolverDnSormtr);
+  return f(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+}
+
+extern "C" cusolverStatus_t CUSOLVERAPI
+cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
+                            cublasOperation_t trans, int m, int n, const double* A, int lda,
+                            const double* tau, const double* C, int ldc, int* lwork) {
+  ES_VENDOR_TARGET(cusolver, cusolverDnDormtr_bufferSize);
+  return f(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+}
+
+extern "C" cusolverStatus_t CUSOLVERAPI
+cusolverDnDormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
+                 cublasOperation_t trans, int m, int n, double* A, int lda, double* tau, double* C,
+                 int ldc, double* work, int lwork, int* info) {
+  ES_VENDOR_TARGET(cusolver, cusolverDnDormtr);
+  return f(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+}
+
+extern "C" cusolverStatus_t CUSOLVERAPI
+cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
+                            cublasOperation_t trans, int m, int n, const cuComplex* A, int lda,
+                            const cuComplex* tau, const cuComplex* C, int ldc, int* lwork) {
+  ES_VENDOR_TARGET(cusolver, cusolverDnCunmtr_bufferSize);
+  return f(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+}
+
+extern "C" cusolverStatus_t CUSOLVERAPI
+cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
+                 cublasOperation_t trans, int m, int n, cuComplex* A, int lda, cuComplex* tau,
+                 cuComplex* C, int ldc, cuComplex* work, int lwork, int* info) {
+  ES_VENDOR_TARGET(cusolver, cusolverDnCunmtr);
+  return f(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+}
+
+extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnZunmtr_bufferSize(
+    cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
+    cublasOperation_t trans, int m, int n, const cuDoubleComplex* A, int lda,
+    const cuDoubleComplex* tau, const cuDoubleComplex* C, int ldc, int* lwork) {
+  ES_VENDOR_TARGET(cusolver, cusolverDnZunmtr_bufferSize);
+  return f(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+}
+
+extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnZunmtr(
+    cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,
+    cublasOperation_t trans, int m, int n, cuDoubleComplex* A, int lda, cuDoubleComplex* tau,
+    cuDoubleComplex* C, int ldc, cuDoubleComplex* work, int lwork, int* info) {
+  ES_VENDOR_TARGET(cusolver, cusolverDnZunmtr);
+  return f(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+}
+
 extern "C" cusolverStatus_t CUSOLVERAPI cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle,
                                                                     cusolverEigMode_t jobz,
                                                                     cublasFillMode_t uplo, int n,

@@ -163,6 +163,18 @@ TEST(Cli, EigenvectorsBitwiseIdenticalAcrossThreadCounts) {
   EXPECT_NE(dd.err.find("back-transform"), std::string::npos) << dd.err;
   auto bad = run(matrix("bcsstk01.mtx") + " -q --back-transform ormtr -o " + (dir / "w.txt"));
   EXPECT_NE(bad.code, 0);
+  // cuSOLVER's ?ormtr runs on the GPU: with --device cpu a usage error before any work (exit
+  // 2), never a CPU run; dd has no cuSOLVER form either.
+  auto cpu = run(matrix("494_bus.mtx") +
+                 " -q --device cpu --back-transform cusolver --vectors -o " + (dir / "wc.txt"));
+  EXPECT_EQ(cpu.code, 2) << cpu.err;
+  EXPECT_NE(cpu.err.find("--back-transform cusolver needs --device cuda"), std::string::npos)
+      << cpu.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "wc.txt"));
+  auto ddc = run(matrix("bcsstk01.mtx") + " -q -p dd --back-transform cusolver --vectors -o " +
+                 (dir / "wc.txt"));
+  EXPECT_EQ(ddc.code, 2) << ddc.err;
+  EXPECT_NE(ddc.err.find("back-transform cusolver"), std::string::npos) << ddc.err;
 }
 
 TEST(Cli, HadamardExactSpectrumInEveryPrecision) {
@@ -355,6 +367,7 @@ TEST(Cli, TwoStageReduction) {
   EXPECT_LT(rv["residuals"]["backward"].get<double>(), 1e-14);
   EXPECT_LT(rv["residuals"]["orthogonality"].get<double>(), 1e-14);
   EXPECT_EQ(run(f + " --reduction two-stage --vectors --back-transform lapack -o -").code, 2);
+  EXPECT_EQ(run(f + " --reduction two-stage --vectors --back-transform cusolver -o -").code, 2);
   EXPECT_EQ(run(f + " --reduction two-stage --band-width 0 -o -").code, 2);
   EXPECT_EQ(run(f + " --reduction three-stage -o -").code, 2);
   if (!eigsolve::cuda_compiled() || eigsolve::cuda_device_count() == 0) {

@@ -13,8 +13,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -297,6 +299,49 @@ TYPED_TEST(GpuBackTransform, TrivialAndBadSizes) {
 
 /// Larger problems: many 64-row tiles and several column sub-batches per thread block (the
 /// kernels' column loops), in double and complex double.
+/// --back-transform cusolver (cuSOLVER's ?ormtr / ?unmtr, not canonical): Q Z to rounding, from
+/// the same reflectors as the canonical order; Z's padding rows untouched; dd refused.
+TYPED_TEST(GpuBackTransform, CusolverOrmtrAgreesToRounding) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = TypeParam;
+  using R = real_t<T>;
+  Context ctx;
+  ctx.threads = 0;
+  if constexpr (std::is_same_v<T, dd_real>) {
+    std::vector<T> A, tau;
+    make_reflectors<T>(40, 40, 91, A, tau);
+    std::vector<T> Z = random_z<T>(40, 40, 92);
+    EXPECT_THROW(back_transform(ctx, 40, A.data(), 40, tau.data(), 40, Z.data(), 40,
+                                BackTransformMethod::cusolver),
+                 UsageError);
+  } else {
+    std::uint64_t seed = 71;
+    for (index_t n : {1, 2, 33, 100, 257}) {
+      for (index_t m : {index_t(1), std::max<index_t>(1, n / 3), n}) {
+        const index_t lda = n + 3, ldz = n + 5;
+        std::vector<T> A, tau;
+        make_reflectors<T>(n, lda, seed++, A, tau);
+        const std::vector<T> Z0 = random_z<T>(m, ldz, seed++);
+        std::vector<T> zc = Z0, zs = Z0;
+        apply_q_canonical(ctx, n, A.data(), lda, tau.data(), m, zc.data(), ldz);
+        back_transform(ctx, n, A.data(), lda, tau.data(), m, zs.data(), ldz,
+                       BackTransformMethod::cusolver);
+        // Both are Q Z for an orthogonal Q: |Z| <= sqrt(n) per element for entries in [-1, 1),
+        // and each result is within ~n u |Z| of the exact one.
+        const double u = double(std::numeric_limits<R>::epsilon());
+        double err = 0;
+        for (index_t j = 0; j < m; ++j) {
+          for (index_t i = 0; i < n; ++i)
+            err = std::max(err, to_double(abs1(zs[i + ldz * j] - zc[i + ldz * j])));
+          for (index_t i = n; i < ldz; ++i)  // padding rows: never written
+            EXPECT_EQ(std::memcmp(&zs[i + ldz * j], &Z0[i + ldz * j], sizeof(T)), 0);
+        }
+        EXPECT_LE(err, 50.0 * double(n) * u) << ScalarTraits<T>::name << " n=" << n << " m=" << m;
+      }
+    }
+  }
+}
+
 TEST(GpuBackTransformLarge, SeveralSubBatchesPerBlock) {
   EIGSOLVE_REQUIRE_DEVICE();
   {

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -552,3 +553,56 @@ TEST(GpuPipeline, OutOfMemoryNamesTheBytes) {
 }
 
 }  // namespace
+
+/// --back-transform cusolver (cuSOLVER's ?ormtr / ?unmtr, not canonical) through the pipeline:
+/// the same eigenvalues as the canonical back-transformation (the reduction is the same
+/// one-stage one), eigenvectors equal to rounding (both sign-normalized); with the CPU backend a
+/// UsageError before any work.
+TEST(GpuPipeline, CusolverBackTransform) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  const auto run = [](auto tag, index_t n, std::uint64_t seed) {
+    using T = decltype(tag);
+    using R = real_t<T>;
+    const std::vector<T> a = random_hermitian<T>(n, n, seed);
+    HostMatrix<T> A(n);
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = j; i < n; ++i)
+        A(i, j) = a[i + n * j];
+    SolveOptions opt;
+    opt.vectors = true;
+    opt.reduction = Reduction::one_stage;
+    Context gpu;
+    gpu.backend = Backend::cuda;
+    HostMatrix<T> B = A, C = A;
+    const auto r1 = eigensolve(gpu, B, opt);
+    opt.back_transform = BackTransformMethod::cusolver;
+    const auto r2 = eigensolve(gpu, C, opt);
+    const std::string what = std::string(ScalarTraits<T>::name) + " n=" + std::to_string(n);
+    ASSERT_EQ(r1.w.size(), r2.w.size()) << what;
+    EXPECT_EQ(std::memcmp(r1.w.data(), r2.w.data(), r1.w.size() * sizeof(R)), 0) << what;
+    ASSERT_EQ(r1.z.size(), r2.z.size()) << what;
+    // Column by column, after aligning the phase (the sign normalization picks the largest
+    // component, which rounding can move between near-equal ones): unit columns of
+    // well-separated eigenvalues (random matrices), ~n u apart at most.
+    double err = 0;
+    for (index_t j = 0; j < r1.m; ++j) {
+      const T* z1 = r1.z.data() + n * j;
+      const T* z2 = r2.z.data() + n * j;
+      T s = T(0);
+      for (index_t i = 0; i < n; ++i)
+        s = madd_conj(z1[i], z2[i], s);  // z1^H z2
+      const R as = sqrt_(abs2(s));
+      ASSERT_GT(as, R(0.5)) << what << " column " << j;
+      const T ph = s / as;
+      for (index_t i = 0; i < n; ++i)
+        err = std::max(err, to_double(abs1(z2[i] - z1[i] * ph)));
+    }
+    EXPECT_LE(err, 100.0 * double(n) * double(std::numeric_limits<R>::epsilon())) << what;
+    HostMatrix<T> D = A;
+    EXPECT_THROW(eigensolve(Context{}, D, opt), UsageError) << what;
+  };
+  run(double(), 300, 61);
+  run(float(), 200, 62);
+  run(Complex<double>(), 150, 63);
+  run(Complex<float>(), 120, 64);
+}

@@ -252,6 +252,9 @@ TEST(BackTransform, Names) {
   EXPECT_EQ(parse_back_transform("canonical"), BackTransformMethod::canonical);
   EXPECT_EQ(parse_back_transform("lapack"), BackTransformMethod::lapack);
   EXPECT_STREQ(back_transform_name(BackTransformMethod::lapack), "lapack");
+  EXPECT_EQ(parse_back_transform("cusolver"), BackTransformMethod::cusolver);
+  EXPECT_STREQ(back_transform_name(BackTransformMethod::cusolver), "cusolver");
+  EXPECT_STREQ(back_transform_name(BackTransformMethod::canonical), "canonical");
   EXPECT_THROW(parse_back_transform("ormtr"), UsageError);
 }
 
