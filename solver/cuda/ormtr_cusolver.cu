@@ -113,8 +113,7 @@ void ormtr_cusolver(index_t n, index_t m, const T* A, index_t lda, const T* tau,
   dt.alloc(bt, "cudaMalloc tau");
   dZ.alloc(bZ, "cudaMalloc Z");
   dinfo.alloc(sizeof(int), "cudaMalloc info");
-  // A's strict upper triangle is never read by ?ormtr('L'); zeroed so no garbage goes up.
-  ck(cudaMemset(dA.p, 0, bA), "cudaMemset A");
+  // The whole of A goes up; ?ormtr('L') reads only the reflectors below the subdiagonal.
   ck(cudaMemcpy2D(dA.p, es * n, A, es * lda, es * n, n, cudaMemcpyHostToDevice), "upload A");
   ck(cudaMemcpy(dt.p, tau, bt, cudaMemcpyHostToDevice), "upload tau");
   ck(cudaMemcpy2D(dZ.p, es * n, Z, es * ldz, es * n, m, cudaMemcpyHostToDevice), "upload Z");
