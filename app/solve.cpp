@@ -156,7 +156,7 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
         std::snprintf(part, sizeof part, " (of which SYMV %.3f s, rank-2k %.3f s)", t.gpu_symv,
                       t.gpu_update);
       const bool bisect = so.solver == TridiagSolver::bisection;
-      const bool bt = so.vectors && so.back_transform == BackTransformMethod::canonical;
+      const bool bt = so.vectors && so.back_transform != BackTransformMethod::lapack;
       std::fprintf(stderr,
                    "  gpu: %s%s; upload %.3f s, panels and updates on the device %.3f s%s, "
                    "transfers %.3f s; %s%s\n",
@@ -164,7 +164,10 @@ int solve_typed(const SolveCliOptions& opt, Precision prec, const Context& ctx,
                    opt.device == "auto" ? " (picked by --device auto)" : "", t.gpu_upload,
                    panels ? t.gpu_panels : t.gpu_symv + t.gpu_update, part, t.gpu_transfers,
                    bisect ? "bisection on the device" : "tridiagonal solver on the host",
-                   bt ? ", back-transformation on the device" : "");
+                   !bt ? ""
+                   : so.back_transform == BackTransformMethod::cusolver
+                       ? ", back-transformation by cuSOLVER's ?ormtr on the device"
+                       : ", back-transformation on the device");
     }
     if (res.reduction == Reduction::two_stage)
       std::fprintf(stderr,
