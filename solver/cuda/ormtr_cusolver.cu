@@ -13,17 +13,14 @@
 
 #include "core/context.hpp"
 #include "core/cuda/dev_mem.cuh"
+#include "core/cuda/staged_copy.cuh"
 #include "core/errors.hpp"
 #include "solver/back_transform_cuda.hpp"
 
 namespace eigsolve {
 namespace {
 
-void ck(cudaError_t st, const char* what) {
-  if (st != cudaSuccess)
-    throw DeviceError(std::string("--back-transform cusolver: ") + what + ": " +
-                      cudaGetErrorString(st));
-}
+using staged::ck;  // CUDA runtime errors; cuSOLVER's statuses below
 void ck(cusolverStatus_t st, const char* what) {
   if (st != CUSOLVER_STATUS_SUCCESS)
     throw DeviceError(std::string("--back-transform cusolver: ") + what + " failed (status " +
