@@ -305,11 +305,17 @@ void bisection_eigenvalues_cuda(index_t n, const R* d, const R* e, index_t il, i
         break;
     }
     ck(cudaGetLastError(), "launch");
+    // The warps per block that ran: EIGSOLVE_GPU_BISECT_WARPS steers modes 1 and 2 only.
+    const int ran_warps = mode == 4                  ? 3
+                          : mode == 5                ? 7
+                          : (mode == 0 || mode == 3) ? kThreads / 32
+                                                     : warps;
     if (const double sec = timer.stop(); sec >= 0)
       std::fprintf(stderr,
                    "eigsolve device bisection (n = %lld, count = %lld, mode %d, warps %d, top %d): "
                    "%.4f s\n",
-                   static_cast<long long>(n), static_cast<long long>(count), mode, warps, top, sec);
+                   static_cast<long long>(n), static_cast<long long>(count), mode, ran_warps, top,
+                   sec);
     ck(cudaMemcpy(w, dw, sizeof(R) * std::size_t(count), cudaMemcpyDeviceToHost), "w");
   } catch (...) {
     release();
