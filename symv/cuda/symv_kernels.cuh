@@ -86,7 +86,7 @@ struct Vec16<double> {
 /// product that underflows to zero; +0 * +0 would make it +0: docs/reproducibility.md, "absent"
 /// against zero terms; the CPU's symv/reference.cpp pads the same way). Complex and dd: +0, as
 /// on the CPU. For complex no choice of signs works for the four-fma madd, so the chunks that n
-/// cuts are recomputed without the padded terms (fix_absent_rows, diag_block_cut); for dd +0
+/// cuts are recomputed without the padded terms (fix_absent_rows, diag_block); for dd +0
 /// padding is exact (a dd chain from +0 never holds a -0: docs/canonical-symv.md).
 template <class T>
 __device__ __forceinline__ T pad_x() {
@@ -219,45 +219,18 @@ __device__ __forceinline__ void tile_at(const SymvArgs<T>& g, index_t tile, inde
   tile_coords(g.rev ? g.ntiles - 1 - tile : tile, g.nt, I, J);
 }
 
-/// diag_block's complex form for a block cut by n (0 <= m < 8 rows and columns present): the
-/// row chains over the present columns only, as the definition has them (the four-fma complex
-/// madd has no padding value that leaves a -0 chain alone). Rows past n are not used.
-template <class T, int L>
-__device__ __noinline__ void diag_block_cut(const T* A, index_t lda, index_t o, int m, const T* xs,
-                                            T* dst) {
-  using R = typename Parts<T>::R;
-  for (int r = 0; r < 8; ++r) {
-    T d = T(0);
-    for (int c = 0; r < m && c < m; ++c) {
-      const int ii = c < r ? r : c, jj = c < r ? c : r;  // the stored element (ii >= jj)
-      const R* q = reinterpret_cast<const R*>(A + (o + ii) + lda * (o + jj));
-      R comp[Parts<T>::n];
-#pragma unroll
-      for (int s = 0; s < Parts<T>::n; ++s)
-        comp[s] = ld<L>(q + s);
-      const T v = from_parts<T>(comp);
-      d = madd(c < r ? v : (c == r ? real_diag(v) : conj(v)), xs[c], d);
-    }
-    dst[r * 9] = d;
-  }
-}
-
 /// The diagonal 8x8 block (a, a) of a diagonal tile: the 8 row chains of the expanded Hermitian
 /// block (lower stored, real diagonal, conj-mirrored upper). Rare: kept out of line. The real
-/// types keep the padded terms past n, fma(+0, -0, d) = d; complex blocks cut by n go to
-/// diag_block_cut. (Session 52: one loop over the present columns for complex made c and z SYMV
-/// 4-18 % slower on the H200: the runtime bound kept the loop from unrolling, so the diagonal
-/// block's 64 loads went one at a time; the full blocks keep this unrolled loop.)
+/// types keep the padded terms past n, fma(+0, -0, d) = d; complex skips the madd of a column
+/// past n (predicated inside the unrolled loop), so a chain holds only the present terms.
+/// Session 52 first took one loop over the present columns (c and z SYMV 4-18 % slower on the
+/// H200: the runtime bound kept the 64 loads from unrolling), then a second out-of-line function
+/// for cut blocks called from here (c and z 7-18 % slower at 2048-4096 on an H100, session 56:
+/// the call changed the tile kernels' register allocation, e.g. c's 128 -> 124 registers).
 template <class T, int L>
 __device__ __noinline__ void diag_block(const T* A, index_t lda, index_t o, int m, const T* xs,
                                         T* dst) {
   using R = typename Parts<T>::R;
-  if constexpr (is_complex_v<T>) {
-    if (m < 8) {
-      diag_block_cut<T, L>(A, lda, o, m, xs, dst);
-      return;
-    }
-  }
   for (int r = 0; r < 8; ++r) {
     T d = T(0);
     for (int c = 0; c < 8; ++c) {
@@ -272,6 +245,8 @@ __device__ __noinline__ void diag_block(const T* A, index_t lda, index_t o, int 
         const T v = from_parts<T>(comp);
         e = c < r ? v : (c == r ? real_diag(v) : conj(v));
       }
+      if constexpr (is_complex_v<T>)
+        if (c >= m) continue;  // absent past n (rows past n are not used)
       d = madd(e, xs[c], d);
     }
     dst[r * 9] = d;
