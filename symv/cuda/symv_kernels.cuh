@@ -260,13 +260,23 @@ __device__ __noinline__ void diag_block(const T* A, index_t lda, index_t o, int 
 /// it into +0), so the block kernels' value for such a chunk, computed with zero rows, is
 /// replaced by this one (the CPU's symv_detail::absent_tail_ct). Every present term, its order
 /// and its operands are the block kernels'; rare (the last row panel). Inline: a call here
-/// (ABI registers around it) raised z's kernels from 168 to 177 registers and spilled zxs.
-template <class T>
+/// (ABI registers around it) raised z's kernels from 168 to 177 registers and spilled zxs. The
+/// m <= 7 loads of A are unrolled and predicated, so that they are in flight together, and x
+/// comes from the block kernel's shared memory (xget(r): x of present row r).
+/// Session 56: a loop bounded by m with x from global memory issued ~100 loads one at a time per
+/// thread at the end of the last row panel's tiles (the tridiagonalization's SYMV schedule at
+/// 4096 in z: 142 -> 163 ms in session 52).
+template <class T, class XGet>
 __device__ __forceinline__ T absent_tc(const T* A, index_t lda, index_t row, index_t col, int m,
-                                       const T* x, index_t incx) {
+                                       XGet xget) {
+  T v[7];
+#pragma unroll
+  for (int r = 0; r < 7; ++r)
+    v[r] = r < m ? A[row + r + lda * col] : T(0);
   T s = T(0);
-  for (int r = 0; r < m; ++r)
-    s = madd_conj(A[row + r + lda * col], x[(row + r) * incx], s);
+#pragma unroll
+  for (int r = 0; r < 7; ++r)
+    if (r < m) s = madd_conj(v[r], xget(r), s);
   return s;
 }
 
@@ -278,16 +288,17 @@ __device__ __forceinline__ int rows_present(const SymvArgs<T>& g, index_t row0) 
 }
 
 /// Complex: thread (a, k)'s 8 transposed chunks when its row block is cut by n (see absent_tc);
-/// dst(c) is where the block kernel stored chunk c. Nothing for the other types.
-template <class T, class Dst>
+/// dst(c) is where the block kernel stored chunk c, xget(r) the block kernel's x of row
+/// r0 + 8a + r. Nothing for the other types.
+template <class T, class Dst, class XGet>
 __device__ __forceinline__ void fix_absent_rows(const SymvArgs<T>& g, index_t r0, index_t c0, int a,
-                                                int k, Dst dst) {
+                                                int k, Dst dst, XGet xget) {
   if constexpr (is_complex_v<T>) {
     const int m = rows_present(g, r0 + 8 * a);
     if (m > 0 && m < 8) {
-      const T* x = g.x + g.xoff;
+#pragma unroll 1
       for (int c = 0; c < 8; ++c)
-        dst(c, absent_tc(g.A, g.lda, r0 + 8 * a, c0 + 8 * k + c, m, x, g.incx));
+        dst(c, absent_tc(g.A, g.lda, r0 + 8 * a, c0 + 8 * k + c, m, xget));
     }
   }
 }
@@ -448,7 +459,9 @@ __global__ void __launch_bounds__(64 * TPB, MinB) symv_tiles(SymvArgs<T> g) {
 #pragma unroll
         for (int r = 0; r < 8; ++r)
           s.sD[(8 * a + r) * 9 + k] = d[r];
-        fix_absent_rows(g, r0, c0, a, k, [&](int c, const T& v) { dT[(8 * k + c) * 9 + a] = v; });
+        fix_absent_rows(
+            g, r0, c0, a, k, [&](int c, const T& v) { dT[(8 * k + c) * 9 + a] = v; },
+            [&](int r) { return s.xr[8 * a + r]; });
       } else if (a == k) {
         diag_block<T, L>(g.A, g.lda, r0 + 8 * a, m, s.xc + 8 * a, s.sD + (8 * a) * 9 + a);
       }
@@ -594,8 +607,9 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_staged(SymvArgs<T> g) {
 #pragma unroll
         for (int r = 0; r < 8; ++r)
           s.sD[(8 * a + r) * 9 + k] = d[r];
-        fix_absent_rows(g, r0, J * kTile, a, k,
-                        [&](int c, const T& v) { dT[(8 * k + c) * 9 + a] = v; });
+        fix_absent_rows(
+            g, r0, J * kTile, a, k, [&](int c, const T& v) { dT[(8 * k + c) * 9 + a] = v; },
+            [&](int r) { return s.xr[b][8 * a + r]; });
       } else if (a == k) {
         const index_t left = g.n - (r0 + 8 * a);
         const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));

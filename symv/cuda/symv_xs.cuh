@@ -169,7 +169,9 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_xs(SymvArgs<T> g) {
 #pragma unroll
       for (int r = 0; r < 8; ++r)
         s.sD[(8 * a + r) * 9 + k] = d[r];
-      fix_absent_rows(g, r0, c0, a, k, [&](int c, const T& v) { dT[(8 * k + c) * 9 + a] = v; });
+      fix_absent_rows(
+          g, r0, c0, a, k, [&](int c, const T& v) { dT[(8 * k + c) * 9 + a] = v; },
+          [&](int r) { return s.xr[8 * a + r]; });
     } else if (active && a == k) {
       const index_t left = g.n - (r0 + 8 * a);
       const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
@@ -346,8 +348,9 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
 #pragma unroll
       for (int r = 0; r < 8; ++r)
         s.sD[x16_cs(8 * a + r, k)] = x16_put(d[r]);
-      fix_absent_rows(g, r0, c0, a, k,
-                      [&](int c, const T& v) { dT[x16_cs(8 * k + c, a)] = x16_put(v); });
+      fix_absent_rows(
+          g, r0, c0, a, k, [&](int c, const T& v) { dT[x16_cs(8 * k + c, a)] = x16_put(v); },
+          [&](int r) { return x16_get<T>(s.xr[8 * a + (r ^ a)]); });
     } else if (active && a == k) {
       // diag_block writes its 8 row chains 9 apart: to this warp's buffer, then to sD.
       const index_t left = g.n - (r0 + 8 * a);
