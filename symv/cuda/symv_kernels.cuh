@@ -227,7 +227,9 @@ __device__ __forceinline__ void tile_at(const SymvArgs<T>& g, index_t tile, inde
 /// H200: the runtime bound kept the 64 loads from unrolling), then a second out-of-line function
 /// for cut blocks called from here (c and z 7-18 % slower at 2048-4096 on an H100, session 56:
 /// the call changed the tile kernels' register allocation, e.g. c's 128 -> 124 registers).
-template <class T, int L>
+/// Cut = false: a caller that knows n % 8 == 0 (m is 0 or 8, no column is ever skipped) drops
+/// the skip, whose code alone gave z's zxs kernel 32-52 bytes of spills (session 57, ptxas).
+template <class T, int L, bool Cut = true>
 __device__ __noinline__ void diag_block(const T* A, index_t lda, index_t o, int m, const T* xs,
                                         T* dst) {
   using R = typename Parts<T>::R;
@@ -245,7 +247,7 @@ __device__ __noinline__ void diag_block(const T* A, index_t lda, index_t o, int 
         const T v = from_parts<T>(comp);
         e = c < r ? v : (c == r ? real_diag(v) : conj(v));
       }
-      if constexpr (is_complex_v<T>)
+      if constexpr (is_complex_v<T> && Cut)
         if (c >= m) continue;  // absent past n (rows past n are not used)
       d = madd(e, xs[c], d);
     }
@@ -253,52 +255,55 @@ __device__ __noinline__ void diag_block(const T* A, index_t lda, index_t o, int 
   }
 }
 
-/// Complex only: the transposed chunk of column `col` over the m (0 < m < 8) present rows
-/// row .. row+m-1 of a last partial row block, with the rows past n absent as the definition
-/// has them. The four-fma complex madd has no padding value that leaves a -0 chain alone (a
-/// chain from +0 reaches -0 when its products underflow with a negative sign; a 0 * 0 term turns
-/// it into +0), so the block kernels' value for such a chunk, computed with zero rows, is
-/// replaced by this one (the CPU's symv_detail::absent_tail_ct). Every present term, its order
-/// and its operands are the block kernels'; rare (the last row panel). Inline: a call here
-/// (ABI registers around it) raised z's kernels from 168 to 177 registers and spilled zxs. The
-/// m <= 7 loads of A are unrolled and predicated, so that they are in flight together, and x
-/// comes from the block kernel's shared memory (xget(r): x of present row r).
-/// Session 56: a loop bounded by m with x from global memory issued ~100 loads one at a time per
-/// thread at the end of the last row panel's tiles (the tridiagonalization's SYMV schedule at
-/// 4096 in z: 142 -> 163 ms in session 52).
-template <class T, class XGet>
-__device__ __forceinline__ T absent_tc(const T* A, index_t lda, index_t row, index_t col, int m,
-                                       XGet xget) {
-  T v[7];
-#pragma unroll
-  for (int r = 0; r < 7; ++r)
-    v[r] = r < m ? A[row + r + lda * col] : T(0);
-  T s = T(0);
-#pragma unroll
-  for (int r = 0; r < 7; ++r)
-    if (r < m) s = madd_conj(v[r], xget(r), s);
-  return s;
-}
-
-/// The rows present in the 8-row block that starts at row `row0` (0..8).
-template <class T>
-__device__ __forceinline__ int rows_present(const SymvArgs<T>& g, index_t row0) {
-  const index_t left = g.n - row0;
-  return left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
-}
-
-/// Complex: thread (a, k)'s 8 transposed chunks when its row block is cut by n (see absent_tc);
-/// dst(c) is where the block kernel stored chunk c, xget(r) the block kernel's x of row
-/// r0 + 8a + r. Nothing for the other types.
-template <class T, class Dst, class XGet>
+/// Complex only: the chunks that n cuts. A thread whose 8-row block holds only m (0 < m < 8) rows
+/// computed its transposed chunks over 8 rows, rows m..7 with A and x padded by +0; the
+/// definition (the CPU's symv_detail::absent_tail_ct) has those rows absent. The four-fma
+/// complex madd has no padding value that leaves every chain alone (a chain from +0 reaches -0
+/// when its products underflow with a negative sign; a 0 * 0 term turns it into +0), so such a
+/// chunk is recomputed over its present rows: every present term, its order and its operands
+/// the block kernels'; dst(c, v) stores chunk c, get(c) reads it, xget(r) is the block kernel's
+/// x of present row r. Rare: the last row panel only.
+///
+/// Gated = false: all 8 chunks, A's m <= 7 loads per chunk unrolled and predicated so that they
+/// are in flight together (session 56: a loop bounded by m with x from global memory issued ~100
+/// loads one at a time per thread; z's SYMV schedule at 4096 142 -> 163 ms in session 52).
+///
+/// Gated = true: only the chunks with a zero component. The padded rows are the chain's last
+/// terms and each adds a +0 product to both components, so the computed value equals the
+/// present rows' value exactly except that a -0 component became +0: only a chunk with a zero
+/// component can be wrong. Its loads go one at a time (not unrolled), the code that costs least
+/// registers. Used by the 16-byte kernels (x16_tiles): session 57, ptxas, z's two-pass zxs
+/// kernels 32 bytes of spills ungated, none gated (none before session 52 either); c's plain
+/// kernels gain spills gated, so they keep the ungated form. Where zero chunks are common (A or
+/// x with zero rows in the last panel) a thread pays up to 8 x 7 dependent loads.
+template <bool Gated, class T, class Dst, class Get, class XGet>
 __device__ __forceinline__ void fix_absent_rows(const SymvArgs<T>& g, index_t r0, index_t c0, int a,
-                                                int k, Dst dst, XGet xget) {
+                                                int k, Dst dst, Get get, XGet xget) {
   if constexpr (is_complex_v<T>) {
-    const int m = rows_present(g, r0 + 8 * a);
+    const index_t row = r0 + 8 * a, left = g.n - row;
+    const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
     if (m > 0 && m < 8) {
 #pragma unroll 1
-      for (int c = 0; c < 8; ++c)
-        dst(c, absent_tc(g.A, g.lda, r0 + 8 * a, c0 + 8 * k + c, m, xget));
+      for (int c = 0; c < 8; ++c) {
+        const T* p = g.A + row + g.lda * (c0 + 8 * k + c);
+        T s = T(0);
+        if constexpr (Gated) {
+          const T cur = get(c);
+          if (cur.re != 0 && cur.im != 0) continue;
+#pragma unroll 1
+          for (int r = 0; r < m; ++r)
+            s = madd_conj(p[r], xget(r), s);
+        } else {
+          T v[7];
+#pragma unroll
+          for (int r = 0; r < 7; ++r)
+            v[r] = r < m ? p[r] : T(0);
+#pragma unroll
+          for (int r = 0; r < 7; ++r)
+            if (r < m) s = madd_conj(v[r], xget(r), s);
+        }
+        dst(c, s);
+      }
     }
   }
 }
@@ -459,9 +464,9 @@ __global__ void __launch_bounds__(64 * TPB, MinB) symv_tiles(SymvArgs<T> g) {
 #pragma unroll
         for (int r = 0; r < 8; ++r)
           s.sD[(8 * a + r) * 9 + k] = d[r];
-        fix_absent_rows(
+        fix_absent_rows<false>(
             g, r0, c0, a, k, [&](int c, const T& v) { dT[(8 * k + c) * 9 + a] = v; },
-            [&](int r) { return s.xr[8 * a + r]; });
+            [&](int c) { return dT[(8 * k + c) * 9 + a]; }, [&](int r) { return s.xr[8 * a + r]; });
       } else if (a == k) {
         diag_block<T, L>(g.A, g.lda, r0 + 8 * a, m, s.xc + 8 * a, s.sD + (8 * a) * 9 + a);
       }
@@ -607,8 +612,9 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_staged(SymvArgs<T> g) {
 #pragma unroll
         for (int r = 0; r < 8; ++r)
           s.sD[(8 * a + r) * 9 + k] = d[r];
-        fix_absent_rows(
+        fix_absent_rows<false>(
             g, r0, J * kTile, a, k, [&](int c, const T& v) { dT[(8 * k + c) * 9 + a] = v; },
+            [&](int c) { return dT[(8 * k + c) * 9 + a]; },
             [&](int r) { return s.xr[b][8 * a + r]; });
       } else if (a == k) {
         const index_t left = g.n - (r0 + 8 * a);

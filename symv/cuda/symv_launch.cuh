@@ -143,9 +143,23 @@ inline int zxs_mode() {
   return e && e[0] >= '0' && e[0] <= '3' && e[1] == 0 ? e[0] - '0' : 1;
 }
 
+/// EIGSOLVE_GPU_SYMV_ZXS_NOCUT=0: mode 1 runs the kernel with the cut-block code (Cut = true)
+/// at every n (A/B; default: where n % 8 == 0 the kernel without it, which has no 8-row block
+/// cut by n to recompute: same bits). Read at every call, so that a test can switch it.
+inline bool zxs_nocut_mode() {
+  return env_flag("EIGSOLVE_GPU_SYMV_ZXS_NOCUT", true);
+}
+
 template <int TPB, bool Wide, bool Ticket, int Mode>
 void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st) {
   // 4 blocks of 2 groups need 4 x 53 KB: the largest carveout (the loads stream past L1)
+  if constexpr (Mode == 1) {
+    if (g.n % 8 == 0 && zxs_nocut_mode()) {
+      launch_k<symv_tiles_zxs<TPB, Wide, Ticket, Mode, false>>(g, blocks, 64 * TPB,
+                                                               sizeof(X16Smem) * TPB, st, true);
+      return;
+    }
+  }
   launch_k<symv_tiles_zxs<TPB, Wide, Ticket, Mode>>(g, blocks, 64 * TPB, sizeof(X16Smem) * TPB, st,
                                                     true);
 }

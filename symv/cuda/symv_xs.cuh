@@ -169,9 +169,9 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_xs(SymvArgs<T> g) {
 #pragma unroll
       for (int r = 0; r < 8; ++r)
         s.sD[(8 * a + r) * 9 + k] = d[r];
-      fix_absent_rows(
+      fix_absent_rows<false>(
           g, r0, c0, a, k, [&](int c, const T& v) { dT[(8 * k + c) * 9 + a] = v; },
-          [&](int r) { return s.xr[8 * a + r]; });
+          [&](int c) { return dT[(8 * k + c) * 9 + a]; }, [&](int r) { return s.xr[8 * a + r]; });
     } else if (active && a == k) {
       const index_t left = g.n - (r0 + 8 * a);
       const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
@@ -280,8 +280,11 @@ __device__ __forceinline__ void x16_store_p(T* p, const T& v, bool p16) {
 }
 
 /// The body of symv_tiles_zxs and symv_tiles_ddxs. XrReg: x of panel I in registers (else read
-/// from shared memory at every use).
-template <class T, int TPB, bool Wide, bool Ticket, bool XrReg>
+/// from shared memory at every use). Cut = false: only for n % 8 == 0, where no 8-row block is
+/// cut by n, so complex has nothing to recompute (fix_absent_rows, diag_block's skip): the same
+/// bits without that code, which costs z's kernels their register allocation (session 57,
+/// ptxas: zxs twopass 32 bytes of spills with it, none without).
+template <class T, int TPB, bool Wide, bool Ticket, bool XrReg, bool Cut = true>
 __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   X16Smem* sm = reinterpret_cast<X16Smem*>(smem_raw);
@@ -348,15 +351,18 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
 #pragma unroll
       for (int r = 0; r < 8; ++r)
         s.sD[x16_cs(8 * a + r, k)] = x16_put(d[r]);
-      fix_absent_rows(
-          g, r0, c0, a, k, [&](int c, const T& v) { dT[x16_cs(8 * k + c, a)] = x16_put(v); },
-          [&](int r) { return x16_get<T>(s.xr[8 * a + (r ^ a)]); });
+      if constexpr (Cut)
+        fix_absent_rows<true>(
+            g, r0, c0, a, k, [&](int c, const T& v) { dT[x16_cs(8 * k + c, a)] = x16_put(v); },
+            [&](int c) { return x16_get<T>(dT[x16_cs(8 * k + c, a)]); },
+            [&](int r) { return x16_get<T>(s.xr[8 * a + (r ^ a)]); });
     } else if (active && a == k) {
       // diag_block writes its 8 row chains 9 apart: to this warp's buffer, then to sD.
       const index_t left = g.n - (r0 + 8 * a);
       const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
       T* tmp = reinterpret_cast<T*>(buf) + (a & 3);
-      diag_block<T, 0>(g.A, g.lda, r0 + 8 * a, m, reinterpret_cast<const T*>(s.xc) + 8 * a, tmp);
+      diag_block<T, 0, Cut>(g.A, g.lda, r0 + 8 * a, m, reinterpret_cast<const T*>(s.xc) + 8 * a,
+                            tmp);
 #pragma unroll
       for (int r = 0; r < 8; ++r)
         s.sD[x16_cs(8 * a + r, a)] = x16_put(tmp[9 * r]);
@@ -384,10 +390,11 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
 /// memory at every use, at most 128 registers (no spills); 2: x of panel I in registers, at most
 /// 128 registers (a few spilled); 3: x of panel I in registers, at most 170 registers (3 blocks
 /// of 128 threads per SM, as symv_tiles_xs: isolates the gain of the 16-byte accesses).
-template <int TPB, bool Wide, bool Ticket, int Mode>
+/// Cut = false: launched only where n % 8 == 0 (x16_tiles).
+template <int TPB, bool Wide, bool Ticket, int Mode, bool Cut = true>
 __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB) : 8 / TPB)
     symv_tiles_zxs(SymvArgs<Zd> g) {
-  x16_tiles<Zd, TPB, Wide, Ticket, Mode != 1>(g);
+  x16_tiles<Zd, TPB, Wide, Ticket, Mode != 1, Cut>(g);
 }
 
 /// Double-double (the same 16 madds per thread and step as symv_tiles_xs<dd_real>, ~30 FP64

@@ -377,6 +377,40 @@ TEST(GpuSymvZxs, EveryModeEveryXsConfig) {
   }
 }
 
+/// EIGSOLVE_GPU_SYMV_ZXS_NOCUT=0 and 1 (the zxs kernel without the cut-block code where
+/// n % 8 == 0, symv/cuda/symv_launch.cuh; 1 is the default) under ZXS mode 1: every xs
+/// configuration, sizes that are multiples of 8 (the kernel without that code) and sizes that are
+/// not (the kernel with it, whose recomputation is gated on a zero component), the kernel-mode
+/// cases and the underflow cases (every product -0) at both kinds of size, against the CPU
+/// bitwise; the variables are unset afterwards.
+TEST(GpuSymvZxs, NoCutKernelWhereNIsAMultipleOfEight) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = Complex<double>;
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_ZXS_NOCUT"};
+  const UnsetAtExit unset_mode{"EIGSOLVE_GPU_SYMV_ZXS"};
+  ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ZXS", "1", 1), 0);
+  const std::vector<SymvConfig> xs = xs_configs();
+  ASSERT_FALSE(xs.empty());
+  for (const char* mode : {"0", "1"}) {
+    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ZXS_NOCUT", mode, 1), 0);
+    std::uint64_t seed = 5000;
+    for (index_t n : {8, 64, 72, 120, 128, 256, 1000, 4096, 7, 65, 127, 1001, 4097}) {
+      for (int kind = 0; kind < (n > 1001 ? 1 : 4); ++kind)
+        run_case<T>(mode_case(n, kind), xs, seed++);
+      if (n <= 256) {
+        Case u;
+        u.n = n;
+        u.lda = n + 3;
+        u.alpha_kind = 1;
+        u.beta_kind = 2;
+        u.underflow = true;
+        run_case<T>(u, xs, seed++);
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
 /// EIGSOLVE_GPU_SYMV_C3=0 and 1 (complex float's plain 4-tile kernels without and with the bound
 /// of 3 blocks per SM, symv/cuda/symv_launch.cuh; 1 is the default): every configuration with 4
 /// tiles per block and a plain load path, the kernel-mode cases plus even leading dimensions with
