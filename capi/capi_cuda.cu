@@ -9,7 +9,7 @@
 //        |  ws = h->ws[precision], grown to symv_workspace_bytes<T>(n) (sync + realloc)   |
 //        |  upper: B := conj(A)^T into h->upper, lower triangle only  (INTERIM, see below) |
 //        v                                                                             |
-//   symv_gpu<T>(symv_select<T>(n), n, alpha, A or B, lda or ldb, x, incx, beta, y, incy, ws)
+//   symv_gpu<T>(symv_select<T>(n, lda), n, alpha, A or B, lda or ldb, x, incx, beta, y, incy, ws)
 //
 // 'U' is canonically 'L' on the conjugate-transposed storage (docs/c-api.md). Until the kernels
 // read the upper triangle themselves (a hook requested from the symv/cuda owner), the upper case
@@ -44,8 +44,10 @@ struct eigsolve_context {
   cudaStream_t stream = nullptr;  ///< nullptr: the legacy default stream
   Buffer ws[kPrecisions];         ///< one SYMV workspace per precision
   Buffer upper;                   ///< interim 'U' path: the conjugate transpose, lower triangle
-  // symv_select cache per precision: the configuration of the last order seen.
+  // symv_select cache per precision: the configuration of the last order and leading dimension
+  // seen (an lda that keeps columns off 16-byte lines selects among the narrow configurations).
   eigsolve::index_t cfg_n[kPrecisions] = {-1, -1, -1, -1, -1};
+  eigsolve::index_t cfg_ld[kPrecisions] = {-1, -1, -1, -1, -1};
   eigsolve::SymvConfig cfg[kPrecisions];
 };
 
@@ -229,9 +231,10 @@ void symv_on(eigsolve_context* h, bool upper, index_t n, T alpha, const T* A, in
     a = static_cast<const T*>(h->upper.p);
     ld = ldb;
   }
-  if (h->cfg_n[p] != n) {
-    h->cfg[p] = symv_select<T>(n);
+  if (h->cfg_n[p] != n || h->cfg_ld[p] != ld) {
+    h->cfg[p] = symv_select<T>(n, ld);
     h->cfg_n[p] = n;
+    h->cfg_ld[p] = ld;
   }
   try {
     symv_gpu<T>(h->cfg[p], n, alpha, a, ld, x, incx, beta, y, incy, ws.p, ws.bytes, h->stream);

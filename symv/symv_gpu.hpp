@@ -88,9 +88,18 @@ SymvConfig symv_select(index_t n);
 /// The configuration used where no table has an entry (safe on every GPU; same bits).
 SymvConfig symv_default_config();
 
+/// symv_select for a matrix with leading dimension lda. Where lda * sizeof(T) is not a multiple
+/// of 16 bytes, every other column (s: 3 of 4) is off a 16-byte line, so no `w` configuration
+/// can take its 16-byte loads (it runs its narrow form, measured up to 2x slower than the best
+/// `n` configuration: c at 16384, H200 table); the choice is then among the `n` configurations.
+/// Same bits whatever is chosen.
+template <class T>
+SymvConfig symv_select(index_t n, index_t lda);
+
 /// The lookup behind symv_select for precision name p ("s", "d", "c", "z", "dd"), order n and
 /// compute capability arch (e.g. 90); the default when the build holds no table for arch.
-SymvConfig symv_select_for(const std::string& p, index_t n, int arch);
+/// narrow_only: only the configurations without 16-byte loads (`n`), where the table has any.
+SymvConfig symv_select_for(const std::string& p, index_t n, int arch, bool narrow_only = false);
 
 /// Workspace bytes symv_gpu needs for order n (every configuration; monotone in n).
 template <class T>

@@ -7,11 +7,15 @@ namespace eigsolve {
 SymvConfig symv_default_config() {
   return SymvConfig{};
 }
-SymvConfig symv_select_for(const std::string&, index_t, int) {
+SymvConfig symv_select_for(const std::string&, index_t, int, bool) {
   return symv_default_config();
 }
 template <class T>
 SymvConfig symv_select(index_t) {
+  throw NotCompiled("cuda");
+}
+template <class T>
+SymvConfig symv_select(index_t, index_t) {
   throw NotCompiled("cuda");
 }
 template <class T>
@@ -29,6 +33,7 @@ void symv_gpu(const SymvConfig&, index_t, T, const T*, index_t, const T*, index_
 
 #define EIGSOLVE_INSTANTIATE_STUB(T)                                                             \
   template SymvConfig symv_select<T>(index_t);                                                   \
+  template SymvConfig symv_select<T>(index_t, index_t);                                          \
   template std::size_t symv_workspace_bytes<T>(index_t);                                         \
   template void symv_gpu<T>(const SymvConfig&, index_t, T, const T*, index_t, const T*, index_t, \
                             T, T*, index_t, void*, std::size_t, void*, const SymvRunOptions&);

@@ -250,7 +250,7 @@ double sweep(index_t n, const std::string& impl, int samples, int runs) {
   for (index_t k = n; k >= 1; k -= step) {
     const index_t g = n - k;
     const T* A = in.mat(0) + g + n * g;
-    const SymvConfig cfg = symv_select<T>(k);
+    const SymvConfig cfg = symv_select<T>(k, n);
     auto call = [&] {
       if (h) {
         if constexpr (has_vendor_lapack_v<T>)

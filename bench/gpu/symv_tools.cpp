@@ -125,7 +125,7 @@ int main_bench_symv(int argc, char** argv) {
   for (Precision p : ps) {
     for (index_t n : ns) {
       SymvConfig tuned =
-          dispatch(p, [&](auto tag) { return symv_select<typename decltype(tag)::type>(n); });
+          dispatch(p, [&](auto tag) { return symv_select<typename decltype(tag)::type>(n, n); });
       if (!config.empty()) tuned = parse_symv_config(config);
       std::vector<std::pair<std::string, SymvConfig>> ours = {
           {"eigsolve-tuned", tuned},

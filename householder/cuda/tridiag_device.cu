@@ -230,8 +230,8 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     std::memcpy(hv_, v, std::size_t(m) * sizeof(T));
     ck(cudaMemcpyAsync(dv_, hv_, std::size_t(m) * sizeof(T), cudaMemcpyHostToDevice, st_), "v");
     ck(cudaEventRecord(ev0_, st_), "cudaEventRecord");
-    symv_gpu<T>(symv_select<T>(m), m, T(1), dA_ + g0 + ldd_ * g0, ldd_, dv_, 1, T(0), dw_, 1, ws_,
-                wsb_, st_);
+    symv_gpu<T>(symv_select<T>(m, ldd_), m, T(1), dA_ + g0 + ldd_ * g0, ldd_, dv_, 1, T(0), dw_, 1,
+                ws_, wsb_, st_);
     ck(cudaEventRecord(ev1_, st_), "cudaEventRecord");
     ck(cudaMemcpyAsync(hw_, dw_, std::size_t(m) * sizeof(T), cudaMemcpyDeviceToHost, st_), "w");
     ck(cudaStreamSynchronize(st_), "symv");
@@ -549,7 +549,7 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
                    bool* deferred = nullptr) {
     const index_t m = n_ - g - 1;
     if (!sel_ok_[std::size_t(m)]) {
-      sel_[std::size_t(m)] = symv_select<T>(m);
+      sel_[std::size_t(m)] = symv_select<T>(m, ldd_);
       sel_ok_[std::size_t(m)] = 1;
     }
     SymvRunOptions o;

@@ -121,7 +121,7 @@ SymvConfig symv_default_config() {
   return SymvConfig{};
 }
 
-SymvConfig symv_select_for(const std::string& precision, index_t n, int arch) {
+SymvConfig symv_select_for(const std::string& precision, index_t n, int arch, bool narrow_only) {
   const ArchTable* t = env_table();
   if (!t || !t->by_precision.count(precision)) t = table_for(arch);
   if (!t) return symv_default_config();
@@ -129,13 +129,20 @@ SymvConfig symv_select_for(const std::string& precision, index_t n, int arch) {
   if (it == t->by_precision.end() || n <= 0) return symv_default_config();
   const PrecisionTable& pt = it->second;
   const double x = std::log(double(n));
+  bool any_narrow = false;
+  for (const SymvConfig& c : pt.configs)
+    any_narrow = any_narrow || !c.wide;
+  const bool only_n = narrow_only && any_narrow;
   std::size_t best = 0;
   double best_t = 0;
+  bool found = false;
   for (std::size_t c = 0; c < pt.configs.size(); ++c) {
+    if (only_n && pt.configs[c].wide) continue;
     const double v = predict(pt.log_n, pt.log_ms[c], x);
-    if (c == 0 || v < best_t) {
+    if (!found || v < best_t) {
       best = c;
       best_t = v;
+      found = true;
     }
   }
   return pt.configs[best];
@@ -146,7 +153,15 @@ SymvConfig symv_select(index_t n) {
   return symv_select_for(ScalarTraits<T>::name, n, current_arch());
 }
 
-#define EIGSOLVE_INSTANTIATE_SELECT(T) template SymvConfig symv_select<T>(index_t);
+template <class T>
+SymvConfig symv_select(index_t n, index_t lda) {
+  const bool narrow = (std::size_t(lda < 1 ? 1 : lda) * sizeof(T)) % 16 != 0;
+  return symv_select_for(ScalarTraits<T>::name, n, current_arch(), narrow);
+}
+
+#define EIGSOLVE_INSTANTIATE_SELECT(T)         \
+  template SymvConfig symv_select<T>(index_t); \
+  template SymvConfig symv_select<T>(index_t, index_t);
 EIGSOLVE_FOR_EACH_SCALAR(EIGSOLVE_INSTANTIATE_SELECT)
 #undef EIGSOLVE_INSTANTIATE_SELECT
 

@@ -57,6 +57,54 @@ TEST(SymvConfig, H200TableAnswersSampledSizesWithTheirBest) {
   EXPECT_GT(checked, 0);
 }
 
+/// narrow_only (a leading dimension that keeps columns off 16-byte lines, symv_select<T>(n, lda)):
+/// at every sampled size the lookup answers the fastest `n` configuration the table measured, and
+/// without narrow_only the overall best as before; a table with no `n` configuration answers its
+/// overall best.
+TEST(SymvConfig, NarrowOnlyPicksTheFastestNarrowConfiguration) {
+  if (!cuda_compiled()) GTEST_SKIP() << "SKIPPED: the tables are compiled into CUDA builds only";
+  std::ifstream in(std::string(EIGSOLVE_SOURCE_DIR) + "/symv/cuda/tables/sm_90.json");
+  ASSERT_TRUE(in) << "symv/cuda/tables/sm_90.json";
+  const auto j = nlohmann::json::parse(in);
+  int checked = 0;
+  for (const auto& [p, v] : j.at("precisions").items()) {
+    const auto& configs = v.at("configs");
+    const auto& ms = v.at("ms");
+    const auto& sizes = v.at("sizes");
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      std::string best;
+      double best_ms = 0;
+      for (std::size_t c = 0; c < configs.size(); ++c) {
+        const std::string name = configs[c].get<std::string>();
+        if (parse_symv_config(name).wide) continue;
+        const double t = ms[c][i].get<double>();
+        if (best.empty() || t < best_ms) {
+          best = name;
+          best_ms = t;
+        }
+      }
+      ASSERT_FALSE(best.empty()) << p;
+      const index_t n = sizes[i].get<index_t>();
+      const SymvConfig got = symv_select_for(p, n, 90, true);
+      EXPECT_FALSE(got.wide) << p << " n=" << n;
+      EXPECT_EQ(got.name(), best) << p << " n=" << n;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
+  const std::string path = ::testing::TempDir() + "eigsolve_symv_table_wide.json";
+  {
+    std::ofstream out(path);  // only w configurations
+    out << R"({"precisions": {"d": {"sizes": [1000, 10000],
+              "configs": ["ticket-t1-m8-w-ldg", "twopass-t2-m4-w-cg"],
+              "ms": [[2.0, 5.0], [1.0, 9.0]]}}})";
+  }
+  ASSERT_EQ(setenv("EIGSOLVE_SYMV_TABLE", path.c_str(), 1), 0);
+  EXPECT_EQ(symv_select_for("d", 1000, 90, true).name(), "twopass-t2-m4-w-cg");
+  unsetenv("EIGSOLVE_SYMV_TABLE");
+  std::remove(path.c_str());
+}
+
 /// EIGSOLVE_SYMV_TABLE=FILE: the file's precisions replace the compiled-in table's, on any
 /// architecture; the others keep it; an unreadable or malformed file is an error.
 TEST(SymvConfig, TableFileFromTheEnvironment) {
