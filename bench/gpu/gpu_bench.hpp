@@ -28,16 +28,18 @@ std::string gpu_description();
 
 /// Measures our configurations `ours` (name -> config) and, for s/d/c/z when `vendor`,
 /// cuBLAS ?symv/?hemv (default and CUBLAS_ATOMICS_ALLOWED) at order n.
-/// check_cpu: compare every result of ours with symv_reference bitwise.
+/// check_cpu: compare every result of ours with symv_reference bitwise. lda_pad: the matrix's
+/// leading dimension is n + lda_pad (ours and cuBLAS alike).
 std::vector<SymvImplResult> bench_symv_size(
     Precision p, index_t n, int runs, bool check_cpu,
-    const std::vector<std::pair<std::string, SymvConfig>>& ours, bool vendor);
+    const std::vector<std::pair<std::string, SymvConfig>>& ours, bool vendor, index_t lda_pad = 0);
 
 /// The tridiagonalization's SYMV schedule: y = A(g:n, g:n) x for `samples` trailing orders
-/// k = n, n - n/samples, ... (one n x n matrix, lda = n, consecutive calls as in the real
-/// sweep, so L2 reuse counts); the Riemann sum over k = n..1 in ms.
+/// k = n, n - n/samples, ... (one n x n matrix, lda = n + lda_pad, consecutive calls as in the
+/// real sweep, so L2 reuse counts); the Riemann sum over k = n..1 in ms.
 /// impl: "eigsolve-tuned" or "cublas".
-double sweep_symv(Precision p, index_t n, const std::string& impl, int samples, int runs);
+double sweep_symv(Precision p, index_t n, const std::string& impl, int samples, int runs,
+                  index_t lda_pad = 0);
 
 /// Median ms of every configuration at order n (the tuner's measurements).
 std::vector<double> tune_symv_size(Precision p, index_t n, const std::vector<SymvConfig>& configs,

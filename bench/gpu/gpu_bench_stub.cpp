@@ -9,10 +9,10 @@ std::string gpu_description() {
 }
 std::vector<SymvImplResult> bench_symv_size(Precision, index_t, int, bool,
                                             const std::vector<std::pair<std::string, SymvConfig>>&,
-                                            bool) {
+                                            bool, index_t) {
   throw NotCompiled("cuda");
 }
-double sweep_symv(Precision, index_t, const std::string&, int, int) {
+double sweep_symv(Precision, index_t, const std::string&, int, int, index_t) {
   throw NotCompiled("cuda");
 }
 std::vector<double> tune_symv_size(Precision, index_t, const std::vector<SymvConfig>&, int) {

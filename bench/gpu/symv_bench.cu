@@ -134,27 +134,29 @@ double median_ms(Events& ev, int runs, Call&& call) {
 template <class T>
 struct Inputs {
   index_t n;
+  index_t ld;  ///< leading dimension: n + the bench's --lda-pad
   int copies;
   Dev<T> A, x, y;
   std::size_t wsb;
   Dev<unsigned char> ws;
-  Inputs(index_t n_, std::size_t min_bytes)
+  Inputs(index_t n_, std::size_t min_bytes, index_t pad = 0)
       : n(n_),
+        ld(n_ + pad),
         copies(int(std::min<std::size_t>(
             64, std::max<std::size_t>(
-                    1, (min_bytes + std::size_t(n_ * n_) * sizeof(T) - 1) /
-                           std::max<std::size_t>(1, std::size_t(n_ * n_) * sizeof(T)))))),
-        A(std::size_t(n_ * n_) * copies),
+                    1, (min_bytes + std::size_t(ld * n_) * sizeof(T) - 1) /
+                           std::max<std::size_t>(1, std::size_t(ld * n_) * sizeof(T)))))),
+        A(std::size_t(ld * n_) * copies),
         x(std::size_t(n_)),
         y(std::size_t(n_)),
         wsb(symv_workspace_bytes<T>(n_)),
         ws(wsb) {
-    fill(A.p, std::size_t(n * n) * copies, 11);
+    fill(A.p, std::size_t(ld * n) * copies, 11);
     fill(x.p, std::size_t(n), 12);
     symv_workspace_init(ws.p, wsb, nullptr);
     ck(cudaDeviceSynchronize(), "fill");
   }
-  const T* mat(int c) const { return A.p + std::size_t(n * n) * std::size_t(c); }
+  const T* mat(int c) const { return A.p + std::size_t(ld * n) * std::size_t(c); }
 };
 
 template <class T>
@@ -192,23 +194,24 @@ SymvImplResult measure(Inputs<T>& in, int runs, const std::vector<T>* cpu, Call&
 template <class T>
 std::vector<SymvImplResult> bench_size(index_t n, int runs, bool check_cpu,
                                        const std::vector<std::pair<std::string, SymvConfig>>& ours,
-                                       bool vendor) {
-  Inputs<T> in(n, std::size_t(256) << 20);
+                                       bool vendor, index_t pad) {
+  Inputs<T> in(n, std::size_t(256) << 20, pad);
+  const index_t ld = in.ld;
   const T one(1), zero(0);
   std::vector<T> cpu;
   if (check_cpu) {
-    const std::vector<T> A = to_host(in.mat(0), std::size_t(n * n));
+    const std::vector<T> A = to_host(in.mat(0), std::size_t(ld * n));
     const std::vector<T> x = to_host(in.x.p, std::size_t(n));
     cpu.assign(std::size_t(n), T(0));
     Context ctx;
     ctx.threads = 0;
-    symv_reference<T>(ctx, n, one, A.data(), n, x.data(), zero, cpu.data());
+    symv_reference<T>(ctx, n, one, A.data(), ld, x.data(), zero, cpu.data());
   }
   std::vector<SymvImplResult> out;
   for (const auto& named : ours) {
     const SymvConfig& cfg = named.second;
     SymvImplResult r = measure<T>(in, runs, check_cpu ? &cpu : nullptr, [&](const T* A) {
-      symv_gpu<T>(cfg, n, one, A, n, in.x.p, 1, zero, in.y.p, 1, in.ws.p, in.wsb, nullptr);
+      symv_gpu<T>(cfg, n, one, A, ld, in.x.p, 1, zero, in.y.p, 1, in.ws.p, in.wsb, nullptr);
     });
     r.impl = named.first;
     r.config = cfg.name();
@@ -222,7 +225,7 @@ std::vector<SymvImplResult> bench_size(index_t n, int runs, bool check_cpu,
         ckb(cublasSetAtomicsMode(h, atomics ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED),
             "cublasSetAtomicsMode");
         SymvImplResult r = measure<T>(in, runs, nullptr, [&](const T* A) {
-          ckb(vendor_symv(h, int(n), &one, A, int(n), in.x.p, &zero, in.y.p), "cublas symv");
+          ckb(vendor_symv(h, int(n), &one, A, int(ld), in.x.p, &zero, in.y.p), "cublas symv");
         });
         r.impl = atomics ? "cublas-atomics" : "cublas";
         out.push_back(r);
@@ -234,8 +237,9 @@ std::vector<SymvImplResult> bench_size(index_t n, int runs, bool check_cpu,
 }
 
 template <class T>
-double sweep(index_t n, const std::string& impl, int samples, int runs) {
-  Inputs<T> in(n, 0);
+double sweep(index_t n, const std::string& impl, int samples, int runs, index_t pad) {
+  Inputs<T> in(n, 0, pad);
+  const index_t ld = in.ld;
   const T one(1), zero(0);
   cublasHandle_t h = nullptr;
   if (impl == "cublas") {
@@ -249,14 +253,14 @@ double sweep(index_t n, const std::string& impl, int samples, int runs) {
   double total = 0;
   for (index_t k = n; k >= 1; k -= step) {
     const index_t g = n - k;
-    const T* A = in.mat(0) + g + n * g;
-    const SymvConfig cfg = symv_select<T>(k, n);
+    const T* A = in.mat(0) + g + ld * g;
+    const SymvConfig cfg = symv_select<T>(k, ld);
     auto call = [&] {
       if (h) {
         if constexpr (has_vendor_lapack_v<T>)
-          ckb(vendor_symv(h, int(k), &one, A, int(n), in.x.p, &zero, in.y.p), "cublas symv");
+          ckb(vendor_symv(h, int(k), &one, A, int(ld), in.x.p, &zero, in.y.p), "cublas symv");
       } else {
-        symv_gpu<T>(cfg, k, one, A, n, in.x.p, 1, zero, in.y.p, 1, in.ws.p, in.wsb, nullptr);
+        symv_gpu<T>(cfg, k, one, A, ld, in.x.p, 1, zero, in.y.p, 1, in.ws.p, in.wsb, nullptr);
       }
     };
     call();
@@ -309,17 +313,18 @@ std::string gpu_description() {
 
 std::vector<SymvImplResult> bench_symv_size(
     Precision p, index_t n, int runs, bool check_cpu,
-    const std::vector<std::pair<std::string, SymvConfig>>& ours, bool vendor) {
+    const std::vector<std::pair<std::string, SymvConfig>>& ours, bool vendor, index_t lda_pad) {
   return dispatch(p, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return bench_size<T>(n, runs, check_cpu, ours, vendor);
+    return bench_size<T>(n, runs, check_cpu, ours, vendor, lda_pad);
   });
 }
 
-double sweep_symv(Precision p, index_t n, const std::string& impl, int samples, int runs) {
+double sweep_symv(Precision p, index_t n, const std::string& impl, int samples, int runs,
+                  index_t lda_pad) {
   return dispatch(p, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return sweep<T>(n, impl, samples, runs);
+    return sweep<T>(n, impl, samples, runs, lda_pad);
   });
 }
 

@@ -95,7 +95,7 @@ SymvConfig with_variant(SymvConfig c, SymvVariant v) {
 int main_bench_symv(int argc, char** argv) {
   std::string precisions = "all", sizes = "1024,2048,4096,8192,16384,32768", json, config;
   int runs = 20, sweep_samples = 64;
-  long long check_cpu_max = 16384;
+  long long check_cpu_max = 16384, lda_pad = 0;
   po::options_description desc("bench symv options");
   desc.add_options()("help,h", "show this help")(
       "precision,p", po::value(&precisions)->default_value(precisions), "s,d,c,z,dd or all")(
@@ -106,7 +106,9 @@ int main_bench_symv(int argc, char** argv) {
       "sweep-samples", po::value(&sweep_samples)->default_value(sweep_samples),
       "trailing orders sampled for the tridiagonalization schedule (0: skip it)")(
       "check-cpu-max", po::value(&check_cpu_max)->default_value(check_cpu_max),
-      "compare with the CPU reference up to this n");
+      "compare with the CPU reference up to this n")(
+      "lda-pad", po::value(&lda_pad)->default_value(lda_pad),
+      "leading dimension n + this (ours and cuBLAS alike; the sweep's matrix too)");
   if (parse_or_help(
           argc, argv, desc,
           "Usage: eigsolve bench symv [options]\n"
@@ -115,6 +117,7 @@ int main_bench_symv(int argc, char** argv) {
           "elements, distinct results over the runs, bitwise equality with the CPU.\n\n"))
     return kExitOk;
   if (runs < 1) throw UsageError("--runs must be >= 1");
+  if (lda_pad < 0) throw UsageError("--lda-pad must be >= 0");
   const auto ps = parse_precisions(precisions);
   const auto ns = parse_sizes(sizes);
   const std::string gpu = gpu_description();
@@ -124,14 +127,14 @@ int main_bench_symv(int argc, char** argv) {
               "config", "ms", "GB/s", "x cuBLAS", "dist", "cpu");
   for (Precision p : ps) {
     for (index_t n : ns) {
-      SymvConfig tuned =
-          dispatch(p, [&](auto tag) { return symv_select<typename decltype(tag)::type>(n, n); });
+      SymvConfig tuned = dispatch(
+          p, [&](auto tag) { return symv_select<typename decltype(tag)::type>(n, n + lda_pad); });
       if (!config.empty()) tuned = parse_symv_config(config);
       std::vector<std::pair<std::string, SymvConfig>> ours = {
           {"eigsolve-tuned", tuned},
           {"eigsolve-ticket", with_variant(tuned, SymvVariant::ticket)},
           {"eigsolve-twopass", with_variant(tuned, SymvVariant::twopass)}};
-      const auto res = bench_symv_size(p, n, runs, n <= check_cpu_max, ours, true);
+      const auto res = bench_symv_size(p, n, runs, n <= check_cpu_max, ours, true, lda_pad);
       double cublas_ms = 0;
       for (const auto& r : res)
         if (r.impl == "cublas") cublas_ms = r.ms;
@@ -168,7 +171,7 @@ int main_bench_symv(int argc, char** argv) {
         const double floor_ms = bytes / 4300e9 * 1e3;
         for (std::string impl : {"eigsolve-tuned", "cublas"}) {
           if (impl == "cublas" && p == Precision::dd) continue;
-          const double ms = sweep_symv(p, n, impl, sweep_samples, 5);
+          const double ms = sweep_symv(p, n, impl, sweep_samples, 5, lda_pad);
           std::printf("sweep %-3s n=%6lld %-15s %10.1f ms  floor %8.1f ms  (%.2fx floor)\n",
                       precision_name(p), static_cast<long long>(n), impl.c_str(), ms, floor_ms,
                       ms / floor_ms);
@@ -191,6 +194,7 @@ int main_bench_symv(int argc, char** argv) {
                                   {"dd_madd", dd_madd_name()},
                                   {"records", records},
                                   {"sweeps", sweeps}};
+    if (lda_pad > 0) top["lda_pad"] = lda_pad;  // lda = n + lda_pad (absent: lda = n)
     write_file_atomic(json, top.dump(1) + "\n");
   }
   return kExitOk;
