@@ -4,7 +4,7 @@
 // every configuration below. A, x, y and the workspace are device pointers; `stream` is a
 // cudaStream_t passed as void* (nullptr = the default stream).
 //
-//   plan:  cfg = symv_select<T>(n)               pure lookup in the tuning table (no timing)
+//   plan:  cfg = symv_select<T>(n, lda)          pure lookup in the tuning table (no timing)
 //          bytes = symv_workspace_bytes<T>(n)    caller allocates once (for the largest n)
 //          symv_workspace_init(ws, bytes, s)     once per workspace (zeroes the tickets)
 //   run:   symv_gpu<T>(cfg, n, alpha, A, lda, x, incx, beta, y, incy, ws, bytes, s[, opt])
