@@ -150,26 +150,13 @@ inline bool zxs_nocut_mode() {
   return env_flag("EIGSOLVE_GPU_SYMV_ZXS_NOCUT", true);
 }
 
-/// EIGSOLVE_GPU_SYMV_ZXS_CUT: how mode 1 handles the 8-row block that n cuts where n % 8 != 0
-/// (x16_tiles' Cut, same bits): 1: the transposed chunks recomputed after the tile (sessions
-/// 52-57); 2 (default): the last row panel's tiles skip the absent rows in the loop (session 58).
-inline int zxs_cut_mode() {
-  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ZXS_CUT");
-  return e && (e[0] == '1' || e[0] == '2') && e[1] == 0 ? e[0] - '0' : 2;
-}
-
 template <int TPB, bool Wide, bool Ticket, int Mode>
 void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st) {
   // 4 blocks of 2 groups need 4 x 53 KB: the largest carveout (the loads stream past L1)
   if constexpr (Mode == 1) {
     if (g.n % 8 == 0 && zxs_nocut_mode()) {
-      launch_k<symv_tiles_zxs<TPB, Wide, Ticket, Mode, 0>>(g, blocks, 64 * TPB,
-                                                           sizeof(X16Smem) * TPB, st, true);
-      return;
-    }
-    if (zxs_cut_mode() == 2) {
-      launch_k<symv_tiles_zxs<TPB, Wide, Ticket, Mode, 2>>(g, blocks, 64 * TPB,
-                                                           sizeof(X16Smem) * TPB, st, true);
+      launch_k<symv_tiles_zxs<TPB, Wide, Ticket, Mode, false>>(g, blocks, 64 * TPB,
+                                                               sizeof(X16Smem) * TPB, st, true);
       return;
     }
   }

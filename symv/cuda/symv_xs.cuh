@@ -280,15 +280,11 @@ __device__ __forceinline__ void x16_store_p(T* p, const T& v, bool p16) {
 }
 
 /// The body of symv_tiles_zxs and symv_tiles_ddxs. XrReg: x of panel I in registers (else read
-/// from shared memory at every use). Cut (complex only: the 8-row block that n cuts, whose
-/// absent rows a chain must skip rather than add as 0 * 0 terms):
-///   0: none; only for n % 8 == 0, where no 8-row block is cut (session 57: the code of 1 cost
-///      z's two-pass kernels 32 bytes of spills, and 5-6 % at n = 4096 even once gated);
-///   1: the transposed chunks of the cut block recomputed after the tile (fix_absent_rows, gated);
-///   2: the tiles of the last row panel run the step with the absent rows' terms skipped
-///      (predicated: r < m), the other tiles the plain step (session 58).
-/// diag_block skips the absent columns of the cut diagonal block in 1 and 2.
-template <class T, int TPB, bool Wide, bool Ticket, bool XrReg, int Cut = 1>
+/// from shared memory at every use). Cut = false: only for n % 8 == 0, where no 8-row block is
+/// cut by n, so complex has nothing to recompute (fix_absent_rows, diag_block's skip): the same
+/// bits without that code, which costs z's kernels their register allocation (session 57,
+/// ptxas: zxs twopass 32 bytes of spills with it, none without).
+template <class T, int TPB, bool Wide, bool Ticket, bool XrReg, bool Cut = true>
 __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   X16Smem* sm = reinterpret_cast<X16Smem*>(smem_raw);
@@ -318,12 +314,6 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
     const bool diag = (I == J);
     const bool offd = active && (!diag || a > k);
     double2* dT = diag ? s.sD : s.sT;
-    // Cut == 2: bit r set where row r of this thread's 8-row block is before n (complex only)
-    int present = 0xff;
-    if constexpr (Cut == 2 && is_complex_v<T>) {
-      const index_t left = g.n - (r0 + 8 * a);
-      present = left >= 8 ? 0xff : (left <= 0 ? 0 : (1 << int(left)) - 1);
-    }
     T xr[8], d[8];
 #pragma unroll
     for (int r = 0; r < 8; ++r) {
@@ -351,10 +341,7 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
         for (int r = 0; r < 8; ++r) {
           const T e = x16_get<T>(col[r ^ a]);
           d[r] = madd(e, xc, d[r]);
-          // Cut == 2: a transposed chain holds only the rows before n (an absent row's term is
-          // skipped, not added as 0 * 0)
-          if (Cut != 2 || ((present >> r) & 1))
-            tc = madd_conj(e, XrReg ? xr[r] : x16_get<T>(xs[r ^ a]), tc);
+          tc = madd_conj(e, XrReg ? xr[r] : x16_get<T>(xs[r ^ a]), tc);
         }
         dT[x16_cs(8 * k + c, a)] = x16_put(tc);
       }
@@ -364,7 +351,7 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
 #pragma unroll
       for (int r = 0; r < 8; ++r)
         s.sD[x16_cs(8 * a + r, k)] = x16_put(d[r]);
-      if constexpr (Cut == 1)
+      if constexpr (Cut)
         fix_absent_rows<true>(
             g, r0, c0, a, k, [&](int c, const T& v) { dT[x16_cs(8 * k + c, a)] = x16_put(v); },
             [&](int c) { return x16_get<T>(dT[x16_cs(8 * k + c, a)]); },
@@ -374,8 +361,8 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
       const index_t left = g.n - (r0 + 8 * a);
       const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
       T* tmp = reinterpret_cast<T*>(buf) + (a & 3);
-      diag_block<T, 0, Cut != 0>(g.A, g.lda, r0 + 8 * a, m,
-                                 reinterpret_cast<const T*>(s.xc) + 8 * a, tmp);
+      diag_block<T, 0, Cut>(g.A, g.lda, r0 + 8 * a, m, reinterpret_cast<const T*>(s.xc) + 8 * a,
+                            tmp);
 #pragma unroll
       for (int r = 0; r < 8; ++r)
         s.sD[x16_cs(8 * a + r, a)] = x16_put(tmp[9 * r]);
@@ -403,8 +390,8 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
 /// memory at every use, at most 128 registers (no spills); 2: x of panel I in registers, at most
 /// 128 registers (a few spilled); 3: x of panel I in registers, at most 170 registers (3 blocks
 /// of 128 threads per SM, as symv_tiles_xs: isolates the gain of the 16-byte accesses).
-/// Cut: x16_tiles' (0 only where n % 8 == 0).
-template <int TPB, bool Wide, bool Ticket, int Mode, int Cut = 1>
+/// Cut = false: launched only where n % 8 == 0 (x16_tiles).
+template <int TPB, bool Wide, bool Ticket, int Mode, bool Cut = true>
 __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB) : 8 / TPB)
     symv_tiles_zxs(SymvArgs<Zd> g) {
   x16_tiles<Zd, TPB, Wide, Ticket, Mode != 1, Cut>(g);
