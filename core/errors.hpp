@@ -85,6 +85,18 @@ class DeviceError : public Error {
   explicit DeviceError(const std::string& what) : Error(what, kExitDevice) {}
 };
 
+/// The check a GPU stage makes before it allocates: when `need` bytes exceed the `free_b` that
+/// cudaMemGetInfo reported, DeviceError "the GPU cannot hold SUBJECT needs NEED [more ]bytes of
+/// device memory, FREE are available (of TOTAL)" (`more`: NEED is on top of what the stage
+/// already holds).
+inline void require_device_memory(const std::string& subject, std::uint64_t need,
+                                  std::uint64_t free_b, std::uint64_t total_b, bool more = false) {
+  if (need <= free_b) return;
+  throw DeviceError("the GPU cannot hold " + subject + " needs " + std::to_string(need) +
+                    (more ? " more" : "") + " bytes of device memory, " + std::to_string(free_b) +
+                    " are available (of " + std::to_string(total_b) + ")");
+}
+
 /// A backend that this build does not contain.
 class NotCompiled : public Error {
  public:

@@ -85,11 +85,9 @@ class CudaTridiag final : public CudaTridiagDevice<T> {
     const std::uint64_t need = tridiag_device_bytes<T>(n, nb);
     std::size_t free_b = 0, total_b = 0;
     ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-    if (need > free_b)
-      throw DeviceError("the GPU cannot hold this problem: order " + std::to_string(n) + " in " +
-                        ScalarTraits<T>::name + " needs " + std::to_string(need) +
-                        " bytes of device memory, " + std::to_string(free_b) +
-                        " are available (of " + std::to_string(total_b) + ")");
+    require_device_memory(
+        "this problem: order " + std::to_string(n) + " in " + ScalarTraits<T>::name, need, free_b,
+        total_b);
     profile_ = env_flag("EIGSOLVE_GPU_PROFILE", false);
     pdl_ = env_flag("EIGSOLVE_GPU_PDL", true);
     fused_ = env_flag("EIGSOLVE_GPU_FUSED", true);

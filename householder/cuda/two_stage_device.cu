@@ -597,11 +597,9 @@ class TwoStageDevice final : public TwoStageCuda<T> {
     const std::uint64_t need = two_stage_device_bytes<T>(n, b_, keep_);
     std::size_t free_b = 0, total_b = 0;
     ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-    if (need > free_b)
-      throw DeviceError("the GPU cannot hold this problem: order " + std::to_string(n) + " in " +
-                        ScalarTraits<T>::name + " (two-stage) needs " + std::to_string(need) +
-                        " bytes of device memory, " + std::to_string(free_b) +
-                        " are available (of " + std::to_string(total_b) + ")");
+    require_device_memory("this problem: order " + std::to_string(n) + " in " +
+                              ScalarTraits<T>::name + " (two-stage)",
+                          need, free_b, total_b);
     pdl_ = env_flag("EIGSOLVE_GPU_PDL", true);
     lookahead_ = env_flag("EIGSOLVE_GPU_LOOKAHEAD", true);
     async_r2k_ = env_flag("EIGSOLVE_GPU_RANK2K_ASYNC", true);

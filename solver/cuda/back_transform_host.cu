@@ -38,12 +38,9 @@ void apply_q_canonical_cuda(index_t n, const T* A, index_t lda, const T* tau, in
   std::size_t bw = apply_q_device_workspace_bytes_pack_once<T>(n, m);
   if (bA + bt + bZ + bw > free_b) bw = apply_q_device_workspace_bytes<T>(n, m);
   const std::size_t need = bA + bt + bZ + bw;
-  if (need > free_b)
-    throw DeviceError("the GPU cannot hold this back-transformation: order " + std::to_string(n) +
-                      " with " + std::to_string(m) + " vectors in " + ScalarTraits<T>::name +
-                      " needs " + std::to_string(need) + " bytes of device memory, " +
-                      std::to_string(free_b) + " are available (of " + std::to_string(total_b) +
-                      ")");
+  require_device_memory("this back-transformation: order " + std::to_string(n) + " with " +
+                            std::to_string(m) + " vectors in " + ScalarTraits<T>::name,
+                        need, free_b, total_b);
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   DevMem dA, dt, dZ, dw;

@@ -100,12 +100,9 @@ void ormtr_cusolver(index_t n, index_t m, const T* A, index_t lda, const T* tau,
   DevMem dA, dt, dZ, dw, dinfo;
   std::size_t free_b = 0, total_b = 0;
   ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-  if (bA + bt + bZ > free_b)
-    throw DeviceError("the GPU cannot hold this back-transformation: order " + std::to_string(n) +
-                      " with " + std::to_string(m) + " vectors in " + ScalarTraits<T>::name +
-                      " needs " + std::to_string(bA + bt + bZ) + " bytes of device memory, " +
-                      std::to_string(free_b) + " are available (of " + std::to_string(total_b) +
-                      ")");
+  require_device_memory("this back-transformation: order " + std::to_string(n) + " with " +
+                            std::to_string(m) + " vectors in " + ScalarTraits<T>::name,
+                        bA + bt + bZ, free_b, total_b);
   dA.alloc(bA, "cudaMalloc A");
   dt.alloc(bt, "cudaMalloc tau");
   dZ.alloc(bZ, "cudaMalloc Z");

@@ -398,12 +398,9 @@ void eigenvectors_cuda(const Context& ctx, index_t n, const real_t<T>* d, const 
   plan.fit(m, bZ + bZr + bt, free_b);
   const std::size_t bw = plan.workspace_bytes(m);
   const std::size_t need = bZ + bZr + bt + bw;
-  if (need > free_b)
-    throw DeviceError("the GPU cannot hold these eigenvectors: order " + std::to_string(n) +
-                      " with " + std::to_string(m) + " vectors in " + ScalarTraits<T>::name +
-                      " needs " + std::to_string(need) + " more bytes of device memory, " +
-                      std::to_string(free_b) + " are available (of " + std::to_string(total_b) +
-                      ")");
+  require_device_memory("these eigenvectors: order " + std::to_string(n) + " with " +
+                            std::to_string(m) + " vectors in " + ScalarTraits<T>::name,
+                        need, free_b, total_b, true);
   auto t0 = std::chrono::steady_clock::now();
   const bool overlap = overlap_enabled();
   int lo_pri = 0, hi_pri = 0, dev = 0;
@@ -521,12 +518,9 @@ void apply_q_two_stage_cuda(const TwoStageDeviceReflectors<T>& r, index_t m, T* 
   ck(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
   plan.fit(m, bZ, free_b);
   const std::size_t bw = plan.workspace_bytes(m);
-  if (bZ + bw > free_b)
-    throw DeviceError("the GPU cannot hold these eigenvectors: order " + std::to_string(n) +
-                      " with " + std::to_string(m) + " vectors in " + ScalarTraits<T>::name +
-                      " needs " + std::to_string(bZ + bw) + " more bytes of device memory, " +
-                      std::to_string(free_b) + " are available (of " + std::to_string(total_b) +
-                      ")");
+  require_device_memory("these eigenvectors: order " + std::to_string(n) + " with " +
+                            std::to_string(m) + " vectors in " + ScalarTraits<T>::name,
+                        bZ + bw, free_b, total_b, true);
   DevMem dZ, dw;
   dZ.alloc(bZ, "cudaMalloc Z");
   dw.alloc(bw, "cudaMalloc workspace");

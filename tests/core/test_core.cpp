@@ -97,6 +97,30 @@ TEST(Errors, InputErrorNamesFileAndLine) {
 
 // core/huge_pages.hpp only advises the kernel: every buffer keeps its values. HostMatrix's copies
 // go through reserve_huge (its own copy constructor and assignment), so they are checked here.
+/// The check of the GPU stages before they allocate (core/errors.hpp): nothing when the bytes fit
+/// (equal included), else DeviceError (exit kExitDevice) naming the subject, the bytes needed
+/// (`more` when on top of what the stage holds), free and total.
+TEST(Errors, RequireDeviceMemoryNamesBytesNeededAndAvailable) {
+  EXPECT_NO_THROW(require_device_memory("this problem: order 4 in d", 100, 100, 200));
+  try {
+    require_device_memory("this problem: order 4 in d", 101, 100, 200);
+    FAIL() << "no DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_STREQ(e.what(),
+                 "the GPU cannot hold this problem: order 4 in d needs 101 bytes of device memory, "
+                 "100 are available (of 200)");
+    EXPECT_EQ(e.exit_code(), kExitDevice);
+  }
+  try {
+    require_device_memory("these eigenvectors: order 4 with 2 vectors in z", 7, 5, 9, true);
+    FAIL() << "no DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_STREQ(e.what(),
+                 "the GPU cannot hold these eigenvectors: order 4 with 2 vectors in z needs 7 more "
+                 "bytes of device memory, 5 are available (of 9)");
+  }
+}
+
 TEST(HugePages, AdviceNeverFailsAndKeepsValues) {
   advise_huge_pages(nullptr, std::size_t(64) << 20);  // no buffer: nothing to advise
   char small[16] = {};
