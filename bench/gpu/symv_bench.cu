@@ -4,11 +4,17 @@
 //           dd with a random low word), k * bytes >= 256 MiB so that calls rotate through more
 //           than the 60 MB L2; timing: CUDA events around each call after a warm-up, median;
 //   distinct: `runs` calls on copy 0 (beta = 0), results compared bitwise on the host;
-//   bitwise_cpu: copy 0's result against symv_reference (all host threads).
+//   bitwise_cpu: copy 0's result against symv_reference (all host threads);
+//   settling: after each size's buffers are allocated and filled, copies of the matrix are
+//           rewritten on the device for >= 100 ms before anything is timed (session 58: a 4 GB
+//           buffer allocated right after a freed one of the same size ran the first ~10 ms of
+//           SYMV calls 13 % slower, the same kernel a few calls later at full speed: the
+//           driver's work on the freed memory, not ours).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -155,6 +161,17 @@ struct Inputs {
     fill(x.p, std::size_t(n), 12);
     symv_workspace_init(ws.p, wsb, nullptr);
     ck(cudaDeviceSynchronize(), "fill");
+    settle();
+  }
+  /// Rewrites the matrix copies (the same seed: the same values) until 100 ms have passed: the
+  /// device's memory traffic runs through any transient the allocation left behind before the
+  /// first timed call (file header).
+  void settle() {
+    const auto t0 = std::chrono::steady_clock::now();
+    do {
+      fill(A.p, std::size_t(ld * n) * copies, 11);
+      ck(cudaDeviceSynchronize(), "settle");
+    } while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(100));
   }
   const T* mat(int c) const { return A.p + std::size_t(ld * n) * std::size_t(c); }
 };
