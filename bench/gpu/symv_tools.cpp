@@ -114,7 +114,8 @@ int main_bench_symv(int argc, char** argv) {
           "Usage: eigsolve bench symv [options]\n"
           "Our SYMV/HEMV (tuned, ticket, two-pass) against cuBLAS ?symv/?hemv (default and\n"
           "CUBLAS_ATOMICS_ALLOWED) in the same process: median ms, GB/s over n^2/2\n"
-          "elements, distinct results over the runs, bitwise equality with the CPU.\n\n"))
+          "elements, distinct results over the runs, bitwise equality with the CPU. Each\n"
+          "size's buffers are filled and rewritten on the device for 100 ms before timing.\n\n"))
     return kExitOk;
   if (runs < 1) throw UsageError("--runs must be >= 1");
   if (lda_pad < 0) throw UsageError("--lda-pad must be >= 0");
