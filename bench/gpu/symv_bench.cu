@@ -157,20 +157,15 @@ struct Inputs {
         y(std::size_t(n_)),
         wsb(symv_workspace_bytes<T>(n_)),
         ws(wsb) {
-    fill(A.p, std::size_t(ld * n) * copies, 11);
     fill(x.p, std::size_t(n), 12);
     symv_workspace_init(ws.p, wsb, nullptr);
-    ck(cudaDeviceSynchronize(), "fill");
-    settle();
-  }
-  /// Rewrites the matrix copies (the same seed: the same values) until 100 ms have passed: the
-  /// device's memory traffic runs through any transient the allocation left behind before the
-  /// first timed call (file header).
-  void settle() {
+    // The matrix copies, written again (the same seed: the same values) until 100 ms have
+    // passed, so that the device's memory traffic runs through any transient the allocation
+    // left behind before the first timed call (file header).
     const auto t0 = std::chrono::steady_clock::now();
     do {
       fill(A.p, std::size_t(ld * n) * copies, 11);
-      ck(cudaDeviceSynchronize(), "settle");
+      ck(cudaDeviceSynchronize(), "fill");
     } while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(100));
   }
   const T* mat(int c) const { return A.p + std::size_t(ld * n) * std::size_t(c); }
