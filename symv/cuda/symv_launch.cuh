@@ -140,7 +140,7 @@ void launch_xs(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
 /// generic symv_tiles_xs). Same bits in every mode.
 inline int zxs_mode() {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ZXS");
-  return e && e[0] >= '0' && e[0] <= '3' && e[1] == 0 ? e[0] - '0' : 1;
+  return e && e[0] >= '0' && e[0] <= '5' && e[1] == 0 ? e[0] - '0' : 1;
 }
 
 /// EIGSOLVE_GPU_SYMV_ZXS_NOCUT=0: mode 1 runs the kernel with the cut-block code (Cut = true)
@@ -152,16 +152,30 @@ inline bool zxs_nocut_mode() {
 
 template <int TPB, bool Wide, bool Ticket, int Mode>
 void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st) {
-  // 4 blocks of 2 groups need 4 x 53 KB: the largest carveout (the loads stream past L1)
-  if constexpr (Mode == 1) {
-    if (g.n % 8 == 0 && zxs_nocut_mode()) {
-      launch_k<symv_tiles_zxs<TPB, Wide, Ticket, Mode, false>>(g, blocks, 64 * TPB,
-                                                               sizeof(X16Smem) * TPB, st, true);
-      return;
+  // Modes 4 and 5: symv_tiles_zr (symv_xs.cuh) where it applies (n % 8 == 0, A 16-byte
+  // aligned, two-pass), mode 1 elsewhere.
+  if constexpr (Mode >= 4) {
+    if constexpr (Wide && !Ticket) {
+      if (g.n % 8 == 0) {
+        constexpr int S = Mode == 4 ? 2 : 3;
+        launch_k<symv_tiles_zr<TPB, S, Mode == 5>>(g, blocks, 64 * TPB, sizeof(ZrSmem<S>) * TPB, st,
+                                                   true);
+        return;
+      }
     }
+    launch_zxs<TPB, Wide, Ticket, 1>(g, blocks, st);
+  } else {
+    // 4 blocks of 2 groups need 4 x 53 KB: the largest carveout (the loads stream past L1)
+    if constexpr (Mode == 1) {
+      if (g.n % 8 == 0 && zxs_nocut_mode()) {
+        launch_k<symv_tiles_zxs<TPB, Wide, Ticket, Mode, false>>(g, blocks, 64 * TPB,
+                                                                 sizeof(X16Smem) * TPB, st, true);
+        return;
+      }
+    }
+    launch_k<symv_tiles_zxs<TPB, Wide, Ticket, Mode>>(g, blocks, 64 * TPB, sizeof(X16Smem) * TPB,
+                                                      st, true);
   }
-  launch_k<symv_tiles_zxs<TPB, Wide, Ticket, Mode>>(g, blocks, 64 * TPB, sizeof(X16Smem) * TPB, st,
-                                                    true);
 }
 
 /// EIGSOLVE_GPU_SYMV_DDXS: double-double's 16-byte-move kernel symv_tiles_ddxs (symv_xs.cuh),
@@ -243,8 +257,12 @@ void launch_variant(bool ticket, const SymvArgs<T>& g, int blocks, cudaStream_t 
           go(std::integral_constant<int, 1>{});
         else if (mode == 2)
           go(std::integral_constant<int, 2>{});
-        else
+        else if (mode == 3)
           go(std::integral_constant<int, 3>{});
+        else if (mode == 4)
+          go(std::integral_constant<int, 4>{});
+        else
+          go(std::integral_constant<int, 5>{});
         return;
       }
     }

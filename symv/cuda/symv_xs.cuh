@@ -397,6 +397,173 @@ __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB)
   x16_tiles<Zd, TPB, Wide, Ticket, Mode != 1, Cut>(g);
 }
 
+// ---------------------------------------------------------------------------------------------
+// zr: complex double's xs kernel with the tile's columns copied straight into a ring of shared
+// buffers (cp.async, S steps per warp: S - 1 in flight while one is reduced, across tiles too)
+// instead of through registers, and the transposed chunk sums reduced by warp shuffles instead
+// of through shared memory (EIGSOLVE_GPU_SYMV_ZXS=4: S = 2, x of panel I from shared memory,
+// <= 128 registers, 4 blocks of 2 groups per SM; 5: S = 3, x of panel I in registers, <= 170
+// registers, 3 blocks of 2 groups). The chains, the trees and the partials are x16_tiles':
+//
+//   step c, off-diagonal tile: the 8 lanes a = 0..7 of one k hold the 8 chunks of the transposed
+//   row 8k + c; three butterflies (lane ^ 1, ^ 2, ^ 4; the lower a always the left operand) are
+//   tile_tree's ((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7)), and lane a == c keeps it:
+//   thread t = a + 8k ends the tile with row t's transposed partial P(J, I)[t] in a register.
+//   Diagonal tiles keep x16_tiles' chunk array (sD) for both kinds of chunk.
+//
+// Only where it has nothing to recompute and nothing to wait for: n % 8 == 0 (no 8-row block cut
+// by n), A 16-byte aligned (16-byte copies), two-pass; the launcher runs mode 1 elsewhere.
+// Shared memory per group: x (2 KB), sD (8 KB), the ring (2 warps x S x 4 KB).
+// ---------------------------------------------------------------------------------------------
+
+template <int S>
+struct ZrSmem {
+  double2 xc[kTile];              ///< x of the tile column's panel J
+  double2 xr[kTile];              ///< x of the tile row's panel I, x16_sw
+  double2 sD[kTile * 8];          ///< chunk sums, x16_cs (direct; diagonal tiles: all)
+  double2 ring[2][S][4 * kTile];  ///< per warp: S steps of 4 columns of 64 rows, x16_sw
+};
+
+/// The L2 policy of the ring's copies: evict first, as the other kernels' ld.global.cs (the
+/// partials, written beside the stream of A, stay in L2 for the row sums).
+__device__ __forceinline__ unsigned long long zr_policy() {
+  unsigned long long p;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
+  return p;
+}
+
+/// Copies step c of tile `tile` (warp w's columns 8(4w + q/2) + c, rows 32 (q%2) + lane, as
+/// x16_load) into dst, zero-filled where the element is not stored or past n; one cp.async group
+/// (empty where the tile does not exist).
+__device__ __forceinline__ void zr_issue(const SymvArgs<Zd>& g, index_t tile, int c, int w,
+                                         int lane, double2* dst, unsigned long long pol) {
+  if (tile < g.ntiles) {
+    index_t I, J;
+    tile_at(g, tile, I, J);
+    const index_t r0 = I * kTile, c0 = J * kTile;
+    const bool diag = I == J;
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      const int row = (q & 1) * 32 + lane, col = 8 * (4 * w + (q >> 1)) + c;
+      const bool ok = (r0 + row < g.n) && (!diag || row >= col);
+      const Zd* p = ok ? g.A + (r0 + row) + g.lda * (c0 + col) : g.A;
+      const unsigned d =
+          static_cast<unsigned>(__cvta_generic_to_shared(dst + (q >> 1) * kTile + x16_sw(row)));
+      asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(d),
+                   "l"(p), "r"(ok ? 16 : 0), "l"(pol));
+    }
+  }
+  cp_async_commit();
+}
+
+template <int N>
+__device__ __forceinline__ void cp_async_wait_n() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+/// One butterfly level of the transposed tree: the lane's value and its partner's (lane ^ m),
+/// the one of the lower a on the left.
+__device__ __forceinline__ Zd zr_bfly(const Zd& v, int a, int m) {
+  const Zd o(__shfl_xor_sync(0xffffffffu, v.re, m), __shfl_xor_sync(0xffffffffu, v.im, m));
+  return (a & m) ? o + v : v + o;
+}
+
+template <int TPB, int S, bool XrReg>
+__global__ void __launch_bounds__(64 * TPB, (S <= 2 ? 8 : 6) / TPB) symv_tiles_zr(SymvArgs<Zd> g) {
+  using T = Zd;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  ZrSmem<S>* sm = reinterpret_cast<ZrSmem<S>*>(smem_raw);
+  const int grp = threadIdx.x >> 6, t = threadIdx.x & 63, a = t & 7, k = t >> 3;
+  const int w = t >> 5, lane = t & 31, kk = lane >> 3;
+  ZrSmem<S>& s = sm[grp];
+  double2(*ring)[4 * kTile] = s.ring[w];
+  const bool p16 = (reinterpret_cast<std::uintptr_t>(g.P) & 15) == 0;
+  const unsigned long long pol = zr_policy();
+  const index_t stride = index_t(gridDim.x) * TPB;
+  index_t base = index_t(blockIdx.x) * TPB;
+  trigger_rowsums(g);
+#pragma unroll
+  for (int j = 0; j < S - 1; ++j)
+    zr_issue(g, base + grp, j, w, lane, ring[j], pol);
+  int gs = 0;  // this group's step count: step gs lives in ring[gs % S]
+  for (; base < g.ntiles; base += stride) {
+    const index_t tile = base + grp;
+    const bool active = tile < g.ntiles;
+    index_t I = 0, J = 0;
+    if (active) tile_at(g, tile, I, J);
+    const index_t r0 = I * kTile, c0 = J * kTile;
+    if (active) {
+      const index_t ic = c0 + t, ir = r0 + t;
+      s.xc[t] = x16_put(ic < g.n ? g.x[g.xoff + ic * g.incx] : T(0));
+      s.xr[x16_sw(t)] = x16_put(ir < g.n ? g.x[g.xoff + ir * g.incx] : T(0));
+    }
+    __syncthreads();
+    const bool diag = (I == J);
+    const bool offd = active && (!diag || a > k);
+    T xr[8], d[8], tsum = T(0);
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+      if constexpr (XrReg) xr[r] = x16_get<T>(s.xr[8 * a + (r ^ a)]);
+      d[r] = T(0);
+    }
+#pragma unroll 1
+    for (int c = 0; c < 8; ++c, ++gs) {
+      cp_async_wait_n<S - 2>();  // step gs: this lane's copies landed
+      __syncwarp();              // every lane's; every lane done with step gs - 1's buffer
+      const int cn = c + S - 1;  // the step S - 1 ahead, into step gs - 1's buffer
+      zr_issue(g, cn < 8 ? tile : tile + stride, cn & 7, w, lane, ring[(gs + S - 1) % S], pol);
+      const double2* buf = ring[gs % S];
+      if (offd) {
+        const T xc = x16_get<T>(s.xc[8 * k + c]);
+        const double2* col = buf + kk * kTile + 8 * a;
+        const double2* xs = s.xr + 8 * a;
+        T tc = T(0);
+#pragma unroll
+        for (int r = 0; r < 8; ++r) {
+          const T e = x16_get<T>(col[r ^ a]);
+          d[r] = madd(e, xc, d[r]);
+          tc = madd_conj(e, XrReg ? xr[r] : x16_get<T>(xs[r ^ a]), tc);
+        }
+        if (diag) {
+          s.sD[x16_cs(8 * k + c, a)] = x16_put(tc);
+        } else {  // whole warps: every thread of an off-diagonal tile is offd
+          tc = zr_bfly(tc, a, 1);
+          tc = zr_bfly(tc, a, 2);
+          tc = zr_bfly(tc, a, 4);
+          if (a == c) tsum = tc;
+        }
+      }
+    }
+    if (diag) __syncwarp();  // the last step's buffer becomes diag_block's scratch
+    if (offd) {
+#pragma unroll
+      for (int r = 0; r < 8; ++r)
+        s.sD[x16_cs(8 * a + r, k)] = x16_put(d[r]);
+    } else if (active && a == k) {
+      // diag_block writes its 8 row chains 9 apart: to this warp's free buffer, then to sD.
+      const index_t left = g.n - (r0 + 8 * a);
+      const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
+      T* tmp = reinterpret_cast<T*>(ring[(gs - 1) % S]) + (a & 3);
+      diag_block<T, 0, false>(g.A, g.lda, r0 + 8 * a, m, reinterpret_cast<const T*>(s.xc) + 8 * a,
+                              tmp);
+#pragma unroll
+      for (int r = 0; r < 8; ++r)
+        s.sD[x16_cs(8 * a + r, a)] = x16_put(tmp[9 * r]);
+    }
+    __syncthreads();
+    if (active) {
+      T ch[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        ch[j] = x16_get<T>(s.sD[x16_cs(t, j)]);
+      x16_store_p(g.P + (I * g.nt + J) * kTile + t, tile_tree(ch), p16);
+      if (I != J) x16_store_p(g.P + (J * g.nt + I) * kTile + t, tsum, p16);
+    }
+    __syncthreads();  // sD and x are reused by the next tiles
+  }
+  asm volatile("cp.async.wait_all;\n" ::);
+}
+
 /// Double-double (the same 16 madds per thread and step as symv_tiles_xs<dd_real>, ~30 FP64
 /// operations each). Var (symv_launch.cuh's ddxs_mode() maps EIGSOLVE_GPU_SYMV_DDXS to it):
 /// 1: x of panel I read from shared memory at every use, at most 128 registers (4 blocks of 128

@@ -355,8 +355,8 @@ struct UnsetAtExit {
   ~UnsetAtExit() { unsetenv(name); }
 };
 
-/// EIGSOLVE_GPU_SYMV_ZXS=0, 1 (the default), 2, 3 (complex double's generic xs kernel and the zxs
-/// kernel's modes, symv/cuda/symv_xs.cuh): every xs
+/// EIGSOLVE_GPU_SYMV_ZXS=0, 1 (the default), 2, 3, 4, 5 (complex double's generic xs kernel, the
+/// zxs kernel's modes and the zr kernel's, symv/cuda/symv_xs.cuh): every xs
 /// configuration in every mode, edge sizes, offsets, increments, beta == 0, an A only 8-byte
 /// aligned (the component loads), against the CPU bitwise; the variable is unset afterwards.
 TEST(GpuSymvZxs, EveryModeEveryXsConfig) {
@@ -365,7 +365,7 @@ TEST(GpuSymvZxs, EveryModeEveryXsConfig) {
   const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_ZXS"};
   const std::vector<SymvConfig> xs = xs_configs();
   ASSERT_FALSE(xs.empty());
-  for (const char* mode : {"0", "1", "2", "3"}) {
+  for (const char* mode : {"0", "1", "2", "3", "4", "5"}) {
     ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ZXS", mode, 1), 0);
     std::uint64_t seed = 2000;
     for (index_t n : {1, 7, 8, 9, 63, 64, 65, 128, 129, 200, 257, 1000, 4097}) {
@@ -396,6 +396,38 @@ TEST(GpuSymvZxs, NoCutKernelWhereNIsAMultipleOfEight) {
     std::uint64_t seed = 5000;
     for (index_t n : {8, 64, 72, 120, 128, 256, 1000, 4096, 7, 65, 127, 1001, 4097}) {
       for (int kind = 0; kind < (n > 1001 ? 1 : 4); ++kind)
+        run_case<T>(mode_case(n, kind), xs, seed++);
+      if (n <= 256) {
+        Case u;
+        u.n = n;
+        u.lda = n + 3;
+        u.alpha_kind = 1;
+        u.beta_kind = 2;
+        u.underflow = true;
+        run_case<T>(u, xs, seed++);
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+/// EIGSOLVE_GPU_SYMV_ZXS=4 and 5 (symv_tiles_zr: the tile's columns through a ring of shared
+/// buffers, the transposed trees by warp shuffles; symv/cuda/symv_xs.cuh), where the kernel runs
+/// (n % 8 == 0, A 16-byte aligned, two-pass; mode 1 elsewhere): every xs configuration at sizes
+/// with several tiles per group (4096, 8192: the ring runs across tiles) and few, the kernel-mode
+/// cases and the underflow cases (every product -0), against the CPU bitwise; the variable is
+/// unset afterwards.
+TEST(GpuSymvZxs, RingKernelModes) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = Complex<double>;
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_ZXS"};
+  const std::vector<SymvConfig> xs = xs_configs();
+  ASSERT_FALSE(xs.empty());
+  for (const char* mode : {"4", "5"}) {
+    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ZXS", mode, 1), 0);
+    std::uint64_t seed = 7000;
+    for (index_t n : {8, 64, 72, 128, 256, 1000, 4096, 8192}) {
+      for (int kind = 0; kind < (n > 1000 ? 2 : 4); ++kind)
         run_case<T>(mode_case(n, kind), xs, seed++);
       if (n <= 256) {
         Case u;
@@ -468,7 +500,7 @@ TEST(GpuSymvDdxs, EveryModeEveryConfig) {
 }
 
 /// The underflow cases (UnderflowedChunksKeepTheirSign) under the kernel switches of the
-/// complex and double-double kernels: EIGSOLVE_GPU_SYMV_ZXS 0..3 (xs configurations),
+/// complex and double-double kernels: EIGSOLVE_GPU_SYMV_ZXS 0..5 (xs configurations),
 /// EIGSOLVE_GPU_SYMV_C3 0 and 1 (the plain 4-tile configurations) and EIGSOLVE_GPU_SYMV_DDXS
 /// 1..4 (modes 2 and 4: every configuration); each variable is unset afterwards.
 template <class T>
@@ -492,7 +524,7 @@ TEST(GpuSymvModes, UnderflowedChunksKeepTheirSign) {
     if (c.tiles_per_block == 4 &&
         (c.load == SymvLoad::ldg || c.load == SymvLoad::cg || c.load == SymvLoad::cs))
       four.push_back(c);
-  underflow_under_modes<Complex<double>>("EIGSOLVE_GPU_SYMV_ZXS", {"0", "1", "2", "3"},
+  underflow_under_modes<Complex<double>>("EIGSOLVE_GPU_SYMV_ZXS", {"0", "1", "2", "3", "4", "5"},
                                          xs_configs());
   underflow_under_modes<Complex<float>>("EIGSOLVE_GPU_SYMV_C3", {"0", "1"}, four);
   underflow_under_modes<dd_real>("EIGSOLVE_GPU_SYMV_DDXS", {"1", "3"}, xs_configs());
