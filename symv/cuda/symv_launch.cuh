@@ -152,16 +152,17 @@ inline bool zxs_nocut_mode() {
 
 template <int TPB, bool Wide, bool Ticket, int Mode>
 void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st) {
-  // Modes 4 and 5: symv_tiles_zr (symv_xs.cuh) where it applies (n % 8 == 0, A 16-byte
-  // aligned, two-pass), mode 1 elsewhere.
+  // Modes 4 and 5: symv_tiles_zr (symv_xs.cuh) where it applies (A 16-byte aligned, two-pass;
+  // without the cut-block code where n % 8 == 0), mode 1 elsewhere.
   if constexpr (Mode >= 4) {
     if constexpr (Wide && !Ticket) {
-      if (g.n % 8 == 0) {
-        constexpr int S = Mode == 4 ? 2 : 3;
-        launch_k<symv_tiles_zr<TPB, S, Mode == 5>>(g, blocks, 64 * TPB, sizeof(ZrSmem<S>) * TPB, st,
-                                                   true);
-        return;
-      }
+      constexpr int S = Mode == 4 ? 2 : 3;
+      constexpr std::size_t smem = sizeof(ZrSmem<S>) * TPB;
+      if (g.n % 8 == 0)
+        launch_k<symv_tiles_zr<TPB, S, Mode == 5, false>>(g, blocks, 64 * TPB, smem, st, true);
+      else
+        launch_k<symv_tiles_zr<TPB, S, Mode == 5, true>>(g, blocks, 64 * TPB, smem, st, true);
+      return;
     }
     launch_zxs<TPB, Wide, Ticket, 1>(g, blocks, st);
   } else {

@@ -411,8 +411,8 @@ __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB)
 //   thread t = a + 8k ends the tile with row t's transposed partial P(J, I)[t] in a register.
 //   Diagonal tiles keep x16_tiles' chunk array (sD) for both kinds of chunk.
 //
-// Only where it has nothing to recompute and nothing to wait for: n % 8 == 0 (no 8-row block cut
-// by n), A 16-byte aligned (16-byte copies), two-pass; the launcher runs mode 1 elsewhere.
+// Only where A is 16-byte aligned (16-byte copies) and the variant is two-pass; the launcher runs
+// mode 1 elsewhere. A kernel without the cut-block code where n % 8 == 0 (Cut = false).
 // Shared memory per group: x (2 KB), sD (8 KB), the ring (2 warps x S x 4 KB).
 // ---------------------------------------------------------------------------------------------
 
@@ -468,7 +468,11 @@ __device__ __forceinline__ Zd zr_bfly(const Zd& v, int a, int m) {
   return (a & m) ? o + v : v + o;
 }
 
-template <int TPB, int S, bool XrReg>
+/// Cut = false: only for n % 8 == 0. Cut = true: a thread whose 8-row block n cuts (m < 8 rows
+/// present, the last row panel only) recomputes its transposed chunk over the present rows when
+/// a component is zero, from the step's buffer, before the tree (fix_absent_rows' gated form,
+/// one step at a time); the diagonal blocks skip their absent columns (diag_block).
+template <int TPB, int S, bool XrReg, bool Cut>
 __global__ void __launch_bounds__(64 * TPB, (S <= 2 ? 8 : 6) / TPB) symv_tiles_zr(SymvArgs<Zd> g) {
   using T = Zd;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -524,6 +528,16 @@ __global__ void __launch_bounds__(64 * TPB, (S <= 2 ? 8 : 6) / TPB) symv_tiles_z
           d[r] = madd(e, xc, d[r]);
           tc = madd_conj(e, XrReg ? xr[r] : x16_get<T>(xs[r ^ a]), tc);
         }
+        if constexpr (Cut) {
+          const index_t left = g.n - (r0 + 8 * a);
+          if (left < 8 && (tc.re == 0 || tc.im == 0)) {
+            const int m = left <= 0 ? 0 : int(left);
+            tc = T(0);
+#pragma unroll 1
+            for (int r = 0; r < m; ++r)
+              tc = madd_conj(x16_get<T>(col[r ^ a]), x16_get<T>(xs[r ^ a]), tc);
+          }
+        }
         if (diag) {
           s.sD[x16_cs(8 * k + c, a)] = x16_put(tc);
         } else {  // whole warps: every thread of an off-diagonal tile is offd
@@ -544,8 +558,8 @@ __global__ void __launch_bounds__(64 * TPB, (S <= 2 ? 8 : 6) / TPB) symv_tiles_z
       const index_t left = g.n - (r0 + 8 * a);
       const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
       T* tmp = reinterpret_cast<T*>(ring[(gs - 1) % S]) + (a & 3);
-      diag_block<T, 0, false>(g.A, g.lda, r0 + 8 * a, m, reinterpret_cast<const T*>(s.xc) + 8 * a,
-                              tmp);
+      diag_block<T, 0, Cut>(g.A, g.lda, r0 + 8 * a, m, reinterpret_cast<const T*>(s.xc) + 8 * a,
+                            tmp);
 #pragma unroll
       for (int r = 0; r < 8; ++r)
         s.sD[x16_cs(8 * a + r, a)] = x16_put(tmp[9 * r]);

@@ -413,10 +413,10 @@ TEST(GpuSymvZxs, NoCutKernelWhereNIsAMultipleOfEight) {
 
 /// EIGSOLVE_GPU_SYMV_ZXS=4 and 5 (symv_tiles_zr: the tile's columns through a ring of shared
 /// buffers, the transposed trees by warp shuffles; symv/cuda/symv_xs.cuh), where the kernel runs
-/// (n % 8 == 0, A 16-byte aligned, two-pass; mode 1 elsewhere): every xs configuration at sizes
-/// with several tiles per group (4096, 8192: the ring runs across tiles) and few, the kernel-mode
-/// cases and the underflow cases (every product -0), against the CPU bitwise; the variable is
-/// unset afterwards.
+/// (A 16-byte aligned, two-pass; mode 1 elsewhere): every xs configuration at sizes with several
+/// tiles per group (4096, 8192: the ring runs across tiles) and few, multiples of 8 (the kernel
+/// without the cut-block code) and not, the kernel-mode cases and the underflow cases (every
+/// product -0), against the CPU bitwise; the variable is unset afterwards.
 TEST(GpuSymvZxs, RingKernelModes) {
   EIGSOLVE_REQUIRE_DEVICE();
   using T = Complex<double>;
@@ -426,8 +426,8 @@ TEST(GpuSymvZxs, RingKernelModes) {
   for (const char* mode : {"4", "5"}) {
     ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ZXS", mode, 1), 0);
     std::uint64_t seed = 7000;
-    for (index_t n : {8, 64, 72, 128, 256, 1000, 4096, 8192}) {
-      for (int kind = 0; kind < (n > 1000 ? 2 : 4); ++kind)
+    for (index_t n : {8, 64, 72, 128, 256, 1000, 4096, 8192, 7, 65, 127, 1001, 4097}) {
+      for (int kind = 0; kind < (n > 1001 ? 2 : 4); ++kind)
         run_case<T>(mode_case(n, kind), xs, seed++);
       if (n <= 256) {
         Case u;
