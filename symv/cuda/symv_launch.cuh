@@ -159,9 +159,9 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
       constexpr int S = Mode == 4 ? 2 : 3;
       constexpr std::size_t smem = sizeof(ZrSmem<S>) * TPB;
       if (g.n % 8 == 0)
-        launch_k<symv_tiles_zr<TPB, S, Mode == 5, false>>(g, blocks, 64 * TPB, smem, st, true);
+        launch_k<symv_tiles_zr<Zd, TPB, S, Mode == 5, false>>(g, blocks, 64 * TPB, smem, st, true);
       else
-        launch_k<symv_tiles_zr<TPB, S, Mode == 5, true>>(g, blocks, 64 * TPB, smem, st, true);
+        launch_k<symv_tiles_zr<Zd, TPB, S, Mode == 5, true>>(g, blocks, 64 * TPB, smem, st, true);
       return;
     }
     launch_zxs<TPB, Wide, Ticket, 1>(g, blocks, st);
@@ -187,7 +187,11 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
 ///      memory, <= 128 registers: 4 blocks of 128 threads per SM);
 ///   2: every configuration (ldg, cg, cs, st, xs; w and n) runs symv_tiles_ddxs<Var 1> with its
 ///      tiles per block, blocks per SM and variant (twopass / ticket);
-///   3, 4: as 1, 2 with Var 3 (x of panel I in registers, <= 168 registers: 3 blocks per SM).
+///   3, 4: as 1, 2 with Var 3 (x of panel I in registers, <= 168 registers: 3 blocks per SM);
+///   5, 6: every two-pass configuration with A 16-byte aligned runs symv_tiles_zr<dd_real>
+///      (symv_xs.cuh: the columns through a ring of shared buffers, the transposed trees by
+///      warp shuffles, x of panel I in registers; 5: a 2-step ring, <= 128 registers, 4 blocks
+///      of 128 threads per SM; 6: a 3-step ring, <= 168 registers), Var 3 elsewhere.
 /// Default 4 (H200, session 8: dd n = 16384 2008 -> 2164 GB/s, 4096 1450 -> 1525; dd eigenvalues
 /// at 16384 13.44 -> 12.90 s; mode 2: 2139 GB/s, 12.96 s; bench/NOTES.md). Same bits in every mode.
 struct DdxsMode {
@@ -196,17 +200,27 @@ struct DdxsMode {
 };
 inline DdxsMode ddxs_mode(SymvLoad load) {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_DDXS");
-  const int m = e && e[0] >= '0' && e[0] <= '4' && e[1] == 0 ? e[0] - '0' : 4;
+  const int m = e && e[0] >= '0' && e[0] <= '6' && e[1] == 0 ? e[0] - '0' : 4;
   DdxsMode r;
-  r.on = m != 0 && (m % 2 == 0 || load == SymvLoad::xs);
-  r.var = m >= 3 ? 3 : 1;
+  r.on = m != 0 && (m % 2 == 0 || m == 5 || load == SymvLoad::xs);
+  r.var = m >= 5 ? m : (m >= 3 ? 3 : 1);
   return r;
 }
 
 template <int TPB, bool Wide, bool Ticket, int Var>
 void launch_ddxs(const SymvArgs<dd_real>& g, int blocks, cudaStream_t st) {
-  launch_k<symv_tiles_ddxs<TPB, Wide, Ticket, Var>>(g, blocks, 64 * TPB, sizeof(X16Smem) * TPB, st,
-                                                    true);
+  if constexpr (Var >= 5) {  // symv_tiles_zr where it applies, Var 3 elsewhere
+    if constexpr (Wide && !Ticket) {
+      constexpr int S = Var == 5 ? 2 : 3;
+      launch_k<symv_tiles_zr<dd_real, TPB, S, true, false>>(g, blocks, 64 * TPB,
+                                                            sizeof(ZrSmem<S>) * TPB, st, true);
+    } else {
+      launch_ddxs<TPB, Wide, Ticket, 3>(g, blocks, st);
+    }
+  } else {
+    launch_k<symv_tiles_ddxs<TPB, Wide, Ticket, Var>>(g, blocks, 64 * TPB, sizeof(X16Smem) * TPB,
+                                                      st, true);
+  }
 }
 
 /// symv_tiles_ddxs for tiles_per_block tpb; wide: A 16-byte aligned (every element then is).
@@ -225,7 +239,13 @@ void launch_ddxs_tpb(bool wide, bool ticket, int var, const SymvArgs<dd_real>& g
   using F1 = std::false_type;
   using V1 = std::integral_constant<int, 1>;
   using V3 = std::integral_constant<int, 3>;
-  if (var == 3)
+  using V5 = std::integral_constant<int, 5>;
+  using V6 = std::integral_constant<int, 6>;
+  if (var == 5)
+    wide ? go(T1{}, V5{}) : go(F1{}, V5{});
+  else if (var == 6)
+    wide ? go(T1{}, V6{}) : go(F1{}, V6{});
+  else if (var == 3)
     wide ? go(T1{}, V3{}) : go(F1{}, V3{});
   else
     wide ? go(T1{}, V1{}) : go(F1{}, V1{});

@@ -435,8 +435,9 @@ __device__ __forceinline__ unsigned long long zr_policy() {
 /// Copies step c of tile `tile` (warp w's columns 8(4w + q/2) + c, rows 32 (q%2) + lane, as
 /// x16_load) into dst, zero-filled where the element is not stored or past n; one cp.async group
 /// (empty where the tile does not exist).
-__device__ __forceinline__ void zr_issue(const SymvArgs<Zd>& g, index_t tile, int c, int w,
-                                         int lane, double2* dst, unsigned long long pol) {
+template <class T>
+__device__ __forceinline__ void zr_issue(const SymvArgs<T>& g, index_t tile, int c, int w, int lane,
+                                         double2* dst, unsigned long long pol) {
   if (tile < g.ntiles) {
     index_t I, J;
     tile_at(g, tile, I, J);
@@ -446,7 +447,7 @@ __device__ __forceinline__ void zr_issue(const SymvArgs<Zd>& g, index_t tile, in
     for (int q = 0; q < 8; ++q) {
       const int row = (q & 1) * 32 + lane, col = 8 * (4 * w + (q >> 1)) + c;
       const bool ok = (r0 + row < g.n) && (!diag || row >= col);
-      const Zd* p = ok ? g.A + (r0 + row) + g.lda * (c0 + col) : g.A;
+      const T* p = ok ? g.A + (r0 + row) + g.lda * (c0 + col) : g.A;
       const unsigned d =
           static_cast<unsigned>(__cvta_generic_to_shared(dst + (q >> 1) * kTile + x16_sw(row)));
       asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(d),
@@ -463,8 +464,11 @@ __device__ __forceinline__ void cp_async_wait_n() {
 
 /// One butterfly level of the transposed tree: the lane's value and its partner's (lane ^ m),
 /// the one of the lower a on the left.
-__device__ __forceinline__ Zd zr_bfly(const Zd& v, int a, int m) {
-  const Zd o(__shfl_xor_sync(0xffffffffu, v.re, m), __shfl_xor_sync(0xffffffffu, v.im, m));
+template <class T>
+__device__ __forceinline__ T zr_bfly(const T& v, int a, int m) {
+  const double2 u = x16_put(v);
+  const T o = x16_get<T>(
+      make_double2(__shfl_xor_sync(0xffffffffu, u.x, m), __shfl_xor_sync(0xffffffffu, u.y, m)));
   return (a & m) ? o + v : v + o;
 }
 
@@ -472,9 +476,9 @@ __device__ __forceinline__ Zd zr_bfly(const Zd& v, int a, int m) {
 /// present, the last row panel only) recomputes its transposed chunk over the present rows when
 /// a component is zero, from the step's buffer, before the tree (fix_absent_rows' gated form,
 /// one step at a time); the diagonal blocks skip their absent columns (diag_block).
-template <int TPB, int S, bool XrReg, bool Cut>
-__global__ void __launch_bounds__(64 * TPB, (S <= 2 ? 8 : 6) / TPB) symv_tiles_zr(SymvArgs<Zd> g) {
-  using T = Zd;
+/// T: complex double or double-double (the same body, as x16_tiles; Cut only for complex).
+template <class T, int TPB, int S, bool XrReg, bool Cut>
+__global__ void __launch_bounds__(64 * TPB, (S <= 2 ? 8 : 6) / TPB) symv_tiles_zr(SymvArgs<T> g) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   ZrSmem<S>* sm = reinterpret_cast<ZrSmem<S>*>(smem_raw);
   const int grp = threadIdx.x >> 6, t = threadIdx.x & 63, a = t & 7, k = t >> 3;
@@ -528,7 +532,7 @@ __global__ void __launch_bounds__(64 * TPB, (S <= 2 ? 8 : 6) / TPB) symv_tiles_z
           d[r] = madd(e, xc, d[r]);
           tc = madd_conj(e, XrReg ? xr[r] : x16_get<T>(xs[r ^ a]), tc);
         }
-        if constexpr (Cut) {
+        if constexpr (Cut && is_complex_v<T>) {
           const index_t left = g.n - (r0 + 8 * a);
           if (left < 8 && (tc.re == 0 || tc.im == 0)) {
             const int m = left <= 0 ? 0 : int(left);

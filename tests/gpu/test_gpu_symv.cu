@@ -499,10 +499,32 @@ TEST(GpuSymvDdxs, EveryModeEveryConfig) {
   }
 }
 
+/// EIGSOLVE_GPU_SYMV_DDXS=5 and 6 (symv_tiles_zr<dd_real> for the two-pass configurations with A
+/// 16-byte aligned, Var 3 elsewhere; symv/cuda/symv_launch.cuh): every xs configuration (tiles per
+/// block 1, 2, 4, both variants, w and n), sizes with one and with several tiles per group (4096,
+/// 8192: the ring runs across tiles), the kernel-mode cases, against the CPU bitwise; the
+/// variable is unset afterwards.
+TEST(GpuSymvDdxs, RingKernelModes) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  using T = dd_real;
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_DDXS"};
+  const std::vector<SymvConfig> xs = xs_configs();
+  ASSERT_FALSE(xs.empty());
+  for (const char* mode : {"5", "6"}) {
+    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_DDXS", mode, 1), 0);
+    std::uint64_t seed = 7500;
+    for (index_t n : {1, 7, 8, 9, 64, 65, 127, 128, 200, 1000, 1001, 4096, 8192, 4097}) {
+      for (int kind = 0; kind < (n > 1001 ? 2 : 4); ++kind)
+        run_case<T>(mode_case(n, kind), xs, seed++);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
 /// The underflow cases (UnderflowedChunksKeepTheirSign) under the kernel switches of the
 /// complex and double-double kernels: EIGSOLVE_GPU_SYMV_ZXS 0..5 (xs configurations),
 /// EIGSOLVE_GPU_SYMV_C3 0 and 1 (the plain 4-tile configurations) and EIGSOLVE_GPU_SYMV_DDXS
-/// 1..4 (modes 2 and 4: every configuration); each variable is unset afterwards.
+/// 1..6 (modes 2 and 4: every configuration); each variable is unset afterwards.
 template <class T>
 void underflow_under_modes(const char* name, std::initializer_list<const char*> modes,
                            const std::vector<SymvConfig>& cfgs) {
@@ -527,7 +549,7 @@ TEST(GpuSymvModes, UnderflowedChunksKeepTheirSign) {
   underflow_under_modes<Complex<double>>("EIGSOLVE_GPU_SYMV_ZXS", {"0", "1", "2", "3", "4", "5"},
                                          xs_configs());
   underflow_under_modes<Complex<float>>("EIGSOLVE_GPU_SYMV_C3", {"0", "1"}, four);
-  underflow_under_modes<dd_real>("EIGSOLVE_GPU_SYMV_DDXS", {"1", "3"}, xs_configs());
+  underflow_under_modes<dd_real>("EIGSOLVE_GPU_SYMV_DDXS", {"1", "3", "5", "6"}, xs_configs());
   underflow_under_modes<dd_real>("EIGSOLVE_GPU_SYMV_DDXS", {"2", "4"}, symv_config_space());
 }
 
