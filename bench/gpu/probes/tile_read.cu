@@ -267,7 +267,7 @@ int main(int argc, char** argv) {
                    reinterpret_cast<const void*>(column_kernel<EB, UB, MB>), [=](int b) { \
                      column_kernel<EB, UB, MB>                                            \
                          <<<b, 64 * kGroups>>>(A, std::size_t(n) * EB, n, sink);          \
-                   }});
+                   }})
 #define DENSE(EB, UB, MB)                                                                        \
   cases.push_back({"dense eb" #EB " ub" #UB " lb" #MB, EB,                                       \
                    reinterpret_cast<const void*>(dense_kernel<UB, MB>),                          \
@@ -275,25 +275,53 @@ int main(int argc, char** argv) {
                      dense_kernel<UB, MB><<<b, 64 * kGroups>>>(                                  \
                          reinterpret_cast<const uint4*>(A), std::size_t(n) * n * EB / 16, sink); \
                    },                                                                            \
-                   true});
+                   true})
 
   // 4-byte elements (s): symv_tiles reads 32 bytes per column and thread (H = 64)
-  PLAIN(4, 64, 2, 0)
-  PLAIN(4, 64, 8, 0) PLAIN(4, 64, 4, 4) PLAIN(4, 64, 8, 4) PLAIN(4, 64, 8, 2) PLAIN(4, 128, 4, 0)
-      PLAIN(4, 128, 4, 4) PLAIN(4, 128, 4, 2) PLAIN(4, 256, 2, 4) COAL(4, 64, 4, 0)
-          COAL(4, 64, 16, 4) COAL(4, 128, 8, 4) COLUMN(4, 8, 0) COLUMN(4, 8, 4) DENSE(4, 4, 0)
-              DENSE(4, 8, 4)
-      // 8-byte elements (d, c)
-      PLAIN(8, 64, 2, 0) PLAIN(8, 64, 8, 0) PLAIN(8, 64, 4, 4) PLAIN(8, 64, 8, 2) PLAIN(8, 64, 4, 3)
-          PLAIN(8, 128, 2, 4) PLAIN(8, 128, 4, 2) COAL(8, 64, 8, 0) COAL(8, 64, 16, 4)
-              COAL(8, 128, 16, 4) COLUMN(8, 8, 0) COLUMN(8, 8, 4)
-      // 16-byte elements (z, dd)
-      PLAIN(16, 64, 1, 0) PLAIN(16, 64, 4, 0) PLAIN(16, 64, 2, 4) PLAIN(16, 64, 4, 2)
-          COAL(16, 64, 8, 0) COAL(16, 64, 8, 4) COAL(16, 64, 16, 4) COAL(16, 64, 32, 2)
-              COAL(16, 128, 16, 4) COLUMN(16, 8, 0) COLUMN(16, 8, 4) DENSE(16, 8, 4)
+  PLAIN(4, 64, 2, 0);
+  PLAIN(4, 64, 8, 0);
+  PLAIN(4, 64, 4, 4);
+  PLAIN(4, 64, 8, 4);
+  PLAIN(4, 64, 8, 2);
+  PLAIN(4, 128, 4, 0);
+  PLAIN(4, 128, 4, 4);
+  PLAIN(4, 128, 4, 2);
+  PLAIN(4, 256, 2, 4);
+  COAL(4, 64, 4, 0);
+  COAL(4, 64, 16, 4);
+  COAL(4, 128, 8, 4);
+  COLUMN(4, 8, 0);
+  COLUMN(4, 8, 4);
+  DENSE(4, 4, 0);
+  DENSE(4, 8, 4);
+  // 8-byte elements (d, c)
+  PLAIN(8, 64, 2, 0);
+  PLAIN(8, 64, 8, 0);
+  PLAIN(8, 64, 4, 4);
+  PLAIN(8, 64, 8, 2);
+  PLAIN(8, 64, 4, 3);
+  PLAIN(8, 128, 2, 4);
+  PLAIN(8, 128, 4, 2);
+  COAL(8, 64, 8, 0);
+  COAL(8, 64, 16, 4);
+  COAL(8, 128, 16, 4);
+  COLUMN(8, 8, 0);
+  COLUMN(8, 8, 4);
+  // 16-byte elements (z, dd)
+  PLAIN(16, 64, 1, 0);
+  PLAIN(16, 64, 4, 0);
+  PLAIN(16, 64, 2, 4);
+  PLAIN(16, 64, 4, 2);
+  COAL(16, 64, 8, 0);
+  COAL(16, 64, 8, 4);
+  COAL(16, 64, 16, 4);
+  COAL(16, 64, 32, 2);
+  COAL(16, 128, 16, 4);
+  COLUMN(16, 8, 0);
+  COLUMN(16, 8, 4);
+  DENSE(16, 8, 4);
 
-                  cudaEvent_t e0,
-      e1;
+  cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
   CK(cudaDeviceSynchronize());
