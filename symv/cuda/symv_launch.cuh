@@ -133,11 +133,11 @@ void launch_xs(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
 }
 
 /// EIGSOLVE_GPU_SYMV_ZXS=1, 2 or 3: the xs configurations of complex double run
-/// symv_tiles_zxs in that mode (same bits); 0: symv_tiles_xs. Read at every call, so that a
-/// test can switch it.
+/// symv_tiles_zxs in that mode (same bits); 4 or 5: symv_tiles_zr (launch_zxs); 0:
+/// symv_tiles_xs. Read at every call, so that a test can switch it.
 /// Complex double's xs kernel: 1 (default; H200 n = 16384: 2939 -> 3396 GB/s, z eigenvalues
-/// 5.73 -> 5.38 s, bench/NOTES.md session 7), 2 or 3 (its variants, measured slower), 0 (the
-/// generic symv_tiles_xs). Same bits in every mode.
+/// 5.73 -> 5.38 s, bench/NOTES.md session 7), 2 or 3 (its variants, measured slower), 4 or 5
+/// (session 59, not yet measured), 0 (the generic symv_tiles_xs). Same bits in every mode.
 inline int zxs_mode() {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ZXS");
   return e && e[0] >= '0' && e[0] <= '5' && e[1] == 0 ? e[0] - '0' : 1;
@@ -191,7 +191,8 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
 ///   5, 6: every two-pass configuration with A 16-byte aligned runs symv_tiles_zr<dd_real>
 ///      (symv_xs.cuh: the columns through a ring of shared buffers, the transposed trees by
 ///      warp shuffles, x of panel I in registers; 5: a 2-step ring, <= 128 registers, 4 blocks
-///      of 128 threads per SM; 6: a 3-step ring, <= 168 registers), Var 3 elsewhere.
+///      of 128 threads per SM; 6: a 3-step ring, <= 170 registers, ptxas uses 142), Var 3
+///      elsewhere. Not yet measured (session 59).
 /// Default 4 (H200, session 8: dd n = 16384 2008 -> 2164 GB/s, 4096 1450 -> 1525; dd eigenvalues
 /// at 16384 13.44 -> 12.90 s; mode 2: 2139 GB/s, 12.96 s; bench/NOTES.md). Same bits in every mode.
 struct DdxsMode {

@@ -398,12 +398,14 @@ __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB)
 }
 
 // ---------------------------------------------------------------------------------------------
-// zr: complex double's xs kernel with the tile's columns copied straight into a ring of shared
-// buffers (cp.async, S steps per warp: S - 1 in flight while one is reduced, across tiles too)
-// instead of through registers, and the transposed chunk sums reduced by warp shuffles instead
-// of through shared memory (EIGSOLVE_GPU_SYMV_ZXS=4: S = 2, x of panel I from shared memory,
-// <= 128 registers, 4 blocks of 2 groups per SM; 5: S = 3, x of panel I in registers, <= 170
-// registers, 3 blocks of 2 groups). The chains, the trees and the partials are x16_tiles':
+// zr: x16_tiles with the tile's columns copied straight into a ring of shared buffers
+// (cp.async, S steps per warp: S - 1 in flight while one is reduced, across tiles too) instead
+// of through registers, and the transposed chunk sums reduced by warp shuffles instead of
+// through shared memory. Complex double: EIGSOLVE_GPU_SYMV_ZXS=4 (S = 2, x of panel I from
+// shared memory, <= 128 registers, 4 blocks of 2 groups per SM) and 5 (S = 3, x of panel I in
+// registers, <= 170 registers, 3 blocks of 2 groups); double-double: EIGSOLVE_GPU_SYMV_DDXS=5
+// and 6 (x in registers, S = 2 and 3). Opt-in, not yet measured (session 59). The chains, the
+// trees and the partials are x16_tiles':
 //
 //   step c, off-diagonal tile: the 8 lanes a = 0..7 of one k hold the 8 chunks of the transposed
 //   row 8k + c; three butterflies (lane ^ 1, ^ 2, ^ 4; the lower a always the left operand) are
