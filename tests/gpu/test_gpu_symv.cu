@@ -221,17 +221,19 @@ TYPED_TEST(GpuSymv, NonFiniteValuesFlowThrough) {
 /// of leaving them absent gives +0 there (test_gpu_symm.cu's UnderflowedChunksKeepTheirSign).
 /// Session 52 (H100): failed for s, d, c and z before the real types padded x with -0 and the
 /// complex ones recomputed the cut chunks without the padded rows (fix_absent_rows).
+Case underflow_case(index_t n) {
+  Case c;
+  c.n = n;
+  c.lda = n + 3;
+  c.alpha_kind = 1;
+  c.beta_kind = 2;
+  c.underflow = true;
+  return c;
+}
 std::vector<Case> underflow_cases() {
   std::vector<Case> v;
-  for (index_t n : {60, 63, 100, 121, 185, 250}) {
-    Case c;
-    c.n = n;
-    c.lda = n + 3;
-    c.alpha_kind = 1;
-    c.beta_kind = 2;
-    c.underflow = true;
-    v.push_back(c);
-  }
+  for (index_t n : {60, 63, 100, 121, 185, 250})
+    v.push_back(underflow_case(n));
   return v;
 }
 
@@ -377,6 +379,21 @@ TEST(GpuSymvZxs, EveryModeEveryXsConfig) {
   }
 }
 
+/// For each n of `sizes`: the kernel-mode cases (kinds 0..3; above 1001 only the first
+/// `big_kinds`), and up to 256 underflow_case(n), each against the CPU bitwise on `cfgs`; seeds
+/// from seed0. Stops at the first size with a failure.
+template <class T>
+void mode_cases_and_underflow(std::initializer_list<index_t> sizes, int big_kinds,
+                              std::uint64_t seed0, const std::vector<SymvConfig>& cfgs) {
+  std::uint64_t seed = seed0;
+  for (index_t n : sizes) {
+    for (int kind = 0; kind < (n > 1001 ? big_kinds : 4); ++kind)
+      run_case<T>(mode_case(n, kind), cfgs, seed++);
+    if (n <= 256) run_case<T>(underflow_case(n), cfgs, seed++);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
 /// EIGSOLVE_GPU_SYMV_ZXS_NOCUT=0 and 1 (the zxs kernel without the cut-block code where
 /// n % 8 == 0, symv/cuda/symv_launch.cuh; 1 is the default) under ZXS mode 1: every xs
 /// configuration, sizes that are multiples of 8 (the kernel without that code) and sizes that are
@@ -393,21 +410,9 @@ TEST(GpuSymvZxs, NoCutKernelWhereNIsAMultipleOfEight) {
   ASSERT_FALSE(xs.empty());
   for (const char* mode : {"0", "1"}) {
     ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ZXS_NOCUT", mode, 1), 0);
-    std::uint64_t seed = 5000;
-    for (index_t n : {8, 64, 72, 120, 128, 256, 1000, 4096, 7, 65, 127, 1001, 4097}) {
-      for (int kind = 0; kind < (n > 1001 ? 1 : 4); ++kind)
-        run_case<T>(mode_case(n, kind), xs, seed++);
-      if (n <= 256) {
-        Case u;
-        u.n = n;
-        u.lda = n + 3;
-        u.alpha_kind = 1;
-        u.beta_kind = 2;
-        u.underflow = true;
-        run_case<T>(u, xs, seed++);
-      }
-      if (::testing::Test::HasFailure()) return;
-    }
+    mode_cases_and_underflow<T>({8, 64, 72, 120, 128, 256, 1000, 4096, 7, 65, 127, 1001, 4097}, 1,
+                                5000, xs);
+    if (::testing::Test::HasFailure()) return;
   }
 }
 
@@ -425,21 +430,9 @@ TEST(GpuSymvZxs, RingKernelModes) {
   ASSERT_FALSE(xs.empty());
   for (const char* mode : {"4", "5"}) {
     ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ZXS", mode, 1), 0);
-    std::uint64_t seed = 7000;
-    for (index_t n : {8, 64, 72, 128, 256, 1000, 4096, 8192, 7, 65, 127, 1001, 4097}) {
-      for (int kind = 0; kind < (n > 1001 ? 2 : 4); ++kind)
-        run_case<T>(mode_case(n, kind), xs, seed++);
-      if (n <= 256) {
-        Case u;
-        u.n = n;
-        u.lda = n + 3;
-        u.alpha_kind = 1;
-        u.beta_kind = 2;
-        u.underflow = true;
-        run_case<T>(u, xs, seed++);
-      }
-      if (::testing::Test::HasFailure()) return;
-    }
+    mode_cases_and_underflow<T>({8, 64, 72, 128, 256, 1000, 4096, 8192, 7, 65, 127, 1001, 4097}, 2,
+                                7000, xs);
+    if (::testing::Test::HasFailure()) return;
   }
 }
 
