@@ -135,12 +135,17 @@ void launch_xs(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
 /// EIGSOLVE_GPU_SYMV_ZXS=1, 2 or 3: the xs configurations of complex double run
 /// symv_tiles_zxs in that mode (same bits); 4 or 5: symv_tiles_zr (launch_zxs); 0:
 /// symv_tiles_xs. Read at every call, so that a test can switch it.
-/// Complex double's xs kernel: 1 (default; H200 n = 16384: 2939 -> 3396 GB/s, z eigenvalues
-/// 5.73 -> 5.38 s, bench/NOTES.md session 7), 2 or 3 (its variants, measured slower), 4 or 5
-/// (session 59, not yet measured), 0 (the generic symv_tiles_xs). Same bits in every mode.
+/// Complex double's xs kernel: 4 (default since session 60: symv_tiles_zr with a 2-step ring
+/// where it applies, mode 1 elsewhere; H100, n = 16384: 0.790-0.797 -> 0.773-0.776 ms, 32768:
+/// 3.208-3.211 -> 3.113-3.124 ms, the schedule sweep unchanged; faster than mode 1 in every
+/// persistent grid tried; not yet measured on an H200), 5 (a 3-step ring: as fast in the tuned
+/// configurations, 14 % slower than mode 1 where the grid asks more blocks per SM than its 3
+/// or 6 fit, t2-m4 and t1-m8), 1 (session 7's zxs kernel: H200 n = 16384 2939 -> 3396 GB/s,
+/// z eigenvalues 5.73 -> 5.38 s), 2 or 3 (its variants, measured slower), 0 (the generic
+/// symv_tiles_xs). Same bits in every mode (bench/NOTES.md, sessions 7, 59, 60).
 inline int zxs_mode() {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ZXS");
-  return e && e[0] >= '0' && e[0] <= '5' && e[1] == 0 ? e[0] - '0' : 1;
+  return e && e[0] >= '0' && e[0] <= '5' && e[1] == 0 ? e[0] - '0' : 4;
 }
 
 /// EIGSOLVE_GPU_SYMV_ZXS_NOCUT=0: mode 1 runs the kernel with the cut-block code (Cut = true)
@@ -192,16 +197,18 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
 ///      (symv_xs.cuh: the columns through a ring of shared buffers, the transposed trees by
 ///      warp shuffles, x of panel I in registers; 5: a 2-step ring, <= 128 registers, 4 blocks
 ///      of 128 threads per SM; 6: a 3-step ring, <= 170 registers, ptxas uses 142), Var 3
-///      elsewhere. Not yet measured (session 59).
-/// Default 4 (H200, session 8: dd n = 16384 2008 -> 2164 GB/s, 4096 1450 -> 1525; dd eigenvalues
-/// at 16384 13.44 -> 12.90 s; mode 2: 2139 GB/s, 12.96 s; bench/NOTES.md). Same bits in every mode.
+///      elsewhere.
+/// Default 5 since session 60 (H100: n = 16384 0.877-0.881 -> 0.865-0.868 ms, 4096 75.7-76.6 ->
+/// 74.4-75.1 us against 4; 6 slower than 4; not yet measured on an H200). Before it 4 (H200,
+/// session 8: dd n = 16384 2008 -> 2164 GB/s, 4096 1450 -> 1525; dd eigenvalues at 16384 13.44
+/// -> 12.90 s; mode 2: 2139 GB/s, 12.96 s; bench/NOTES.md). Same bits in every mode.
 struct DdxsMode {
   bool on = false;  ///< this configuration runs symv_tiles_ddxs
   int var = 1;      ///< its template variant
 };
 inline DdxsMode ddxs_mode(SymvLoad load) {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_DDXS");
-  const int m = e && e[0] >= '0' && e[0] <= '6' && e[1] == 0 ? e[0] - '0' : 4;
+  const int m = e && e[0] >= '0' && e[0] <= '6' && e[1] == 0 ? e[0] - '0' : 5;
   DdxsMode r;
   r.on = m != 0 && (m % 2 == 0 || m == 5 || load == SymvLoad::xs);
   r.var = m >= 5 ? m : (m >= 3 ? 3 : 1);

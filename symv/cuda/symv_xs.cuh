@@ -404,8 +404,9 @@ __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB)
 // through shared memory. Complex double: EIGSOLVE_GPU_SYMV_ZXS=4 (S = 2, x of panel I from
 // shared memory, <= 128 registers, 4 blocks of 2 groups per SM) and 5 (S = 3, x of panel I in
 // registers, <= 170 registers, 3 blocks of 2 groups); double-double: EIGSOLVE_GPU_SYMV_DDXS=5
-// and 6 (x in registers, S = 2 and 3). Opt-in, not yet measured (session 59). The chains, the
-// trees and the partials are x16_tiles':
+// and 6 (x in registers, S = 2 and 3). Defaults since session 60: ZXS=4 and DDXS=5 (H100, n =
+// 16384: z -2 to -3 %, dd -1.4 %; bench/NOTES.md "Session 60"). The chains, the trees and the
+// partials are x16_tiles':
 //
 //   step c, off-diagonal tile: the 8 lanes a = 0..7 of one k hold the 8 chunks of the transposed
 //   row 8k + c; three butterflies (lane ^ 1, ^ 2, ^ 4; the lower a always the left operand) are

@@ -357,7 +357,7 @@ struct UnsetAtExit {
   ~UnsetAtExit() { unsetenv(name); }
 };
 
-/// EIGSOLVE_GPU_SYMV_ZXS=0, 1 (the default), 2, 3, 4, 5 (complex double's generic xs kernel, the
+/// EIGSOLVE_GPU_SYMV_ZXS=0, 1, 2, 3, 4 (the default), 5 (complex double's generic xs kernel, the
 /// zxs kernel's modes and the zr kernel's, symv/cuda/symv_xs.cuh): every xs
 /// configuration in every mode, edge sizes, offsets, increments, beta == 0, an A only 8-byte
 /// aligned (the component loads), against the CPU bitwise; the variable is unset afterwards.
@@ -517,7 +517,7 @@ TEST(GpuSymvDdxs, RingKernelModes) {
 /// The underflow cases (UnderflowedChunksKeepTheirSign) under the kernel switches of the
 /// complex and double-double kernels: EIGSOLVE_GPU_SYMV_ZXS 0..5 (xs configurations),
 /// EIGSOLVE_GPU_SYMV_C3 0 and 1 (the plain 4-tile configurations) and EIGSOLVE_GPU_SYMV_DDXS
-/// 1..6 (modes 2 and 4: every configuration); each variable is unset afterwards.
+/// 1..6 (modes 2, 4 and 5, the default: every configuration); each variable is unset afterwards.
 template <class T>
 void underflow_under_modes(const char* name, std::initializer_list<const char*> modes,
                            const std::vector<SymvConfig>& cfgs) {
@@ -542,8 +542,8 @@ TEST(GpuSymvModes, UnderflowedChunksKeepTheirSign) {
   underflow_under_modes<Complex<double>>("EIGSOLVE_GPU_SYMV_ZXS", {"0", "1", "2", "3", "4", "5"},
                                          xs_configs());
   underflow_under_modes<Complex<float>>("EIGSOLVE_GPU_SYMV_C3", {"0", "1"}, four);
-  underflow_under_modes<dd_real>("EIGSOLVE_GPU_SYMV_DDXS", {"1", "3", "5", "6"}, xs_configs());
-  underflow_under_modes<dd_real>("EIGSOLVE_GPU_SYMV_DDXS", {"2", "4"}, symv_config_space());
+  underflow_under_modes<dd_real>("EIGSOLVE_GPU_SYMV_DDXS", {"1", "3", "6"}, xs_configs());
+  underflow_under_modes<dd_real>("EIGSOLVE_GPU_SYMV_DDXS", {"2", "4", "5"}, symv_config_space());
 }
 
 /// The row sums' A/B switches (`name` = "0", then "1"; the variable is unset afterwards): every
