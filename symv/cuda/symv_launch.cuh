@@ -139,9 +139,9 @@ void launch_xs(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
 /// where it applies, mode 1 elsewhere; H100, n = 16384: 0.790-0.797 -> 0.773-0.776 ms, 32768:
 /// 3.208-3.211 -> 3.113-3.124 ms, the schedule sweep unchanged; faster than mode 1 in every
 /// persistent grid tried; not yet measured on an H200), 5 (a 3-step ring: as fast in the tuned
-/// configurations, 14 % slower than mode 1 where the grid asks more blocks per SM than its 3
-/// or 6 fit, t2-m4 and t1-m8), 1 (session 7's zxs kernel: H200 n = 16384 2939 -> 3396 GB/s,
-/// z eigenvalues 5.73 -> 5.38 s), 2 or 3 (its variants, measured slower), 0 (the generic
+/// configurations, 14 % slower than mode 1 in the grids t2-m4 and t1-m8, likely those that ask
+/// more blocks per SM than its 3 or 6 fit), 1 (session 7's zxs kernel: H200 n = 16384 2939 -> 3396
+/// GB/s, z eigenvalues 5.73 -> 5.38 s), 2 or 3 (its variants, measured slower), 0 (the generic
 /// symv_tiles_xs). Same bits in every mode (bench/NOTES.md, sessions 7, 59, 60).
 inline int zxs_mode() {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ZXS");
