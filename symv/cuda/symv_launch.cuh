@@ -111,10 +111,41 @@ void launch_rowsums(const SymvArgs<T>& g, cudaStream_t st) {
                       cudaGetErrorString(e));
 }
 
+/// EIGSOLVE_GPU_SYMV_RR=S (2, 3, 4 or 6): float and double's two-pass plain configurations (ldg,
+/// cg, cs) with 16-byte loads run symv_tiles_rr (symv_xs.cuh: the columns through a ring of S
+/// shared buffers per warp, the transposed trees by warp shuffles) instead of symv_tiles; unset
+/// or 0: symv_tiles (the default). Same bits. Read at every call, so that a test can switch it.
+inline int rr_mode() {
+  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_RR");
+  if (!e || e[1] != 0) return 0;
+  return e[0] == '2' || e[0] == '3' || e[0] == '4' || e[0] == '6' ? e[0] - '0' : 0;
+}
+
+template <class T, int TPB, int S>
+void launch_rr(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
+  launch_k<symv_tiles_rr<T, TPB, S>>(g, blocks, 64 * TPB, sizeof(RrSmem<T, S>) * TPB, st, true);
+}
+
 /// launch_tiles; for complex float with 4 tiles per block (unless EIGSOLVE_GPU_SYMV_C3=0) the
-/// same kernel bounded to 3 blocks per SM.
+/// same kernel bounded to 3 blocks per SM; for float and double under EIGSOLVE_GPU_SYMV_RR the
+/// two-pass 16-byte configurations run symv_tiles_rr.
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
+  if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>)&&Wide && !Ticket &&
+                !Shift) {
+    switch (rr_mode()) {
+      case 2:
+        return launch_rr<T, TPB, 2>(g, blocks, st);
+      case 3:
+        return launch_rr<T, TPB, 3>(g, blocks, st);
+      case 4:
+        return launch_rr<T, TPB, 4>(g, blocks, st);
+      case 6:
+        return launch_rr<T, TPB, 6>(g, blocks, st);
+      default:
+        break;
+    }
+  }
   if constexpr (std::is_same_v<T, Complex<float>> && TPB == 4) {
     if (c3_mode()) return launch_tiles<T, TPB, Wide, L, Ticket, Shift, 3>(g, blocks, st);
   }

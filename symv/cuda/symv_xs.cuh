@@ -585,6 +585,178 @@ __global__ void __launch_bounds__(64 * TPB, (S <= 2 ? 8 : 6) / TPB) symv_tiles_z
   asm volatile("cp.async.wait_all;\n" ::);
 }
 
+// ---------------------------------------------------------------------------------------------
+// rr: symv_tiles' chains for float and double with the tile's columns copied straight into a
+// ring of shared buffers (cp.async, 16-byte units, S steps per warp: S - 1 in flight while one is
+// reduced, across tiles too) instead of loaded into registers a whole tile at a time, and the
+// transposed chunk sums of off-diagonal tiles reduced by warp shuffles (zr's butterflies). Opt-in:
+// EIGSOLVE_GPU_SYMV_RR=S (2, 3, 4 or 6) for the two-pass plain configurations (ldg, cg, cs) whose
+// 16-byte loads apply (A and every column on 16-byte lines); the others keep their kernels.
+//
+//   thread t = a + 8k of a group (warp w = k / 4, kk = k % 4): step c of a tile is column
+//   8k + c, rows 8a .. 8a+7 (symv_tiles' 8x8 block (a, k), one column per step):
+//     d[r] = fma(A(8a+r, 8k+c), x(8k+c), d[r])          direct chain of row 8a+r, chunk k
+//     tc   = fma(A(8a+r, 8k+c), x(8a+r), tc), r = 0..7  transposed chain of row 8k+c, chunk a
+//   warp w's step: 4 columns (kk = 0..3) x 64 rows = 1 KB (float) / 2 KB (double) in the ring,
+//   a column's 8-row blocks as U = 2 (float) / 4 (double) 16-byte units each, unit h of block a
+//   at U a + (h ^ (a / (8 / U))): the 8 lanes of a quarter warp read 8 distinct bank groups.
+//
+// The same chains, trees and partials as symv_tiles (A's absent elements are zero-filled copies,
+// x padded with -0: fma(+0, -0, s) = s): the same bits by construction.
+// ---------------------------------------------------------------------------------------------
+
+template <class T>
+constexpr int kRrUnits = 8 * int(sizeof(T)) / 16;  ///< 16-byte units of one 8-row block column
+
+template <class T, int S>
+struct RrSmem {
+  alignas(16) T ring[2][S][4 * kTile];  ///< per warp: S steps of 4 columns of 64 rows (rr_pos)
+  T xc[kTile];                          ///< x of the tile column's panel J
+  T xr[kTile];                          ///< x of the tile row's panel I
+  T sD[kTile * 9];                      ///< sD[row * 9 + chunk] (diagonal tiles: every chunk)
+};
+
+/// Where unit h of 8-row block a of a column lies in the ring (units of 16 bytes).
+template <class T>
+__device__ __forceinline__ int rr_pos(int a, int h) {
+  constexpr int U = kRrUnits<T>;
+  return U * a + (h ^ (a / (8 / U)));
+}
+
+/// Copies step c of tile `tile` (warp w's columns 8(4w + kk) + c, kk = 0..3, all 64 rows) into
+/// dst, zero-filled where an element is not stored (a diagonal tile's blocks a <= k, which
+/// diag_block reads itself) or lies past n; one cp.async group (empty where the tile does not
+/// exist).
+template <class T>
+__device__ __forceinline__ void rr_issue(const SymvArgs<T>& g, index_t tile, int c, int w, int lane,
+                                         T* dst, unsigned long long pol) {
+  constexpr int U = kRrUnits<T>, E = 16 / int(sizeof(T));
+  if (tile < g.ntiles) {
+    index_t I, J;
+    tile_at(g, tile, I, J);
+    const index_t r0 = I * kTile, c0 = J * kTile;
+    const bool diag = I == J;
+#pragma unroll
+    for (int q = 0; q < U; ++q) {
+      const int id = q * 32 + lane, kk = id / (8 * U), v = id % (8 * U), a = v / U, h = v % U;
+      const int row = 8 * a + E * h, k = 4 * w + kk, col = 8 * k + c;
+      const index_t left = g.n - (r0 + row);
+      const int nv = left >= E ? E : (left <= 0 ? 0 : int(left));
+      const bool ok = (c0 + col < g.n) && (!diag || a > k) && nv > 0;
+      const T* p = ok ? g.A + (r0 + row) + g.lda * (c0 + col) : g.A;
+      const unsigned d =
+          static_cast<unsigned>(__cvta_generic_to_shared(dst + kk * kTile + E * rr_pos<T>(a, h)));
+      asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(d),
+                   "l"(p), "r"(ok ? nv * int(sizeof(T)) : 0), "l"(pol));
+    }
+  }
+  cp_async_commit();
+}
+
+/// zr_bfly for float and double: one butterfly level of the transposed tree, the value of the
+/// lower a on the left.
+template <class T>
+__device__ __forceinline__ T rr_bfly(T v, int a, int m) {
+  const T o = __shfl_xor_sync(0xffffffffu, v, m);
+  return (a & m) ? o + v : v + o;
+}
+
+template <class T, int TPB, int S>
+__global__ void __launch_bounds__(64 * TPB) symv_tiles_rr(SymvArgs<T> g) {
+  constexpr int U = kRrUnits<T>, E = 16 / int(sizeof(T));
+  using V = typename Vec16<T>::type;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  RrSmem<T, S>* sm = reinterpret_cast<RrSmem<T, S>*>(smem_raw);
+  const int grp = threadIdx.x >> 6, t = threadIdx.x & 63, a = t & 7, k = t >> 3;
+  const int w = t >> 5, lane = t & 31, kk = lane >> 3;
+  RrSmem<T, S>& s = sm[grp];
+  T(*ring)[4 * kTile] = s.ring[w];
+  const unsigned long long pol = zr_policy();
+  const index_t stride = index_t(gridDim.x) * TPB;
+  index_t base = index_t(blockIdx.x) * TPB;
+  trigger_rowsums(g);
+#pragma unroll
+  for (int j = 0; j < S - 1; ++j)
+    rr_issue(g, base + grp, j, w, lane, ring[j], pol);
+  int gs = 0;  // this group's step count: step gs lives in ring[gs % S]
+  for (; base < g.ntiles; base += stride) {
+    const index_t tile = base + grp;
+    const bool active = tile < g.ntiles;
+    index_t I = 0, J = 0;
+    if (active) tile_at(g, tile, I, J);
+    const index_t r0 = I * kTile, c0 = J * kTile;
+    if (active) {
+      const index_t ic = c0 + t, ir = r0 + t;
+      s.xc[t] = ic < g.n ? g.x[g.xoff + ic * g.incx] : pad_x<T>();
+      s.xr[t] = ir < g.n ? g.x[g.xoff + ir * g.incx] : pad_x<T>();
+    }
+    __syncthreads();
+    const bool diag = (I == J);
+    const bool offd = active && (!diag || a > k);
+    T xr[8], d[8], tsum = T(0);
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+      xr[r] = s.xr[8 * a + r];
+      d[r] = T(0);
+    }
+#pragma unroll 1
+    for (int c = 0; c < 8; ++c, ++gs) {
+      cp_async_wait_n<S - 2>();  // step gs: this lane's copies landed
+      __syncwarp();              // every lane's; every lane done with step gs - 1's buffer
+      const int cn = c + S - 1;  // the step S - 1 ahead, into step gs - 1's buffer
+      rr_issue(g, cn < 8 ? tile : tile + stride, cn & 7, w, lane, ring[(gs + S - 1) % S], pol);
+      if (offd) {
+        const T* col = ring[gs % S] + kk * kTile;
+        T e[8];
+#pragma unroll
+        for (int h = 0; h < U; ++h) {
+          const V u = *reinterpret_cast<const V*>(col + E * rr_pos<T>(a, h));
+          if constexpr (E == 4) {
+            e[4 * h] = u.x;
+            e[4 * h + 1] = u.y;
+            e[4 * h + 2] = u.z;
+            e[4 * h + 3] = u.w;
+          } else {
+            e[2 * h] = u.x;
+            e[2 * h + 1] = u.y;
+          }
+        }
+        const T xc = s.xc[8 * k + c];
+        T tc = T(0);
+#pragma unroll
+        for (int r = 0; r < 8; ++r) {
+          d[r] = madd(e[r], xc, d[r]);
+          tc = madd_conj(e[r], xr[r], tc);
+        }
+        if (diag) {
+          s.sD[(8 * k + c) * 9 + a] = tc;
+        } else {  // whole warps: every thread of an off-diagonal tile is offd
+          tc = rr_bfly(tc, a, 1);
+          tc = rr_bfly(tc, a, 2);
+          tc = rr_bfly(tc, a, 4);
+          if (a == c) tsum = tc;
+        }
+      }
+    }
+    if (offd) {
+#pragma unroll
+      for (int r = 0; r < 8; ++r)
+        s.sD[(8 * a + r) * 9 + k] = d[r];
+    } else if (active && a == k) {
+      const index_t left = g.n - (r0 + 8 * a);
+      const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
+      diag_block<T, 0>(g.A, g.lda, r0 + 8 * a, m, s.xc + 8 * a, s.sD + (8 * a) * 9 + a);
+    }
+    __syncthreads();
+    if (active) {
+      g.P[(I * g.nt + J) * kTile + t] = tile_tree(s.sD + t * 9);
+      if (I != J) g.P[(J * g.nt + I) * kTile + t] = tsum;
+    }
+    __syncthreads();  // sD and x are reused by the next tiles
+  }
+  asm volatile("cp.async.wait_all;\n" ::);
+}
+
 /// Double-double (the same 16 madds per thread and step as symv_tiles_xs<dd_real>, ~30 FP64
 /// operations each). Var (symv_launch.cuh's ddxs_mode() maps EIGSOLVE_GPU_SYMV_DDXS to it):
 /// 1: x of panel I read from shared memory at every use, at most 128 registers (4 blocks of 128

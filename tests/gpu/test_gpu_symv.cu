@@ -514,6 +514,69 @@ TEST(GpuSymvDdxs, RingKernelModes) {
   }
 }
 
+/// EIGSOLVE_GPU_SYMV_RR=2, 3, 4 and 6 (symv_tiles_rr for float and double: the tile's columns
+/// through a ring of S shared buffers per warp, the transposed trees by warp shuffles;
+/// symv/cuda/symv_xs.cuh), where the kernel runs (two-pass plain configurations with 16-byte
+/// loads; symv_tiles elsewhere): every such configuration (tiles per block 1, 2, 4; ldg, cg, cs;
+/// every grid) at sizes with one and with several tiles per group (4096, 8192: the ring runs
+/// across tiles), cut 8-row blocks and cut tiles, the kernel-mode cases and the underflow cases
+/// (every product -0, x padded with -0), against the CPU bitwise; the variable is unset afterwards.
+template <class T>
+void rr_modes() {
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_RR"};
+  std::vector<SymvConfig> rr;
+  for (const SymvConfig& c : symv_config_space())
+    if (c.variant == SymvVariant::twopass && c.wide &&
+        (c.load == SymvLoad::ldg || c.load == SymvLoad::cg || c.load == SymvLoad::cs))
+      rr.push_back(c);
+  ASSERT_FALSE(rr.empty());
+  // Leading dimensions of whole 16-byte lines and offsets that keep A on one (mode_case's odd
+  // leading dimensions and offsets take the other kernels).
+  auto lda16 = [](index_t m) { return (m + 3) / 4 * 4 + 4; };
+  for (const char* mode : {"2", "3", "4", "6"}) {
+    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_RR", mode, 1), 0);
+    std::uint64_t seed = 7700;
+    for (index_t n :
+         {1, 4, 7, 8, 9, 60, 63, 64, 65, 127, 128, 200, 250, 1000, 1001, 4096, 8192, 4097}) {
+      Case plain;
+      plain.n = n;
+      plain.lda = lda16(n);
+      run_case<T>(plain, rr, seed++);
+      Case inc = plain;  // offset 4, increments -2 / 3, beta == 0
+      inc.off = 4;
+      inc.lda = lda16(n + 4) + 4;
+      inc.incx = -2;
+      inc.incy = 3;
+      inc.beta_kind = 2;
+      run_case<T>(inc, rr, seed++);
+      if (n <= 1001) {
+        Case nf = plain;  // a whole tile of offset, alpha = -1, an Inf in A or a NaN in x
+        nf.off = 64;
+        nf.lda = lda16(n + 64);
+        nf.alpha_kind = 3;
+        nf.nonfinite = 1 + int(n % 2);
+        run_case<T>(nf, rr, seed++);
+      }
+      if (n <= 256) {
+        Case uf = underflow_case(n);
+        uf.lda = lda16(n);
+        run_case<T>(uf, rr, seed++);
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+TEST(GpuSymvRr, RingKernelModesFloat) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  rr_modes<float>();
+}
+
+TEST(GpuSymvRr, RingKernelModesDouble) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  rr_modes<double>();
+}
+
 /// The underflow cases (UnderflowedChunksKeepTheirSign) under the kernel switches of the
 /// complex and double-double kernels: EIGSOLVE_GPU_SYMV_ZXS 0..5 (xs configurations),
 /// EIGSOLVE_GPU_SYMV_C3 0 and 1 (the plain 4-tile configurations) and EIGSOLVE_GPU_SYMV_DDXS
