@@ -176,9 +176,13 @@ void launch_xs(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
 /// more blocks per SM than its 3 or 6 fit), 1 (session 7's zxs kernel: H200 n = 16384 2939 -> 3396
 /// GB/s, z eigenvalues 5.73 -> 5.38 s), 2 or 3 (its variants, measured slower), 0 (the generic
 /// symv_tiles_xs). Same bits in every mode (bench/NOTES.md, sessions 7, 59, 60).
-inline int zxs_mode() {
+/// Unset, the mode depends on n: 4 from kZrMinN up, 1 below (H100, session 61: mode 4 3 % slower
+/// than 1 at 4096 in three measurements, 2.5 % faster at 8192).
+constexpr index_t kZrMinN = 6144;
+inline int zxs_mode(index_t n) {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ZXS");
-  return e && e[0] >= '0' && e[0] <= '5' && e[1] == 0 ? e[0] - '0' : 4;
+  if (e && e[0] >= '0' && e[0] <= '5' && e[1] == 0) return e[0] - '0';
+  return n >= kZrMinN ? 4 : 1;
 }
 
 /// EIGSOLVE_GPU_SYMV_ZXS_NOCUT=0: mode 1 runs the kernel with the cut-block code (Cut = true)
@@ -306,7 +310,7 @@ template <class T, int TPB, bool Wide, int L>
 void launch_variant(bool ticket, const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   if constexpr (L == 4) {
     if constexpr (std::is_same_v<T, Complex<double>>) {
-      const int mode = zxs_mode();
+      const int mode = zxs_mode(g.n);
       if (mode != 0) {
         auto go = [&](auto mc) {
           constexpr int M = decltype(mc)::value;
@@ -459,7 +463,7 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   // alike (every column then is: lda * 16 % 16 == 0); symv_tiles_xs loads complex double by
   // components for both.
   if constexpr (std::is_same_v<T, Complex<double>>)
-    if (cfg.load == SymvLoad::xs && zxs_mode() != 0)
+    if (cfg.load == SymvLoad::xs && zxs_mode(n) != 0)
       wide = reinterpret_cast<std::uintptr_t>(A) % 16 == 0;
   // ddxs takes 16-byte loads wherever A is 16-byte aligned (w and n alike, as zxs).
   if (ddxs.on) wide = reinterpret_cast<std::uintptr_t>(A) % 16 == 0;
