@@ -171,18 +171,15 @@ void launch_xs(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
 /// Complex double's xs kernel: 4 (default since session 60: symv_tiles_zr with a 2-step ring
 /// where it applies, mode 1 elsewhere; H100, n = 16384: 0.790-0.797 -> 0.773-0.776 ms, 32768:
 /// 3.208-3.211 -> 3.113-3.124 ms, the schedule sweep unchanged; faster than mode 1 in every
-/// persistent grid tried; not yet measured on an H200), 5 (a 3-step ring: as fast in the tuned
-/// configurations, 14 % slower than mode 1 in the grids t2-m4 and t1-m8, likely those that ask
-/// more blocks per SM than its 3 or 6 fit), 1 (session 7's zxs kernel: H200 n = 16384 2939 -> 3396
-/// GB/s, z eigenvalues 5.73 -> 5.38 s), 2 or 3 (its variants, measured slower), 0 (the generic
-/// symv_tiles_xs). Same bits in every mode (bench/NOTES.md, sessions 7, 59, 60).
-/// Unset, the mode depends on n: 4 from kZrMinN up, 1 below (H100, session 61: mode 4 3 % slower
-/// than 1 at 4096 in three measurements, 2.5 % faster at 8192).
-constexpr index_t kZrMinN = 6144;
-inline int zxs_mode(index_t n) {
+/// persistent grid tried; H200, session 61: 0.593-0.596 -> 0.553-0.560 ms at 16384, 3593-3624 ->
+/// 3839-3884 GB/s, 32768 2.388-2.394 -> 2.219-2.230 ms, 4096 equal), 5 (a 3-step ring: as fast in
+/// the tuned configurations, 14 % slower than mode 1 in the grids t2-m4 and t1-m8, likely those
+/// that ask more blocks per SM than its 3 or 6 fit), 1 (session 7's zxs kernel: H200 n = 16384 2939
+/// -> 3396 GB/s, z eigenvalues 5.73 -> 5.38 s), 2 or 3 (its variants, measured slower), 0 (the
+/// generic symv_tiles_xs). Same bits in every mode (bench/NOTES.md, sessions 7, 59, 60).
+inline int zxs_mode() {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ZXS");
-  if (e && e[0] >= '0' && e[0] <= '5' && e[1] == 0) return e[0] - '0';
-  return n >= kZrMinN ? 4 : 1;
+  return e && e[0] >= '0' && e[0] <= '5' && e[1] == 0 ? e[0] - '0' : 4;
 }
 
 /// EIGSOLVE_GPU_SYMV_ZXS_NOCUT=0: mode 1 runs the kernel with the cut-block code (Cut = true)
@@ -235,17 +232,18 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
 ///      warp shuffles, x of panel I in registers; 5: a 2-step ring, <= 128 registers, 4 blocks
 ///      of 128 threads per SM; 6: a 3-step ring, <= 170 registers, ptxas uses 142), Var 3
 ///      elsewhere.
-/// Default 5 since session 60 (H100: n = 16384 0.877-0.881 -> 0.865-0.868 ms, 4096 75.7-76.6 ->
-/// 74.4-75.1 us against 4; 6 slower than 4; not yet measured on an H200). Before it 4 (H200,
-/// session 8: dd n = 16384 2008 -> 2164 GB/s, 4096 1450 -> 1525; dd eigenvalues at 16384 13.44
-/// -> 12.90 s; mode 2: 2139 GB/s, 12.96 s; bench/NOTES.md). Same bits in every mode.
+/// Default 4 (H200, session 8: dd n = 16384 2008 -> 2164 GB/s, 4096 1450 -> 1525; dd eigenvalues
+/// at 16384 13.44 -> 12.90 s; mode 2: 2139 GB/s, 12.96 s; bench/NOTES.md). 5 was the default in
+/// session 60 from an H100 (n = 16384 0.877-0.881 -> 0.865-0.868 ms against 4) and is slower on
+/// the H200 (session 61: 16384 0.886-0.921 against 0.854-0.859 ms, 32768 and 8192 slower too), so
+/// 4 again; 6 slower than 4 on both. Same bits in every mode.
 struct DdxsMode {
   bool on = false;  ///< this configuration runs symv_tiles_ddxs
   int var = 1;      ///< its template variant
 };
 inline DdxsMode ddxs_mode(SymvLoad load) {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_DDXS");
-  const int m = e && e[0] >= '0' && e[0] <= '6' && e[1] == 0 ? e[0] - '0' : 5;
+  const int m = e && e[0] >= '0' && e[0] <= '6' && e[1] == 0 ? e[0] - '0' : 4;
   DdxsMode r;
   r.on = m != 0 && (m % 2 == 0 || m == 5 || load == SymvLoad::xs);
   r.var = m >= 5 ? m : (m >= 3 ? 3 : 1);
@@ -310,7 +308,7 @@ template <class T, int TPB, bool Wide, int L>
 void launch_variant(bool ticket, const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   if constexpr (L == 4) {
     if constexpr (std::is_same_v<T, Complex<double>>) {
-      const int mode = zxs_mode(g.n);
+      const int mode = zxs_mode();
       if (mode != 0) {
         auto go = [&](auto mc) {
           constexpr int M = decltype(mc)::value;
@@ -463,7 +461,7 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   // alike (every column then is: lda * 16 % 16 == 0); symv_tiles_xs loads complex double by
   // components for both.
   if constexpr (std::is_same_v<T, Complex<double>>)
-    if (cfg.load == SymvLoad::xs && zxs_mode(n) != 0)
+    if (cfg.load == SymvLoad::xs && zxs_mode() != 0)
       wide = reinterpret_cast<std::uintptr_t>(A) % 16 == 0;
   // ddxs takes 16-byte loads wherever A is 16-byte aligned (w and n alike, as zxs).
   if (ddxs.on) wide = reinterpret_cast<std::uintptr_t>(A) % 16 == 0;

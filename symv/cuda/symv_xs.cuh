@@ -404,8 +404,9 @@ __global__ void __launch_bounds__(64 * TPB, Mode == 3 ? (TPB == 4 ? 1 : 6 / TPB)
 // through shared memory. Complex double: EIGSOLVE_GPU_SYMV_ZXS=4 (S = 2, x of panel I from
 // shared memory, <= 128 registers, 4 blocks of 2 groups per SM) and 5 (S = 3, x of panel I in
 // registers, <= 170 registers, 3 blocks of 2 groups); double-double: EIGSOLVE_GPU_SYMV_DDXS=5
-// and 6 (x in registers, S = 2 and 3). Defaults since session 60: ZXS=4 and DDXS=5 (H100, n =
-// 16384: z -2 to -3 %, dd -1.4 %; bench/NOTES.md "Session 60"). The chains, the trees and the
+// and 6 (x in registers, S = 2 and 3). The default for z since session 60: ZXS=4 (n = 16384: H100
+// -2 to -3 %, H200 -6 to -7 %); dd keeps DDXS=4 (5 is 1.4 % faster on an H100 but 3-7 % slower on
+// the H200; bench/NOTES.md "Session 61"). The chains, the trees and the
 // partials are x16_tiles':
 //
 //   step c, off-diagonal tile: the 8 lanes a = 0..7 of one k hold the 8 chunks of the transposed

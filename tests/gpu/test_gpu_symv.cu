@@ -580,7 +580,7 @@ TEST(GpuSymvRr, RingKernelModesDouble) {
 /// The underflow cases (UnderflowedChunksKeepTheirSign) under the kernel switches of the
 /// complex and double-double kernels: EIGSOLVE_GPU_SYMV_ZXS 0..5 (xs configurations),
 /// EIGSOLVE_GPU_SYMV_C3 0 and 1 (the plain 4-tile configurations) and EIGSOLVE_GPU_SYMV_DDXS
-/// 1..6 (modes 2, 4 and 5, the default: every configuration); each variable is unset afterwards.
+/// 1..6 (modes 2, 4, the default, and 5: every configuration); each variable is unset afterwards.
 template <class T>
 void underflow_under_modes(const char* name, std::initializer_list<const char*> modes,
                            const std::vector<SymvConfig>& cfgs) {
