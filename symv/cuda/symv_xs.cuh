@@ -593,8 +593,8 @@ __global__ void __launch_bounds__(64 * TPB, (S <= 2 ? 8 : 6) / TPB) symv_tiles_z
 // transposed chunk sums of off-diagonal tiles reduced by warp shuffles (zr's butterflies). Opt-in:
 // EIGSOLVE_GPU_SYMV_RR=S (2, 3, 4 or 6) for the two-pass plain configurations (ldg, cg, cs) whose
 // 16-byte loads apply (A and every column on 16-byte lines); the others keep their kernels.
-// Measured slower than symv_tiles on an H100 (session 61: s 16384 +22-28 %, d -0.5 to +1 %;
-// bench/NOTES.md "Session 61"), so off by default.
+// Measured slower than symv_tiles (session 61, n = 16384: H100 s +22-28 %, d -0.5 to +1 %; H200
+// s +63 %, d +9 %; bench/NOTES.md "Session 61"), so off by default.
 //
 //   thread t = a + 8k of a group (warp w = k / 4, kk = k % 4): step c of a tile is column
 //   8k + c, rows 8a .. 8a+7 (symv_tiles' 8x8 block (a, k), one column per step):
