@@ -128,9 +128,45 @@ void launch_rr(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   launch_k<symv_tiles_rr<T, TPB, S>>(g, blocks, 64 * TPB, sizeof(RrSmem<T, S>) * TPB, st, true);
 }
 
+/// EIGSOLVE_GPU_SYMV_OCC=W: float's (W = 40 or 48) and double's (W = 24, 28 or 32) two-pass plain
+/// 16-byte kernels built for W warps per SM (a launch bound of W / (2 x tiles per block) blocks:
+/// ptxas holds the registers to fit them); unset or any other value: no bound (the default).
+/// Register allocation only: the same bits. Session 62's probe: Nsight (H100, session 61) shows
+/// s's tuned tile kernel at 64 registers, 4 blocks of 8 warps per SM (50 % occupancy), d's at 96
+/// (5 blocks of 4 warps). Read at every call, so that a test can switch it.
+inline int occ_mode() {
+  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_OCC");
+  if (!e || !e[0] || !e[1] || e[2] != 0) return 0;
+  const int w = (e[0] - '0') * 10 + (e[1] - '0');
+  return w == 24 || w == 28 || w == 32 || w == 40 || w == 48 ? w : 0;
+}
+
+/// launch_tiles under occ_mode's bound (W warps per SM) for float and double's two-pass plain
+/// 16-byte configurations; false where W does not apply to T (the caller runs the default).
+template <class T, int TPB, int L>
+bool launch_occ(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
+  const int w = occ_mode();
+  auto go = [&](auto wc) {
+    constexpr int W = decltype(wc)::value;
+    launch_tiles<T, TPB, true, L, false, false, (W / (2 * TPB) > 0 ? W / (2 * TPB) : 1)>(g, blocks,
+                                                                                         st);
+    return true;
+  };
+  if constexpr (std::is_same_v<T, float>) {
+    if (w == 40) return go(std::integral_constant<int, 40>{});
+    if (w == 48) return go(std::integral_constant<int, 48>{});
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (w == 24) return go(std::integral_constant<int, 24>{});
+    if (w == 28) return go(std::integral_constant<int, 28>{});
+    if (w == 32) return go(std::integral_constant<int, 32>{});
+  }
+  return false;
+}
+
 /// launch_tiles; for complex float with 4 tiles per block (unless EIGSOLVE_GPU_SYMV_C3=0) the
 /// same kernel bounded to 3 blocks per SM; for float and double under EIGSOLVE_GPU_SYMV_RR the
-/// two-pass 16-byte configurations run symv_tiles_rr.
+/// two-pass 16-byte configurations run symv_tiles_rr, under EIGSOLVE_GPU_SYMV_OCC symv_tiles with
+/// a launch bound (occ_mode).
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>)&&Wide && !Ticket &&
@@ -147,6 +183,7 @@ void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
       default:
         break;
     }
+    if (launch_occ<T, TPB, L>(g, blocks, st)) return;
   }
   if constexpr (std::is_same_v<T, Complex<float>> && TPB == 4) {
     if (c3_mode()) return launch_tiles<T, TPB, Wide, L, Ticket, Shift, 3>(g, blocks, st);

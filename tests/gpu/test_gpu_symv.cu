@@ -577,6 +577,67 @@ TEST(GpuSymvRr, RingKernelModesDouble) {
   rr_modes<double>();
 }
 
+/// EIGSOLVE_GPU_SYMV_OCC=W (float 40, 48; double 24, 28, 32: the two-pass plain 16-byte tile
+/// kernels built for W warps per SM, symv/cuda/symv_launch.cuh occ_mode): every such
+/// configuration (tiles per block 1, 2, 4; ldg, cg, cs; every grid), sizes with one and with
+/// several tiles per group, cut 8-row blocks and tiles, offsets, increments, beta == 0, alpha ==
+/// -1, non-finite values and the underflow cases, against the CPU bitwise; the variable is unset
+/// afterwards.
+template <class T>
+void occ_modes(std::initializer_list<const char*> modes) {
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_OCC"};
+  std::vector<SymvConfig> cfg;
+  for (const SymvConfig& c : symv_config_space())
+    if (c.variant == SymvVariant::twopass && c.wide &&
+        (c.load == SymvLoad::ldg || c.load == SymvLoad::cg || c.load == SymvLoad::cs))
+      cfg.push_back(c);
+  ASSERT_FALSE(cfg.empty());
+  auto lda16 = [](index_t m) { return (m + 3) / 4 * 4 + 4; };
+  for (const char* mode : modes) {
+    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_OCC", mode, 1), 0);
+    std::uint64_t seed = 7900;
+    for (index_t n : {1, 7, 8, 9, 63, 64, 65, 128, 200, 1000, 1001, 4096, 8192, 4097}) {
+      Case plain;
+      plain.n = n;
+      plain.lda = lda16(n);
+      run_case<T>(plain, cfg, seed++);
+      Case inc = plain;  // offset 4, increments -2 / 3, beta == 0
+      inc.off = 4;
+      inc.lda = lda16(n + 4) + 4;
+      inc.incx = -2;
+      inc.incy = 3;
+      inc.beta_kind = 2;
+      run_case<T>(inc, cfg, seed++);
+      if (n <= 1001) {
+        Case nf = plain;  // a whole tile of offset, alpha = -1, an Inf in A or a NaN in x
+        nf.off = 64;
+        nf.lda = lda16(n + 64);
+        nf.alpha_kind = 3;
+        nf.nonfinite = 1 + int(n % 2);
+        run_case<T>(nf, cfg, seed++);
+        for (int kind = 0; kind < 4; ++kind)
+          run_case<T>(mode_case(n, kind), cfg, seed++);
+      }
+      if (n <= 256) {
+        Case uf = underflow_case(n);
+        uf.lda = lda16(n);
+        run_case<T>(uf, cfg, seed++);
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+TEST(GpuSymvOcc, BoundKernelsFloat) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  occ_modes<float>({"40", "48"});
+}
+
+TEST(GpuSymvOcc, BoundKernelsDouble) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  occ_modes<double>({"24", "28", "32"});
+}
+
 /// The underflow cases (UnderflowedChunksKeepTheirSign) under the kernel switches of the
 /// complex and double-double kernels: EIGSOLVE_GPU_SYMV_ZXS 0..5 (xs configurations),
 /// EIGSOLVE_GPU_SYMV_C3 0 and 1 (the plain 4-tile configurations) and EIGSOLVE_GPU_SYMV_DDXS
