@@ -58,13 +58,60 @@ __device__ __forceinline__ T from_parts(const typename Parts<T>::R* c) {
     return T(c[0], c[1]);
 }
 
-/// Component loads with the cache policy L (SymvLoad).
+/// ld.global.cs with an L2 prefetch-size hint of B bytes (128 or 256: the L2 fetches the whole
+/// aligned block from DRAM on a miss). A hint only: the same value as __ldcs.
+template <int B, class V>
+__device__ __forceinline__ V ldcs_pf(const V* p) {
+  static_assert(B == 128 || B == 256, "prefetch size");
+  if constexpr (std::is_same<V, float4>::value) {
+    V v;
+    if constexpr (B == 256)
+      asm("ld.global.cs.L2::256B.v4.f32 {%0,%1,%2,%3}, [%4];"
+          : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+          : "l"(p));
+    else
+      asm("ld.global.cs.L2::128B.v4.f32 {%0,%1,%2,%3}, [%4];"
+          : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+          : "l"(p));
+    return v;
+  } else if constexpr (std::is_same<V, double2>::value) {
+    V v;
+    if constexpr (B == 256)
+      asm("ld.global.cs.L2::256B.v2.f64 {%0,%1}, [%2];" : "=d"(v.x), "=d"(v.y) : "l"(p));
+    else
+      asm("ld.global.cs.L2::128B.v2.f64 {%0,%1}, [%2];" : "=d"(v.x), "=d"(v.y) : "l"(p));
+    return v;
+  } else if constexpr (std::is_same<V, float>::value) {
+    V v;
+    if constexpr (B == 256)
+      asm("ld.global.cs.L2::256B.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    else
+      asm("ld.global.cs.L2::128B.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    return v;
+  } else if constexpr (std::is_same<V, double>::value) {
+    V v;
+    if constexpr (B == 256)
+      asm("ld.global.cs.L2::256B.f64 %0, [%1];" : "=d"(v) : "l"(p));
+    else
+      asm("ld.global.cs.L2::128B.f64 %0, [%1];" : "=d"(v) : "l"(p));
+    return v;
+  } else {
+    return __ldcs(p);
+  }
+}
+
+/// Component loads with the cache policy L (SymvLoad: 0 ldg, 1 cg, 2 cs); 5 and 6: cs with an
+/// L2 prefetch-size hint of 256 and 128 bytes (opt-in EIGSOLVE_GPU_SYMV_PF, symv_launch.cuh).
 template <int L, class V>
 __device__ __forceinline__ V ld(const V* p) {
   if constexpr (L == 0)
     return __ldg(p);
   else if constexpr (L == 1)
     return __ldcg(p);
+  else if constexpr (L == 5)
+    return ldcs_pf<256>(p);
+  else if constexpr (L == 6)
+    return ldcs_pf<128>(p);
   else
     return __ldcs(p);
 }

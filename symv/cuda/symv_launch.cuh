@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -163,6 +164,19 @@ bool launch_occ(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   return false;
 }
 
+/// EIGSOLVE_GPU_SYMV_PF=256 or 128: float and double's two-pass plain 16-byte kernels with cs
+/// loads (the tuned ones at n >= 8192) load A with an L2 prefetch-size hint of that many bytes
+/// (symv_kernels.cuh ldcs_pf: on a miss the L2 fetches the aligned block from DRAM at once); unset
+/// or other values: no hint (the default). A hint only: the same bits. Read at every call, so that
+/// a test can switch it.
+inline int pf_mode() {
+  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_PF");
+  if (!e) return 0;
+  if (std::strcmp(e, "256") == 0) return 256;
+  if (std::strcmp(e, "128") == 0) return 128;
+  return 0;
+}
+
 /// launch_tiles; for complex float with 4 tiles per block (unless EIGSOLVE_GPU_SYMV_C3=0) the
 /// same kernel bounded to 3 blocks per SM; for float and double under EIGSOLVE_GPU_SYMV_RR the
 /// two-pass 16-byte configurations run symv_tiles_rr, under EIGSOLVE_GPU_SYMV_OCC symv_tiles with
@@ -184,6 +198,11 @@ void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
         break;
     }
     if (launch_occ<T, TPB, L>(g, blocks, st)) return;
+    if constexpr (L == 2) {
+      const int pf = pf_mode();
+      if (pf == 256) return launch_tiles<T, TPB, true, 5, false>(g, blocks, st);
+      if (pf == 128) return launch_tiles<T, TPB, true, 6, false>(g, blocks, st);
+    }
   }
   if constexpr (std::is_same_v<T, Complex<float>> && TPB == 4) {
     if (c3_mode()) return launch_tiles<T, TPB, Wide, L, Ticket, Shift, 3>(g, blocks, st);

@@ -578,14 +578,15 @@ TEST(GpuSymvRr, RingKernelModesDouble) {
 }
 
 /// EIGSOLVE_GPU_SYMV_OCC=W (float 40, 48; double 24, 28, 32: the two-pass plain 16-byte tile
-/// kernels built for W warps per SM, symv/cuda/symv_launch.cuh occ_mode): every such
-/// configuration (tiles per block 1, 2, 4; ldg, cg, cs; every grid), sizes with one and with
+/// kernels built for W warps per SM, symv/cuda/symv_launch.cuh occ_mode) and
+/// EIGSOLVE_GPU_SYMV_PF=256 / 128 (their cs loads with an L2 prefetch-size hint, pf_mode): every
+/// such configuration (tiles per block 1, 2, 4; ldg, cg, cs; every grid), sizes with one and with
 /// several tiles per group, cut 8-row blocks and tiles, offsets, increments, beta == 0, alpha ==
 /// -1, non-finite values and the underflow cases, against the CPU bitwise; the variable is unset
 /// afterwards.
 template <class T>
-void occ_modes(std::initializer_list<const char*> modes) {
-  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_OCC"};
+void plain_wide_modes(const char* var, std::initializer_list<const char*> modes) {
+  const UnsetAtExit unset{var};
   std::vector<SymvConfig> cfg;
   for (const SymvConfig& c : symv_config_space())
     if (c.variant == SymvVariant::twopass && c.wide &&
@@ -594,7 +595,7 @@ void occ_modes(std::initializer_list<const char*> modes) {
   ASSERT_FALSE(cfg.empty());
   auto lda16 = [](index_t m) { return (m + 3) / 4 * 4 + 4; };
   for (const char* mode : modes) {
-    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_OCC", mode, 1), 0);
+    ASSERT_EQ(setenv(var, mode, 1), 0);
     std::uint64_t seed = 7900;
     for (index_t n : {1, 7, 8, 9, 63, 64, 65, 128, 200, 1000, 1001, 4096, 8192, 4097}) {
       Case plain;
@@ -630,12 +631,22 @@ void occ_modes(std::initializer_list<const char*> modes) {
 
 TEST(GpuSymvOcc, BoundKernelsFloat) {
   EIGSOLVE_REQUIRE_DEVICE();
-  occ_modes<float>({"40", "48"});
+  plain_wide_modes<float>("EIGSOLVE_GPU_SYMV_OCC", {"40", "48"});
 }
 
 TEST(GpuSymvOcc, BoundKernelsDouble) {
   EIGSOLVE_REQUIRE_DEVICE();
-  occ_modes<double>({"24", "28", "32"});
+  plain_wide_modes<double>("EIGSOLVE_GPU_SYMV_OCC", {"24", "28", "32"});
+}
+
+TEST(GpuSymvOcc, PrefetchHintFloat) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  plain_wide_modes<float>("EIGSOLVE_GPU_SYMV_PF", {"256", "128"});
+}
+
+TEST(GpuSymvOcc, PrefetchHintDouble) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  plain_wide_modes<double>("EIGSOLVE_GPU_SYMV_PF", {"256", "128"});
 }
 
 /// The underflow cases (UnderflowedChunksKeepTheirSign) under the kernel switches of the
