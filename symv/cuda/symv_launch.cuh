@@ -95,11 +95,139 @@ inline bool rows_pdl_mode() {
 /// Compute capability major of the current device (cached per device).
 int cc_major();
 
+/// EIGSOLVE_GPU_SYMV_ROWSK=1, 2 or 3 (session 62, opt-in): symv_gpu's own two-pass row sums run
+/// symv_rowsums_k instead of symv_rowsums: 1 = 64 rows per block (a panel's whole column,
+/// s 256 / d 512 contiguous bytes, per copy stream; half the blocks) with 2 buffers, 2 = 64 rows
+/// with 4 buffers (3 chunks in flight), 3 = 32 rows with 4 buffers. Unset or other values: the
+/// default kernel. The same chains in the same order: the same bits. Read at every call, so that
+/// a test can switch it.
+inline int rowsk_mode() {
+  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_ROWSK");
+  return e && e[0] >= '1' && e[0] <= '3' && e[1] == 0 ? e[0] - '0' : 0;
+}
+
+/// symv_rowsums with Rows (32 or 64) rows of one panel per block of kSumThreads threads and NB
+/// shared buffers of 16 KB (NB - 1 chunks in flight while one is summed): thread r < Rows runs
+/// row i0 + r's chain, acc = P(R,0)[r]; acc = acc + P(R,1)[r]; ... ascending C, as
+/// rowsums_chain, and writes y as symv_rowsums. Dynamic shared memory NB x 16 KB.
+template <class T, int Rows, int NB>
+__global__ void __launch_bounds__(kSumThreads) symv_rowsums_k(SymvArgs<T> g) {
+  extern __shared__ __align__(16) unsigned char rk_raw[];
+  T* buf = reinterpret_cast<T*>(rk_raw);
+  constexpr int CC = int(16384 / (Rows * sizeof(T)));  // tile columns per chunk
+  constexpr int per = CC * Rows;
+  static_assert(kTile % Rows == 0, "rows of one panel");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (g.rows_mode & kRowsPdl) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+  const index_t i0 = index_t(blockIdx.x) * Rows, nt = g.nt;
+  const int rows = int(g.n - i0 < Rows ? g.n - i0 : Rows);
+  const T* p = g.P + (i0 / kTile) * nt * kTile + i0 % kTile;  // P(R, C)[r] = p[C * kTile + r]
+  const int chunks = int((nt + CC - 1) / CC);
+  const bool wide = rows == Rows && reinterpret_cast<std::uintptr_t>(g.P) % 16 == 0;
+  auto stage = [&](int k) {  // chunk k into buffer k % NB, one cp.async group (maybe empty)
+    if (k < chunks) {
+      T* b = buf + (k % NB) * per;
+      const index_t c0 = index_t(k) * CC;
+      const int cols = int(nt - c0 < CC ? nt - c0 : CC);
+      constexpr int V = sizeof(T) < 16 ? int(16 / sizeof(T)) : 1, per_col = Rows / V;
+      if (wide) {
+        const T* src = p + c0 * kTile;
+        for (int q = threadIdx.x; q < cols * per_col; q += kSumThreads) {
+          const int C = q / per_col, r = (q % per_col) * V;
+          cp_async<16>(b + C * Rows + r, src + C * kTile + r, true);
+        }
+      } else {
+        for (int e = threadIdx.x; e < cols * Rows; e += kSumThreads) {
+          const int C = e / Rows, r = e % Rows;
+          const bool ok = r < rows;
+          cp_async<int(sizeof(T))>(b + e, ok ? p + (c0 + C) * kTile + r : g.P, ok);
+        }
+      }
+    }
+    cp_async_commit();
+  };
+#pragma unroll
+  for (int k = 0; k < NB - 1; ++k)
+    stage(k);
+  T acc = T(0);
+  constexpr int lines = int(Rows * sizeof(T) / 128);
+  static_assert(Rows * sizeof(T) % 128 == 0, "whole lines");
+  for (int k = 0; k < chunks; ++k) {
+    stage(k + NB - 1);
+    if constexpr (NB == 2)
+      asm volatile("cp.async.wait_group 1;\n" ::);
+    else if constexpr (NB == 3)
+      asm volatile("cp.async.wait_group 2;\n" ::);
+    else
+      asm volatile("cp.async.wait_group 3;\n" ::);
+    __syncthreads();  // chunk k is in shared memory
+    const index_t c0 = index_t(k) * CC;
+    const int cn = int(nt - c0 < CC ? nt - c0 : CC);
+    if (g.discard_p && reinterpret_cast<std::uintptr_t>(g.P) % 128 == 0) {
+      for (int e = threadIdx.x; e < cn * lines; e += kSumThreads) {
+        const char* a =
+            reinterpret_cast<const char*>(p + (c0 + e / lines) * kTile) + (e % lines) * 128;
+        asm volatile("discard.global.L2 [%0], 128;\n" ::"l"(a) : "memory");
+      }
+    }
+    if (threadIdx.x < Rows) {
+      const T* cur = buf + (k % NB) * per;
+      const int r = threadIdx.x;
+      int C = 0;
+      if (k == 0) {
+        acc = cur[r];
+        C = 1;
+      }
+#pragma unroll 8
+      for (; C < cn; ++C)
+        acc = acc + cur[C * Rows + r];
+    }
+    __syncthreads();  // buffer k % NB is free for chunk k + NB
+  }
+  asm volatile("cp.async.wait_all;\n" ::);
+  if (int(threadIdx.x) < rows) {
+    T* yi = g.y + (g.yoff + (i0 + threadIdx.x) * g.incy);
+    *yi = g.beta_zero ? g.alpha * acc : madd(g.alpha, acc, g.beta * *yi);
+  }
+}
+
+/// symv_rowsums_k<T, Rows, NB>, plain or as a programmatic dependent launch (g.rows_mode).
+template <class T, int Rows, int NB>
+void launch_rowsums_k(const SymvArgs<T>& g, cudaStream_t st) {
+  constexpr std::size_t smem = std::size_t(NB) * 16384;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    cudaFuncSetAttribute(symv_rowsums_k<T, Rows, NB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         int(smem));
+  });
+  const int blocks = int((g.n + Rows - 1) / Rows);
+  if (!(g.rows_mode & kRowsPdl)) {
+    symv_rowsums_k<T, Rows, NB><<<blocks, kSumThreads, smem, st>>>(g);
+    return;
+  }
+  const cudaError_t e = launch_pdl(symv_rowsums_k<T, Rows, NB>, dim3(unsigned(blocks)),
+                                   dim3(unsigned(kSumThreads)), smem, st, true, g);
+  if (e != cudaSuccess)
+    throw DeviceError(std::string("symv_gpu row-sum kernel (dependent launch): ") +
+                      cudaGetErrorString(e));
+}
+
 /// The two-pass row-sum kernel; as a programmatic dependent launch when g.rows_mode has kRowsPdl.
 /// Errors: a plain launch's through the caller's check_launch, a dependent launch's thrown here
 /// (DeviceError).
 template <class T>
 void launch_rowsums(const SymvArgs<T>& g, cudaStream_t st) {
+  switch (rowsk_mode()) {
+    case 1:
+      return launch_rowsums_k<T, 64, 2>(g, st);
+    case 2:
+      return launch_rowsums_k<T, 64, 4>(g, st);
+    case 3:
+      return launch_rowsums_k<T, 32, 4>(g, st);
+    default:
+      break;
+  }
   const int blocks = int((g.n + kSumRows - 1) / kSumRows);
   if (!(g.rows_mode & kRowsPdl)) {
     symv_rowsums<T><<<blocks, kSumThreads, 0, st>>>(g);

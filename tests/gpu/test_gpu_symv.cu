@@ -688,9 +688,10 @@ TEST(GpuSymvModes, UnderflowedChunksKeepTheirSign) {
 template <class T>
 void row_sums_switch_same_bits(const char* name, std::initializer_list<index_t> sizes,
                                std::uint64_t seed0,
-                               const std::vector<SymvConfig>& cfgs = three_configs()) {
+                               const std::vector<SymvConfig>& cfgs = three_configs(),
+                               std::initializer_list<const char*> modes = {"0", "1"}) {
   const UnsetAtExit unset{name};
-  for (const char* mode : {"0", "1"}) {
+  for (const char* mode : modes) {
     ASSERT_EQ(setenv(name, mode, 1), 0);
     std::uint64_t seed = seed0;
     for (index_t n : sizes) {
@@ -738,6 +739,32 @@ TYPED_TEST(GpuSymv, RowSumsDependentLaunchSameBits) {
   for (const char* mode : {"0", "1"}) {
     ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ROWS_PDL", mode, 1), 0);
     for (index_t n : {64, 96, 2048, 4096}) {
+      Case c;
+      c.n = n;
+      c.lda = n;
+      run_case<TypeParam>(c, cfgs, seed++);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+/// EIGSOLVE_GPU_SYMV_ROWSK=1, 2, 3 (the row-sum kernel with 64 rows per block and 2 or 4
+/// buffers, or 32 rows and 4 buffers, symv/cuda/symv_launch.cuh rowsk_mode; unset is the
+/// default kernel): sizes with whole blocks, blocks cut short by n, one and several chunks of
+/// columns (2049, 8192: dd and z 16 columns per chunk at 64 rows), lda == n too.
+TYPED_TEST(GpuSymv, RowSumsKernelVariantsSameBits) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  std::vector<SymvConfig> cfgs = three_configs();
+  for (const char* c : {"twopass-t4-m8-w-cs", "twopass-t2-m64-w-cs"})
+    cfgs.push_back(parse_symv_config(c));
+  row_sums_switch_same_bits<TypeParam>("EIGSOLVE_GPU_SYMV_ROWSK",
+                                       {1, 31, 32, 33, 64, 65, 97, 129, 1000, 2049, 4097}, 7700,
+                                       cfgs, {"1", "2", "3"});
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_ROWSK"};
+  std::uint64_t seed = 7800;
+  for (const char* mode : {"1", "2", "3"}) {
+    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ROWSK", mode, 1), 0);
+    for (index_t n : {64, 96, 2048, 8192}) {
       Case c;
       c.n = n;
       c.lda = n;
