@@ -771,5 +771,13 @@ __global__ void __launch_bounds__(64 * TPB, Var == 3 ? (TPB == 4 ? 1 : 6 / TPB) 
   x16_tiles<dd_real, TPB, Wide, Ticket, Var != 1>(g);
 }
 
+/// Var 3's code (x of panel I in registers) held to 144 registers (session 62, opt-in
+/// EIGSOLVE_GPU_SYMV_DDXS=7): with one tile per block 7 blocks of 64 threads per SM instead of 6
+/// (a launch bound of 7 blocks gives ptxas' 128 registers with spills).
+template <int TPB, bool Wide, bool Ticket>
+__global__ void __maxnreg__(144) symv_tiles_ddxs144(SymvArgs<dd_real> g) {
+  x16_tiles<dd_real, TPB, Wide, Ticket, true>(g);
+}
+
 }  // namespace symv_cuda
 }  // namespace eigsolve
