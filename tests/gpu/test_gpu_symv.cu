@@ -515,78 +515,14 @@ TEST(GpuSymvDdxs, RingKernelModes) {
   }
 }
 
-/// EIGSOLVE_GPU_SYMV_RR=2, 3, 4 and 6 (symv_tiles_rr for float and double: the tile's columns
-/// through a ring of S shared buffers per warp, the transposed trees by warp shuffles;
-/// symv/cuda/symv_xs.cuh), where the kernel runs (two-pass plain configurations with 16-byte
-/// loads; symv_tiles elsewhere): every such configuration (tiles per block 1, 2, 4; ldg, cg, cs;
-/// every grid) at sizes with one and with several tiles per group (4096, 8192: the ring runs
-/// across tiles), cut 8-row blocks and cut tiles, the kernel-mode cases and the underflow cases
-/// (every product -0, x padded with -0), against the CPU bitwise; the variable is unset afterwards.
+/// The switches of float and double's two-pass plain 16-byte kernels (`var` set to each of
+/// `modes`, unset afterwards): every such configuration (tiles per block 1, 2, 4; ldg, cg, cs;
+/// every grid) at `sizes`, with A on 16-byte lines, offsets, increments, beta == 0, alpha == -1,
+/// non-finite values, the underflow cases and (mode_cases) the kernel-mode cases, against the
+/// CPU bitwise; seeds from seed0.
 template <class T>
-void rr_modes() {
-  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_RR"};
-  std::vector<SymvConfig> rr;
-  for (const SymvConfig& c : symv_config_space())
-    if (c.variant == SymvVariant::twopass && c.wide &&
-        (c.load == SymvLoad::ldg || c.load == SymvLoad::cg || c.load == SymvLoad::cs))
-      rr.push_back(c);
-  ASSERT_FALSE(rr.empty());
-  // Leading dimensions of whole 16-byte lines and offsets that keep A on one (mode_case's odd
-  // leading dimensions and offsets take the other kernels).
-  auto lda16 = [](index_t m) { return (m + 3) / 4 * 4 + 4; };
-  for (const char* mode : {"2", "3", "4", "6"}) {
-    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_RR", mode, 1), 0);
-    std::uint64_t seed = 7700;
-    for (index_t n :
-         {1, 4, 7, 8, 9, 60, 63, 64, 65, 127, 128, 200, 250, 1000, 1001, 4096, 8192, 4097}) {
-      Case plain;
-      plain.n = n;
-      plain.lda = lda16(n);
-      run_case<T>(plain, rr, seed++);
-      Case inc = plain;  // offset 4, increments -2 / 3, beta == 0
-      inc.off = 4;
-      inc.lda = lda16(n + 4) + 4;
-      inc.incx = -2;
-      inc.incy = 3;
-      inc.beta_kind = 2;
-      run_case<T>(inc, rr, seed++);
-      if (n <= 1001) {
-        Case nf = plain;  // a whole tile of offset, alpha = -1, an Inf in A or a NaN in x
-        nf.off = 64;
-        nf.lda = lda16(n + 64);
-        nf.alpha_kind = 3;
-        nf.nonfinite = 1 + int(n % 2);
-        run_case<T>(nf, rr, seed++);
-      }
-      if (n <= 256) {
-        Case uf = underflow_case(n);
-        uf.lda = lda16(n);
-        run_case<T>(uf, rr, seed++);
-      }
-      if (::testing::Test::HasFailure()) return;
-    }
-  }
-}
-
-TEST(GpuSymvRr, RingKernelModesFloat) {
-  EIGSOLVE_REQUIRE_DEVICE();
-  rr_modes<float>();
-}
-
-TEST(GpuSymvRr, RingKernelModesDouble) {
-  EIGSOLVE_REQUIRE_DEVICE();
-  rr_modes<double>();
-}
-
-/// EIGSOLVE_GPU_SYMV_OCC=W (float 40, 48; double 24, 28, 32: the two-pass plain 16-byte tile
-/// kernels built for W warps per SM, symv/cuda/symv_launch.cuh occ_mode) and
-/// EIGSOLVE_GPU_SYMV_PF=256 / 128 (their cs loads with an L2 prefetch-size hint, pf_mode): every
-/// such configuration (tiles per block 1, 2, 4; ldg, cg, cs; every grid), sizes with one and with
-/// several tiles per group, cut 8-row blocks and tiles, offsets, increments, beta == 0, alpha ==
-/// -1, non-finite values and the underflow cases, against the CPU bitwise; the variable is unset
-/// afterwards.
-template <class T>
-void plain_wide_modes(const char* var, std::initializer_list<const char*> modes) {
+void plain_wide_modes(const char* var, std::initializer_list<const char*> modes,
+                      const std::vector<index_t>& sizes, std::uint64_t seed0, bool mode_cases) {
   const UnsetAtExit unset{var};
   std::vector<SymvConfig> cfg;
   for (const SymvConfig& c : symv_config_space())
@@ -594,11 +530,13 @@ void plain_wide_modes(const char* var, std::initializer_list<const char*> modes)
         (c.load == SymvLoad::ldg || c.load == SymvLoad::cg || c.load == SymvLoad::cs))
       cfg.push_back(c);
   ASSERT_FALSE(cfg.empty());
+  // Leading dimensions of whole 16-byte lines and offsets that keep A on one (mode_case's odd
+  // leading dimensions and offsets take the other kernels).
   auto lda16 = [](index_t m) { return (m + 3) / 4 * 4 + 4; };
   for (const char* mode : modes) {
     ASSERT_EQ(setenv(var, mode, 1), 0);
-    std::uint64_t seed = 7900;
-    for (index_t n : {1, 7, 8, 9, 63, 64, 65, 128, 200, 1000, 1001, 4096, 8192, 4097}) {
+    std::uint64_t seed = seed0;
+    for (index_t n : sizes) {
       Case plain;
       plain.n = n;
       plain.lda = lda16(n);
@@ -617,7 +555,7 @@ void plain_wide_modes(const char* var, std::initializer_list<const char*> modes)
         nf.alpha_kind = 3;
         nf.nonfinite = 1 + int(n % 2);
         run_case<T>(nf, cfg, seed++);
-        for (int kind = 0; kind < 4; ++kind)
+        for (int kind = 0; mode_cases && kind < 4; ++kind)
           run_case<T>(mode_case(n, kind), cfg, seed++);
       }
       if (n <= 256) {
@@ -630,24 +568,57 @@ void plain_wide_modes(const char* var, std::initializer_list<const char*> modes)
   }
 }
 
+/// EIGSOLVE_GPU_SYMV_RR=2, 3, 4 and 6 (symv_tiles_rr for float and double: the tile's columns
+/// through a ring of S shared buffers per warp, the transposed trees by warp shuffles;
+/// symv/cuda/symv_xs.cuh), where the kernel runs (two-pass plain configurations with 16-byte
+/// loads; symv_tiles elsewhere): every such configuration (tiles per block 1, 2, 4; ldg, cg, cs;
+/// every grid) at sizes with one and with several tiles per group (4096, 8192: the ring runs
+/// across tiles), cut 8-row blocks and cut tiles, plain_wide_modes' cases without the kernel-mode
+/// ones (the underflow cases: every product -0, x padded with -0), against the CPU bitwise.
+template <class T>
+void rr_modes() {
+  plain_wide_modes<T>(
+      "EIGSOLVE_GPU_SYMV_RR", {"2", "3", "4", "6"},
+      {1, 4, 7, 8, 9, 60, 63, 64, 65, 127, 128, 200, 250, 1000, 1001, 4096, 8192, 4097}, 7700,
+      false);
+}
+
+TEST(GpuSymvRr, RingKernelModesFloat) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  rr_modes<float>();
+}
+
+TEST(GpuSymvRr, RingKernelModesDouble) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  rr_modes<double>();
+}
+
+/// EIGSOLVE_GPU_SYMV_OCC=W (float 40, 48; double 24, 28, 32: the two-pass plain 16-byte tile
+/// kernels built for W warps per SM, symv/cuda/symv_launch.cuh occ_mode) and
+/// EIGSOLVE_GPU_SYMV_PF=256 / 128 (their cs loads with an L2 prefetch-size hint, pf_mode), through
+/// plain_wide_modes at these sizes (one and several tiles per group, cut 8-row blocks and tiles).
+const std::vector<index_t> kPlainWideSizes = {1,   7,   8,    9,    63,   64,   65,
+                                              128, 200, 1000, 1001, 4096, 8192, 4097};
+
 TEST(GpuSymvOcc, BoundKernelsFloat) {
   EIGSOLVE_REQUIRE_DEVICE();
-  plain_wide_modes<float>("EIGSOLVE_GPU_SYMV_OCC", {"40", "48"});
+  plain_wide_modes<float>("EIGSOLVE_GPU_SYMV_OCC", {"40", "48"}, kPlainWideSizes, 7900, true);
 }
 
 TEST(GpuSymvOcc, BoundKernelsDouble) {
   EIGSOLVE_REQUIRE_DEVICE();
-  plain_wide_modes<double>("EIGSOLVE_GPU_SYMV_OCC", {"24", "28", "32"});
+  plain_wide_modes<double>("EIGSOLVE_GPU_SYMV_OCC", {"24", "28", "32"}, kPlainWideSizes, 7900,
+                           true);
 }
 
 TEST(GpuSymvOcc, PrefetchHintFloat) {
   EIGSOLVE_REQUIRE_DEVICE();
-  plain_wide_modes<float>("EIGSOLVE_GPU_SYMV_PF", {"256", "128"});
+  plain_wide_modes<float>("EIGSOLVE_GPU_SYMV_PF", {"256", "128"}, kPlainWideSizes, 7900, true);
 }
 
 TEST(GpuSymvOcc, PrefetchHintDouble) {
   EIGSOLVE_REQUIRE_DEVICE();
-  plain_wide_modes<double>("EIGSOLVE_GPU_SYMV_PF", {"256", "128"});
+  plain_wide_modes<double>("EIGSOLVE_GPU_SYMV_PF", {"256", "128"}, kPlainWideSizes, 7900, true);
 }
 
 /// The underflow cases (UnderflowedChunksKeepTheirSign) under the kernel switches of the
