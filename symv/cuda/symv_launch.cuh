@@ -420,8 +420,9 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
 /// at 16384 13.44 -> 12.90 s; mode 2: 2139 GB/s, 12.96 s; bench/NOTES.md). 5 was the default in
 /// session 60 from an H100 (n = 16384 0.877-0.881 -> 0.865-0.868 ms against 4) and is slower on
 /// the H200 (session 61: 16384 0.886-0.921 against 0.854-0.859 ms, 32768 and 8192 slower too), so
-/// 4 again; 6 slower than 4 on both. 7 (session 62, opt-in): as 4 with Var 3's code held to 144
-/// registers (symv_tiles_ddxs144: 7 blocks of 64 threads per SM where a block has one tile).
+/// 4 again; 6 slower than 4 on both. 8, 9 (session 63, opt-in): as 4 with Var 8 (the column
+/// steps unrolled by 2) or Var 9 (room for 192 registers: 4 groups of 64 threads per SM).
+/// (Session 62's 7, the code held to 144 registers, measured 14-17 % slower: removed.)
 /// Same bits in every mode.
 struct DdxsMode {
   bool on = false;  ///< this configuration runs symv_tiles_ddxs
@@ -429,9 +430,10 @@ struct DdxsMode {
 };
 inline DdxsMode ddxs_mode(SymvLoad load) {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_DDXS");
-  const int m = e && e[0] >= '0' && e[0] <= '7' && e[1] == 0 ? e[0] - '0' : 4;
+  const int m =
+      e && e[0] >= '0' && e[0] <= '9' && e[0] != '7' && e[1] == 0 ? e[0] - '0' : 4;
   DdxsMode r;
-  r.on = m != 0 && (m % 2 == 0 || m == 5 || m == 7 || load == SymvLoad::xs);
+  r.on = m != 0 && (m % 2 == 0 || m >= 5 || load == SymvLoad::xs);
   r.var = m >= 5 ? m : (m >= 3 ? 3 : 1);
   return r;
 }
@@ -446,9 +448,6 @@ void launch_ddxs(const SymvArgs<dd_real>& g, int blocks, cudaStream_t st) {
     } else {
       launch_ddxs<TPB, Wide, Ticket, 3>(g, blocks, st);
     }
-  } else if constexpr (Var == 7) {
-    launch_k<symv_tiles_ddxs144<TPB, Wide, Ticket>>(g, blocks, 64 * TPB, sizeof(X16Smem) * TPB, st,
-                                                    true);
   } else {
     launch_k<symv_tiles_ddxs<TPB, Wide, Ticket, Var>>(g, blocks, 64 * TPB, sizeof(X16Smem) * TPB,
                                                       st, true);
@@ -473,9 +472,12 @@ void launch_ddxs_tpb(bool wide, bool ticket, int var, const SymvArgs<dd_real>& g
   using V3 = std::integral_constant<int, 3>;
   using V5 = std::integral_constant<int, 5>;
   using V6 = std::integral_constant<int, 6>;
-  using V7 = std::integral_constant<int, 7>;
-  if (var == 7)
-    wide ? go(T1{}, V7{}) : go(F1{}, V7{});
+  using V8 = std::integral_constant<int, 8>;
+  using V9 = std::integral_constant<int, 9>;
+  if (var == 8)
+    wide ? go(T1{}, V8{}) : go(F1{}, V8{});
+  else if (var == 9)
+    wide ? go(T1{}, V9{}) : go(F1{}, V9{});
   else if (var == 5)
     wide ? go(T1{}, V5{}) : go(F1{}, V5{});
   else if (var == 6)

@@ -284,7 +284,10 @@ __device__ __forceinline__ void x16_store_p(T* p, const T& v, bool p16) {
 /// cut by n, so complex has nothing to recompute (fix_absent_rows, diag_block's skip): the same
 /// bits without that code, which costs z's kernels their register allocation (session 57,
 /// ptxas: zxs twopass 32 bytes of spills with it, none without).
-template <class T, int TPB, bool Wide, bool Ticket, bool XrReg, bool Cut = true>
+/// CUnroll: the column steps of a tile unrolled by 1 (the default) or 2 (dd's Var 8: the next
+/// step's products may overlap this step's transposed chain; the same operations in the same
+/// order per chain).
+template <class T, int TPB, bool Wide, bool Ticket, bool XrReg, bool Cut = true, int CUnroll = 1>
 __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   X16Smem* sm = reinterpret_cast<X16Smem*>(smem_raw);
@@ -320,7 +323,7 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
       if constexpr (XrReg) xr[r] = x16_get<T>(s.xr[8 * a + (r ^ a)]);
       d[r] = T(0);
     }
-#pragma unroll 1
+#pragma unroll CUnroll
     for (int c = 0; c < 8; ++c) {
       __syncwarp();
 #pragma unroll
@@ -764,19 +767,20 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_rr(SymvArgs<T> g) {
 /// operations each). Var (symv_launch.cuh's ddxs_mode() maps EIGSOLVE_GPU_SYMV_DDXS to it):
 /// 1: x of panel I read from shared memory at every use, at most 128 registers (4 blocks of 128
 /// threads per SM; ptxas: twopass no spills, ticket ~80 B); 3: x of panel I in registers, at most
-/// 168 registers (3 blocks per SM, as symv_tiles_xs: isolates the gain of the 16-byte moves).
+/// 168 registers (3 blocks per SM, as symv_tiles_xs: isolates the gain of the 16-byte moves);
+/// 8 (session 63, opt-in): Var 3 with the column steps unrolled by 2 (the 8 transposed chains of
+/// a thread's block are independent: one step's chain may overlap the next step's products);
+/// 9 (session 63, opt-in): Var 3's code with room for more registers (a launch bound of 4 groups
+/// of 64 threads per SM instead of 6; ptxas: 192 registers with one tile per block, 168 under
+/// Var 3's bound or one of 5 groups), so that ptxas may keep more independent work in flight per
+/// warp at 8 warps per SM instead of 12. (Session 62's Var 7, the code held to 144
+/// registers for 7 groups per SM, measured 14-17 % slower on an H100 in session 63: removed.)
 template <int TPB, bool Wide, bool Ticket, int Var>
-__global__ void __launch_bounds__(64 * TPB, Var == 3 ? (TPB == 4 ? 1 : 6 / TPB) : 8 / TPB)
+__global__ void __launch_bounds__(64 * TPB, Var == 1 ? 8 / TPB
+                                            : Var == 9 ? (TPB == 1 ? 4 : (TPB == 2 ? 2 : 1))
+                                            : (TPB == 4 ? 1 : 6 / TPB))
     symv_tiles_ddxs(SymvArgs<dd_real> g) {
-  x16_tiles<dd_real, TPB, Wide, Ticket, Var != 1>(g);
-}
-
-/// Var 3's code (x of panel I in registers) held to 144 registers (session 62, opt-in
-/// EIGSOLVE_GPU_SYMV_DDXS=7): with one tile per block 7 blocks of 64 threads per SM instead of 6
-/// (a launch bound of 7 blocks gives ptxas' 128 registers with spills).
-template <int TPB, bool Wide, bool Ticket>
-__global__ void __maxnreg__(144) symv_tiles_ddxs144(SymvArgs<dd_real> g) {
-  x16_tiles<dd_real, TPB, Wide, Ticket, true>(g);
+  x16_tiles<dd_real, TPB, Wide, Ticket, Var != 1, true, Var == 8 ? 2 : 1>(g);
 }
 
 }  // namespace symv_cuda
