@@ -776,9 +776,9 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_rr(SymvArgs<T> g) {
 /// warp at 8 warps per SM instead of 12. (Session 62's Var 7, the code held to 144
 /// registers for 7 groups per SM, measured 14-17 % slower on an H100 in session 63: removed.)
 template <int TPB, bool Wide, bool Ticket, int Var>
-__global__ void __launch_bounds__(64 * TPB, Var == 1 ? 8 / TPB
+__global__ void __launch_bounds__(64 * TPB, Var == 1   ? 8 / TPB
                                             : Var == 9 ? (TPB == 1 ? 4 : (TPB == 2 ? 2 : 1))
-                                            : (TPB == 4 ? 1 : 6 / TPB))
+                                                       : (TPB == 4 ? 1 : 6 / TPB))
     symv_tiles_ddxs(SymvArgs<dd_real> g) {
   x16_tiles<dd_real, TPB, Wide, Ticket, Var != 1, true, Var == 8 ? 2 : 1>(g);
 }
