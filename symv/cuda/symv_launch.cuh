@@ -75,6 +75,15 @@ inline bool discard_mode() {
   return env_flag("EIGSOLVE_GPU_SYMV_DISCARD", true);
 }
 
+/// EIGSOLVE_GPU_SYMV_HOIST=0: the 16-byte kernels (x16_tiles: dd's default and z's zxs kernels;
+/// symv_tiles_zr: z's default) work out the source of every load at every step, tile_at and the
+/// bounds tests included, as before session 63 (A/B; default: once per tile for whole
+/// off-diagonal tiles, x16_src). The same elements: the same bits. Read at every call, so that a
+/// test can switch it.
+inline bool hoist_mode() {
+  return env_flag("EIGSOLVE_GPU_SYMV_HOIST", true);
+}
+
 /// EIGSOLVE_GPU_SYMV_ROWS16=0: the row sums stage P element by element (A/B; default: by 16-byte
 /// copies, symv_kernels.cuh rowsums_stage). The same bytes land in shared memory: the same bits.
 /// Read at every call, so that a test can switch it.
@@ -430,8 +439,7 @@ struct DdxsMode {
 };
 inline DdxsMode ddxs_mode(SymvLoad load) {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_DDXS");
-  const int m =
-      e && e[0] >= '0' && e[0] <= '9' && e[0] != '7' && e[1] == 0 ? e[0] - '0' : 4;
+  const int m = e && e[0] >= '0' && e[0] <= '9' && e[0] != '7' && e[1] == 0 ? e[0] - '0' : 4;
   DdxsMode r;
   r.on = m != 0 && (m % 2 == 0 || m >= 5 || load == SymvLoad::xs);
   r.var = m >= 5 ? m : (m >= 3 ? 3 : 1);
@@ -640,6 +648,7 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
   g.ticket = reinterpret_cast<unsigned*>(
       (reinterpret_cast<std::uintptr_t>(workspace) + ws_bytes - tb) & ~std::uintptr_t(3));
   g.discard_p = discard_mode();
+  g.hoist = hoist_mode();
   g.rows_mode = rows16_mode() ? kRowsWide : 0;
   // ddxs (EIGSOLVE_GPU_SYMV_DDXS): this dd configuration runs symv_tiles_ddxs, whatever its load
   // path (mode 2/4: its tiles per block as configured, also for st).

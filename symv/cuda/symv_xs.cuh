@@ -270,6 +270,59 @@ __device__ __forceinline__ void x16_load(const SymvArgs<T>& g, index_t tile, int
   }
 }
 
+/// Where a tile's step loads come from, worked out once per tile (session 63). Before, x16_load
+/// and zr_issue ran tile_at (a square root and its integer fix-up) and the bounds tests of every
+/// element at every step: Nsight's SASS counts of the dd kernel at n = 16384 (H100) put ~205 of a
+/// step's ~890 instructions in the next step's loads. `whole`: the tile exists, lies off the
+/// diagonal and has all its 64 rows below n, so each of its elements is stored and present, and
+/// step c's loads are p + lda c + (8 lda (q / 2) + 32 (q % 2)) without a test; p is its element
+/// (lane, 32 w), warp w's first column. Other tiles (diagonal, last row panel, none) keep the
+/// general loads. The same elements either way: the same bits.
+template <class T>
+struct X16Src {
+  const T* p;
+  index_t tile;
+  bool whole;
+};
+/// The source of tile `tile`, whose coordinates (I, J) the caller has (any values if it does not
+/// exist).
+template <class T>
+__device__ __forceinline__ X16Src<T> x16_src(const SymvArgs<T>& g, index_t tile, index_t I,
+                                             index_t J, int w, int lane) {
+  X16Src<T> s;
+  s.tile = tile;
+  s.whole = g.hoist && tile < g.ntiles && I != J && (I + 1) * kTile <= g.n;
+  s.p = s.whole ? g.A + (I * kTile + lane) + g.lda * (J * kTile + 32 * w) : g.A;
+  return s;
+}
+template <class T>
+__device__ __forceinline__ X16Src<T> x16_src(const SymvArgs<T>& g, index_t tile, int w, int lane) {
+  index_t I = 0, J = 0;
+  if (tile < g.ntiles) tile_at(g, tile, I, J);
+  return x16_src(g, tile, I, J, w, lane);
+}
+/// x16_load of step c of the tile of `s`.
+template <class T, bool Wide>
+__device__ __forceinline__ void x16_load_at(const SymvArgs<T>& g, const X16Src<T>& s, int c, int w,
+                                            int lane, double2* v) {
+  if (s.whole) {
+    const T* pc = s.p + g.lda * c;
+    const index_t l8 = g.lda * 8;
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      const T* p = pc + l8 * (q >> 1) + 32 * (q & 1);
+      if constexpr (Wide) {
+        v[q] = __ldcs(reinterpret_cast<const double2*>(p));
+      } else {
+        const double* h = reinterpret_cast<const double*>(p);
+        v[q] = make_double2(__ldcs(h), __ldcs(h + 1));
+      }
+    }
+  } else {
+    x16_load<T, Wide>(g, s.tile, c, w, lane, v);
+  }
+}
+
 /// One partial to the workspace: one 16-byte store where the workspace is 16-byte aligned.
 template <class T>
 __device__ __forceinline__ void x16_store_p(T* p, const T& v, bool p16) {
@@ -301,12 +354,13 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
   const index_t stride = index_t(gridDim.x) * TPB;
   index_t base = index_t(blockIdx.x) * TPB;
   if constexpr (!Ticket) trigger_rowsums(g);
-  x16_load<T, Wide>(g, base + grp, 0, w, lane, v);
+  x16_load_at<T, Wide>(g, x16_src(g, base + grp, w, lane), 0, w, lane, v);
   for (; base < g.ntiles; base += stride) {
     const index_t tile = base + grp;
     const bool active = tile < g.ntiles;
     index_t I = 0, J = 0;
     if (active) tile_at(g, tile, I, J);
+    const X16Src<T> src = x16_src(g, tile, I, J, w, lane);
     const index_t r0 = I * kTile, c0 = J * kTile;
     if (active) {
       const index_t ic = c0 + t, ir = r0 + t;
@@ -332,9 +386,9 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
       __syncwarp();
       // The next step's loads fly while this step is reduced.
       if (c < 7)
-        x16_load<T, Wide>(g, tile, c + 1, w, lane, v);
+        x16_load_at<T, Wide>(g, src, c + 1, w, lane, v);
       else
-        x16_load<T, Wide>(g, tile + stride, 0, w, lane, v);
+        x16_load_at<T, Wide>(g, x16_src(g, tile + stride, w, lane), 0, w, lane, v);
       if (offd) {
         const T xc = x16_get<T>(s.xc[8 * k + c]);
         const double2* col = buf + kk * kTile + 8 * a;
@@ -463,6 +517,26 @@ __device__ __forceinline__ void zr_issue(const SymvArgs<T>& g, index_t tile, int
   }
   cp_async_commit();
 }
+/// zr_issue of step c of the tile of `s` (x16_src).
+template <class T>
+__device__ __forceinline__ void zr_issue_at(const SymvArgs<T>& g, const X16Src<T>& s, int c, int w,
+                                            int lane, double2* dst, unsigned long long pol) {
+  if (!s.whole) {
+    zr_issue(g, s.tile, c, w, lane, dst, pol);
+    return;
+  }
+  const T* pc = s.p + g.lda * c;
+  const index_t l8 = g.lda * 8;
+#pragma unroll
+  for (int q = 0; q < 8; ++q) {
+    const T* p = pc + l8 * (q >> 1) + 32 * (q & 1);
+    const unsigned d = static_cast<unsigned>(
+        __cvta_generic_to_shared(dst + (q >> 1) * kTile + x16_sw((q & 1) * 32 + lane)));
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, 16, %2;\n" ::"r"(d),
+                 "l"(p), "l"(pol));
+  }
+  cp_async_commit();
+}
 
 template <int N>
 __device__ __forceinline__ void cp_async_wait_n() {
@@ -497,15 +571,21 @@ __global__ void __launch_bounds__(64 * TPB, (S <= 2 ? 8 : 6) / TPB) symv_tiles_z
   const index_t stride = index_t(gridDim.x) * TPB;
   index_t base = index_t(blockIdx.x) * TPB;
   trigger_rowsums(g);
+  {
+    const X16Src<T> first = x16_src(g, base + grp, w, lane);
 #pragma unroll
-  for (int j = 0; j < S - 1; ++j)
-    zr_issue(g, base + grp, j, w, lane, ring[j], pol);
+    for (int j = 0; j < S - 1; ++j)
+      zr_issue_at(g, first, j, w, lane, ring[j], pol);
+  }
   int gs = 0;  // this group's step count: step gs lives in ring[gs % S]
   for (; base < g.ntiles; base += stride) {
     const index_t tile = base + grp;
     const bool active = tile < g.ntiles;
     index_t I = 0, J = 0;
     if (active) tile_at(g, tile, I, J);
+    // The steps S - 1 ahead: this tile's, then (cn >= 8) the next tile's.
+    const X16Src<T> src = x16_src(g, tile, I, J, w, lane);
+    const X16Src<T> nsrc = x16_src(g, tile + stride, w, lane);
     const index_t r0 = I * kTile, c0 = J * kTile;
     if (active) {
       const index_t ic = c0 + t, ir = r0 + t;
@@ -526,7 +606,7 @@ __global__ void __launch_bounds__(64 * TPB, (S <= 2 ? 8 : 6) / TPB) symv_tiles_z
       cp_async_wait_n<S - 2>();  // step gs: this lane's copies landed
       __syncwarp();              // every lane's; every lane done with step gs - 1's buffer
       const int cn = c + S - 1;  // the step S - 1 ahead, into step gs - 1's buffer
-      zr_issue(g, cn < 8 ? tile : tile + stride, cn & 7, w, lane, ring[(gs + S - 1) % S], pol);
+      zr_issue_at(g, cn < 8 ? src : nsrc, cn & 7, w, lane, ring[(gs + S - 1) % S], pol);
       const double2* buf = ring[gs % S];
       if (offd) {
         const T xc = x16_get<T>(s.xc[8 * k + c]);

@@ -515,6 +515,39 @@ TEST(GpuSymvDdxs, RingKernelModes) {
   }
 }
 
+/// EIGSOLVE_GPU_SYMV_HOIST 0 and 1 (the 16-byte kernels take the loads of a whole off-diagonal
+/// tile from a source worked out once per tile, or work every load out at every step;
+/// symv/cuda/symv_xs.cuh x16_src): double-double under DDXS 4 (x16_tiles, the default) and 5
+/// (symv_tiles_zr), complex double under ZXS 1 (x16_tiles) and 4 (symv_tiles_zr, the default),
+/// every xs configuration, sizes with whole tiles, a cut last row panel and several tiles per
+/// group, the kernel-mode cases (offsets, leading dimensions, increments, an A only 8-byte
+/// aligned), against the CPU bitwise; the variables are unset afterwards.
+template <class T>
+void hoist_modes(const char* var, std::initializer_list<const char*> kernels, std::uint64_t seed0) {
+  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_HOIST"};
+  const UnsetAtExit unset_kernel{var};
+  const std::vector<SymvConfig> xs = xs_configs();
+  ASSERT_FALSE(xs.empty());
+  for (const char* kernel : kernels) {
+    ASSERT_EQ(setenv(var, kernel, 1), 0);
+    for (const char* hoist : {"0", "1"}) {
+      ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_HOIST", hoist, 1), 0);
+      std::uint64_t seed = seed0;
+      for (index_t n : {65, 128, 200, 1000, 1001, 4096, 4097}) {
+        for (int kind = 0; kind < (n > 1001 ? 2 : 4); ++kind)
+          run_case<T>(mode_case(n, kind), xs, seed++);
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+
+TEST(GpuSymvModes, HoistedLoadsSameBits) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  hoist_modes<dd_real>("EIGSOLVE_GPU_SYMV_DDXS", {"4", "5"}, 9100);
+  hoist_modes<Complex<double>>("EIGSOLVE_GPU_SYMV_ZXS", {"1", "4"}, 9200);
+}
+
 /// The switches of float and double's two-pass plain 16-byte kernels (`var` set to each of
 /// `modes`, unset afterwards): every such configuration (tiles per block 1, 2, 4; ldg, cg, cs;
 /// every grid) at `sizes`, with A on 16-byte lines, offsets, increments, beta == 0, alpha == -1,
