@@ -429,9 +429,10 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
 /// at 16384 13.44 -> 12.90 s; mode 2: 2139 GB/s, 12.96 s; bench/NOTES.md). 5 was the default in
 /// session 60 from an H100 (n = 16384 0.877-0.881 -> 0.865-0.868 ms against 4) and is slower on
 /// the H200 (session 61: 16384 0.886-0.921 against 0.854-0.859 ms, 32768 and 8192 slower too), so
-/// 4 again; 6 slower than 4 on both. 8, 9 (session 63, opt-in): as 4 with Var 8 (the column
-/// steps unrolled by 2) or Var 9 (room for 192 registers: 4 groups of 64 threads per SM).
-/// (Session 62's 7, the code held to 144 registers, measured 14-17 % slower: removed.)
+/// 4 again; 6 slower than 4 on both. 8, 9 (session 63, opt-in): as 4 with Var 8 (each column
+/// element read from the buffer one term ahead) or Var 9 (that and the transposed chain's first
+/// term as madd_zero). (Session 62's 7, the code held to 144 registers, measured 14-17 % slower:
+/// removed.)
 /// Same bits in every mode.
 struct DdxsMode {
   bool on = false;  ///< this configuration runs symv_tiles_ddxs

@@ -20,6 +20,7 @@
 // unchanged, and complex chunks cut by n are recomputed without them (fix_absent_rows).
 #pragma once
 
+#include "core/dd_chain.hpp"
 #include "symv/cuda/symv_kernels.cuh"
 
 namespace eigsolve {
@@ -337,10 +338,13 @@ __device__ __forceinline__ void x16_store_p(T* p, const T& v, bool p16) {
 /// cut by n, so complex has nothing to recompute (fix_absent_rows, diag_block's skip): the same
 /// bits without that code, which costs z's kernels their register allocation (session 57,
 /// ptxas: zxs twopass 32 bytes of spills with it, none without).
-/// CUnroll: the column steps of a tile unrolled by 1 (the default) or 2 (dd's Var 8: the next
-/// step's products may overlap this step's transposed chain; the same operations in the same
-/// order per chain).
-template <class T, int TPB, bool Wide, bool Ticket, bool XrReg, bool Cut = true, int CUnroll = 1>
+/// Opt (dd's opt-in Var 8 and 9, session 63; 0 elsewhere): bit 1: each step's column elements
+/// read from the buffer one term ahead of their use (Nsight, H100: ptxas put each shared load a
+/// dozen instructions before its first product, and the waits on it were a quarter of the
+/// kernel's stalls); bit 2: the transposed chain's first term as madd_zero (core/dd_chain.hpp:
+/// madd(a, b, +0) bit for bit, without the sum where it changes nothing). The same chains and
+/// bits.
+template <class T, int TPB, bool Wide, bool Ticket, bool XrReg, bool Cut = true, int Opt = 0>
 __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   X16Smem* sm = reinterpret_cast<X16Smem*>(smem_raw);
@@ -377,7 +381,7 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
       if constexpr (XrReg) xr[r] = x16_get<T>(s.xr[8 * a + (r ^ a)]);
       d[r] = T(0);
     }
-#pragma unroll CUnroll
+#pragma unroll 1
     for (int c = 0; c < 8; ++c) {
       __syncwarp();
 #pragma unroll
@@ -394,11 +398,26 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
         const double2* col = buf + kk * kTile + 8 * a;
         const double2* xs = s.xr + 8 * a;
         T tc = T(0);
+        T ahead = (Opt & 1) ? x16_get<T>(col[a]) : T(0);  // Opt 1: the element of row r (r ^ a)
 #pragma unroll
         for (int r = 0; r < 8; ++r) {
-          const T e = x16_get<T>(col[r ^ a]);
+          T e;
+          if constexpr ((Opt & 1) != 0) {
+            e = ahead;
+            if (r < 7) ahead = x16_get<T>(col[(r + 1) ^ a]);
+          } else {
+            e = x16_get<T>(col[r ^ a]);
+          }
           d[r] = madd(e, xc, d[r]);
-          tc = madd_conj(e, XrReg ? xr[r] : x16_get<T>(xs[r ^ a]), tc);
+          const T xv = XrReg ? xr[r] : x16_get<T>(xs[r ^ a]);
+          if constexpr ((Opt & 2) != 0 && std::is_same_v<T, dd_real>) {
+            if (r == 0)
+              tc = madd_zero(e, xv);
+            else
+              tc = madd_conj(e, xv, tc);
+          } else {
+            tc = madd_conj(e, xv, tc);
+          }
         }
         dT[x16_cs(8 * k + c, a)] = x16_put(tc);
       }
@@ -848,19 +867,15 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_rr(SymvArgs<T> g) {
 /// 1: x of panel I read from shared memory at every use, at most 128 registers (4 blocks of 128
 /// threads per SM; ptxas: twopass no spills, ticket ~80 B); 3: x of panel I in registers, at most
 /// 168 registers (3 blocks per SM, as symv_tiles_xs: isolates the gain of the 16-byte moves);
-/// 8 (session 63, opt-in): Var 3 with the column steps unrolled by 2 (the 8 transposed chains of
-/// a thread's block are independent: one step's chain may overlap the next step's products);
-/// 9 (session 63, opt-in): Var 3's code with room for more registers (a launch bound of 4 groups
-/// of 64 threads per SM instead of 6; ptxas: 192 registers with one tile per block, 168 under
-/// Var 3's bound or one of 5 groups), so that ptxas may keep more independent work in flight per
-/// warp at 8 warps per SM instead of 12. (Session 62's Var 7, the code held to 144
-/// registers for 7 groups per SM, measured 14-17 % slower on an H100 in session 63: removed.)
+/// 8, 9 (session 63, opt-in): Var 3 with x16_tiles' Opt 1 (the column elements read one term
+/// ahead) and Opt 3 (that and the transposed chain's first term as madd_zero). Session 63
+/// measured and removed three others (H100, n = 16384): the column steps unrolled by 2 (equal),
+/// room for 192 registers at 8 warps per SM (4 % slower), and session 62's Var 7, the code held
+/// to 144 registers for 7 groups per SM (14-17 % slower).
 template <int TPB, bool Wide, bool Ticket, int Var>
-__global__ void __launch_bounds__(64 * TPB, Var == 1   ? 8 / TPB
-                                            : Var == 9 ? (TPB == 1 ? 4 : (TPB == 2 ? 2 : 1))
-                                                       : (TPB == 4 ? 1 : 6 / TPB))
+__global__ void __launch_bounds__(64 * TPB, Var == 1 ? 8 / TPB : (TPB == 4 ? 1 : 6 / TPB))
     symv_tiles_ddxs(SymvArgs<dd_real> g) {
-  x16_tiles<dd_real, TPB, Wide, Ticket, Var != 1, true, Var == 8 ? 2 : 1>(g);
+  x16_tiles<dd_real, TPB, Wide, Ticket, Var != 1, true, Var == 8 ? 1 : (Var == 9 ? 3 : 0)>(g);
 }
 
 }  // namespace symv_cuda
