@@ -252,9 +252,9 @@ struct SymvArgs {
   /// are a programmatic dependent launch that the tile kernel triggers when it starts
   /// (trigger_rowsums). In the padding: the struct does not grow.
   unsigned char rows_mode;
-  /// The 16-byte kernels (x16_tiles, symv_tiles_zr) take the loads of a whole off-diagonal tile
-  /// from a source worked out once per tile (x16_src; EIGSOLVE_GPU_SYMV_HOIST=0: false, the
-  /// general loads at every step). The same elements: the same bits.
+  /// dd's x16_tiles and symv_tiles_zr take the loads of a whole off-diagonal tile from a source
+  /// worked out once per tile (x16_src; EIGSOLVE_GPU_SYMV_HOIST=0: false, the general loads at
+  /// every step). The same elements: the same bits.
   bool hoist;
   int shift;         ///< Shift kernels: components between A's column starts and 16-byte lines
   T* P;              ///< partials: P[(R * nt + C) * 64 + i]

@@ -75,11 +75,11 @@ inline bool discard_mode() {
   return env_flag("EIGSOLVE_GPU_SYMV_DISCARD", true);
 }
 
-/// EIGSOLVE_GPU_SYMV_HOIST=0: the 16-byte kernels (x16_tiles: dd's default and z's zxs kernels;
-/// symv_tiles_zr: z's default) work out the source of every load at every step, tile_at and the
-/// bounds tests included, as before session 63 (A/B; default: once per tile for whole
-/// off-diagonal tiles, x16_src). The same elements: the same bits. Read at every call, so that a
-/// test can switch it.
+/// EIGSOLVE_GPU_SYMV_HOIST=0: dd's x16_tiles kernel and symv_tiles_zr (z's default from 6144 up,
+/// dd's DDXS=5 and 6) work out the source of every load at every step, tile_at and the bounds
+/// tests included, as before session 63 (A/B; default: once per tile for whole off-diagonal
+/// tiles, x16_src; complex double's zxs kernels always take the old form). The same elements: the
+/// same bits. Read at every call, so that a test can switch it.
 inline bool hoist_mode() {
   return env_flag("EIGSOLVE_GPU_SYMV_HOIST", true);
 }

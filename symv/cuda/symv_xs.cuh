@@ -357,8 +357,15 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
   double2 v[8];
   const index_t stride = index_t(gridDim.x) * TPB;
   index_t base = index_t(blockIdx.x) * TPB;
+  // The hoisted loads (x16_src) for dd only: complex double's zxs kernels measured 3-5 % slower
+  // with them at n = 4096 (H100, session 63; mode 1, the kernel below 6144) and ptxas gave the
+  // cut-block form 52-68 bytes of spills; the zr kernel, z's from 6144 up, keeps them.
+  constexpr bool kHoist = std::is_same_v<T, dd_real>;
   if constexpr (!Ticket) trigger_rowsums(g);
-  x16_load_at<T, Wide>(g, x16_src(g, base + grp, w, lane), 0, w, lane, v);
+  if constexpr (kHoist)
+    x16_load_at<T, Wide>(g, x16_src(g, base + grp, w, lane), 0, w, lane, v);
+  else
+    x16_load<T, Wide>(g, base + grp, 0, w, lane, v);
   for (; base < g.ntiles; base += stride) {
     const index_t tile = base + grp;
     const bool active = tile < g.ntiles;
@@ -389,10 +396,17 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
         buf[(q >> 1) * kTile + x16_sw((q & 1) * 32 + lane)] = v[q];
       __syncwarp();
       // The next step's loads fly while this step is reduced.
-      if (c < 7)
-        x16_load_at<T, Wide>(g, src, c + 1, w, lane, v);
-      else
-        x16_load_at<T, Wide>(g, x16_src(g, tile + stride, w, lane), 0, w, lane, v);
+      if constexpr (kHoist) {
+        if (c < 7)
+          x16_load_at<T, Wide>(g, src, c + 1, w, lane, v);
+        else
+          x16_load_at<T, Wide>(g, x16_src(g, tile + stride, w, lane), 0, w, lane, v);
+      } else {
+        if (c < 7)
+          x16_load<T, Wide>(g, tile, c + 1, w, lane, v);
+        else
+          x16_load<T, Wide>(g, tile + stride, 0, w, lane, v);
+      }
       if (offd) {
         const T xc = x16_get<T>(s.xc[8 * k + c]);
         const double2* col = buf + kk * kTile + 8 * a;

@@ -518,7 +518,8 @@ TEST(GpuSymvDdxs, RingKernelModes) {
 /// EIGSOLVE_GPU_SYMV_HOIST 0 and 1 (the 16-byte kernels take the loads of a whole off-diagonal
 /// tile from a source worked out once per tile, or work every load out at every step;
 /// symv/cuda/symv_xs.cuh x16_src): double-double under DDXS 4 (x16_tiles, the default) and 5
-/// (symv_tiles_zr), complex double under ZXS 1 (x16_tiles) and 4 (symv_tiles_zr, the default),
+/// (symv_tiles_zr), complex double under ZXS 4 (symv_tiles_zr, the default from 6144 up; its
+/// zxs kernels, ZXS 1, keep the per-step form either way and serve as a control),
 /// every xs configuration, sizes with whole tiles, a cut last row panel and several tiles per
 /// group, the kernel-mode cases (offsets, leading dimensions, increments, an A only 8-byte
 /// aligned), against the CPU bitwise; the variables are unset afterwards.
