@@ -357,9 +357,10 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
   double2 v[8];
   const index_t stride = index_t(gridDim.x) * TPB;
   index_t base = index_t(blockIdx.x) * TPB;
-  // The hoisted loads (x16_src) for dd only: complex double's zxs kernels measured 3-5 % slower
-  // with them at n = 4096 (H100, session 63; mode 1, the kernel below 6144) and ptxas gave the
-  // cut-block form 52-68 bytes of spills; the zr kernel, z's from 6144 up, keeps them.
+  // The hoisted loads (x16_src) for dd only: with them ptxas gave complex double's cut-block zxs
+  // kernel 52-68 bytes of spills, and z at n = 4096 (mode 1, the kernel below 6144) measured 3-5 %
+  // slower on an H100 (session 63; possibly the order of the processes, which showed the same
+  // 3 % with the old code); the zr kernel, z's from 6144 up, keeps them.
   constexpr bool kHoist = std::is_same_v<T, dd_real>;
   if constexpr (!Ticket) trigger_rowsums(g);
   if constexpr (kHoist)
