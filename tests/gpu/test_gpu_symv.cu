@@ -710,6 +710,26 @@ void row_sums_switch_same_bits(const char* name, std::initializer_list<index_t> 
   }
 }
 
+/// The same switch with lda == n (the wide loads; mode_case's lda is odd for even n): `name` set
+/// to each of `modes`, a plain case at each of `sizes` on `cfgs`, against the CPU bitwise; one
+/// seed sequence from `seed` across the modes; the variable is unset afterwards.
+template <class T>
+void switch_same_bits_lda_n(const char* name, std::initializer_list<const char*> modes,
+                            std::initializer_list<index_t> sizes, std::uint64_t seed,
+                            const std::vector<SymvConfig>& cfgs) {
+  const UnsetAtExit unset{name};
+  for (const char* mode : modes) {
+    ASSERT_EQ(setenv(name, mode, 1), 0);
+    for (index_t n : sizes) {
+      Case c;
+      c.n = n;
+      c.lda = n;
+      run_case<T>(c, cfgs, seed++);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
 /// EIGSOLVE_GPU_SYMV_DISCARD=0 and 1 (the row sums' discard of the partials' L2 lines,
 /// symv/cuda/symv_kernels.cuh rowsums_discard; 1 is the default): a discarded line is always
 /// written again before it is read, since run_case's calls share one workspace.
@@ -742,18 +762,8 @@ TYPED_TEST(GpuSymv, RowSumsDependentLaunchSameBits) {
     cfgs.push_back(parse_symv_config(c));
   row_sums_switch_same_bits<TypeParam>(
       "EIGSOLVE_GPU_SYMV_ROWS_PDL", {1, 31, 32, 33, 64, 65, 97, 129, 1000, 2049, 4097}, 7000, cfgs);
-  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_ROWS_PDL"};
-  std::uint64_t seed = 7500;
-  for (const char* mode : {"0", "1"}) {
-    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ROWS_PDL", mode, 1), 0);
-    for (index_t n : {64, 96, 2048, 4096}) {
-      Case c;
-      c.n = n;
-      c.lda = n;
-      run_case<TypeParam>(c, cfgs, seed++);
-      if (::testing::Test::HasFailure()) return;
-    }
-  }
+  switch_same_bits_lda_n<TypeParam>("EIGSOLVE_GPU_SYMV_ROWS_PDL", {"0", "1"}, {64, 96, 2048, 4096},
+                                    7500, cfgs);
 }
 
 /// EIGSOLVE_GPU_SYMV_ROWSK=1, 2, 3 (the row-sum kernel with 64 rows per block and 2 or 4
@@ -768,18 +778,8 @@ TYPED_TEST(GpuSymv, RowSumsKernelVariantsSameBits) {
   row_sums_switch_same_bits<TypeParam>("EIGSOLVE_GPU_SYMV_ROWSK",
                                        {1, 31, 32, 33, 64, 65, 97, 129, 1000, 2049, 4097}, 7700,
                                        cfgs, {"1", "2", "3"});
-  const UnsetAtExit unset{"EIGSOLVE_GPU_SYMV_ROWSK"};
-  std::uint64_t seed = 7800;
-  for (const char* mode : {"1", "2", "3"}) {
-    ASSERT_EQ(setenv("EIGSOLVE_GPU_SYMV_ROWSK", mode, 1), 0);
-    for (index_t n : {64, 96, 2048, 8192}) {
-      Case c;
-      c.n = n;
-      c.lda = n;
-      run_case<TypeParam>(c, cfgs, seed++);
-      if (::testing::Test::HasFailure()) return;
-    }
-  }
+  switch_same_bits_lda_n<TypeParam>("EIGSOLVE_GPU_SYMV_ROWSK", {"1", "2", "3"},
+                                    {64, 96, 2048, 8192}, 7800, cfgs);
 }
 
 TEST(GpuSymvApi, BadArgumentsThrow) {
