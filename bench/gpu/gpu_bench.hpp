@@ -23,6 +23,11 @@ struct SymvImplResult {
   int bitwise_cpu = -1;  ///< -1 not checked, 0 differs from symv_reference, 1 equal
 };
 
+/// How bench symv and tune symv time a call (symv_bench.cu): true (the default) the device's work
+/// alone, the stream held while the call is enqueued; false also the host's enqueueing of the
+/// call's first kernel (every figure before session 64).
+void set_symv_bench_device_timing(bool on);
+
 /// Name of the current device ("NVIDIA H200 (sm_90, 132 SMs)").
 std::string gpu_description();
 

@@ -4,6 +4,8 @@
 
 namespace eigsolve {
 
+void set_symv_bench_device_timing(bool) {}
+
 std::string gpu_description() {
   throw NotCompiled("cuda");
 }

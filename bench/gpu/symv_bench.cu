@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -120,19 +121,99 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+/// Device timing (the default, `--timing device`): before each timed call a one-thread kernel
+/// holds the stream until the host has enqueued the start event, the call and the stop event, so
+/// that the events time the device's work alone, as nvbench's blocking kernel does. Host timing
+/// (`--timing host`, every figure before session 64): the start event runs on an idle stream at
+/// once and the interval also holds the host's enqueueing of the call's first kernel (a few us,
+/// a large part of a 20 us call at n = 4096; cuBLAS pays it too).
+///
+///   device:  [hold ......... released]  [a] [call's kernels] [b]      host: a, call, b, release
+///   host:    [a] (host enqueues the first kernel) [call's kernels] [b]
+///
+/// Under a profiler that serialises each launch (Nsight Compute) a held stream never drains:
+/// the hold gives up after 10 s with an error, so profile with --timing host.
+bool g_device_timing = true;
+
+/// Spins until flag[0] (host memory, mapped) is set; gives up after limit_ns and sets flag[1].
+__global__ void hold_stream(const volatile int* flag, int* expired, unsigned long long limit_ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  while (flag[0] == 0) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (t - t0 > limit_ns) {
+      *expired = 1;
+      return;
+    }
+  }
+}
+
+/// The host flag that hold_stream waits for (pinned, mapped), allocated on first use.
+struct StreamHold {
+  volatile int* h = nullptr;
+  int* d = nullptr;
+  StreamHold() {
+    void* p = nullptr;
+    ck(cudaHostAlloc(&p, 2 * sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
+    h = static_cast<volatile int*>(p);
+    void* dp = nullptr;
+    ck(cudaHostGetDevicePointer(&dp, p, 0), "cudaHostGetDevicePointer");
+    d = static_cast<int*>(dp);
+  }
+  ~StreamHold() { cudaFreeHost(const_cast<int*>(h)); }
+  StreamHold(const StreamHold&) = delete;
+  StreamHold& operator=(const StreamHold&) = delete;
+  void arm() {
+    h[0] = 0;
+    h[1] = 0;
+    hold_stream<<<1, 1>>>(d, d + 1, 10000000000ull);  // 10 s
+    ck(cudaGetLastError(), "hold_stream");
+  }
+  void release() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    h[0] = 1;
+  }
+  /// After the stream has drained: whether the hold ended by its time limit, not by release().
+  void check() const {
+    if (h[1] != 0)
+      throw DeviceError("bench timing: the stream was held for 10 s without being released");
+  }
+};
+
+StreamHold& stream_hold() {
+  static StreamHold hold;
+  return hold;
+}
+
+/// Event-timed call: the ms between events a and b around call() on the default stream, the
+/// stream held while they are enqueued under device timing (g_device_timing).
+template <class Call>
+double timed_ms(Events& ev, Call&& call) {
+  StreamHold* hold = g_device_timing ? &stream_hold() : nullptr;
+  if (hold) hold->arm();
+  try {
+    ck(cudaEventRecord(ev.a), "cudaEventRecord");
+    call();
+    ck(cudaEventRecord(ev.b), "cudaEventRecord");
+  } catch (...) {
+    if (hold) hold->release();
+    cudaDeviceSynchronize();
+    throw;
+  }
+  if (hold) hold->release();
+  ck(cudaEventSynchronize(ev.b), "cudaEventSynchronize");
+  if (hold) hold->check();
+  float t = 0;
+  ck(cudaEventElapsedTime(&t, ev.a, ev.b), "cudaEventElapsedTime");
+  return t;
+}
+
 /// Median ms of `runs` event-timed calls of call(k), k = 0 .. runs-1.
 template <class Call>
 double median_ms(Events& ev, int runs, Call&& call) {
   std::vector<double> ms;
-  for (int k = 0; k < runs; ++k) {
-    ck(cudaEventRecord(ev.a), "cudaEventRecord");
-    call(k);
-    ck(cudaEventRecord(ev.b), "cudaEventRecord");
-    ck(cudaEventSynchronize(ev.b), "cudaEventSynchronize");
-    float t = 0;
-    ck(cudaEventElapsedTime(&t, ev.a, ev.b), "cudaEventElapsedTime");
-    ms.push_back(t);
-  }
+  for (int k = 0; k < runs; ++k)
+    ms.push_back(timed_ms(ev, [&] { call(k); }));
   return median(ms);
 }
 
@@ -300,13 +381,7 @@ std::vector<double> tune_size(index_t n, const std::vector<SymvConfig>& configs,
   int k = 0;
   for (int r = 0; r < runs; ++r)
     for (std::size_t c = 0; c < configs.size(); ++c, ++k) {
-      ck(cudaEventRecord(ev.a), "cudaEventRecord");
-      call(configs[c], in.mat((k + 1) % in.copies));
-      ck(cudaEventRecord(ev.b), "cudaEventRecord");
-      ck(cudaEventSynchronize(ev.b), "cudaEventSynchronize");
-      float t = 0;
-      ck(cudaEventElapsedTime(&t, ev.a, ev.b), "cudaEventElapsedTime");
-      ms[c].push_back(t);
+      ms[c].push_back(timed_ms(ev, [&] { call(configs[c], in.mat((k + 1) % in.copies)); }));
     }
   std::vector<double> out;
   for (auto& v : ms)
@@ -315,6 +390,10 @@ std::vector<double> tune_size(index_t n, const std::vector<SymvConfig>& configs,
 }
 
 }  // namespace
+
+void set_symv_bench_device_timing(bool on) {
+  g_device_timing = on;
+}
 
 std::string gpu_description() {
   if (cuda_device_count() == 0) throw DeviceError("no CUDA device is visible");

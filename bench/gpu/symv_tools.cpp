@@ -94,6 +94,7 @@ SymvConfig with_variant(SymvConfig c, SymvVariant v) {
 
 int main_bench_symv(int argc, char** argv) {
   std::string precisions = "all", sizes = "1024,2048,4096,8192,16384,32768", json, config;
+  std::string timing = "device";
   int runs = 20, sweep_samples = 64;
   long long check_cpu_max = 16384, lda_pad = 0;
   po::options_description desc("bench symv options");
@@ -108,7 +109,10 @@ int main_bench_symv(int argc, char** argv) {
       "check-cpu-max", po::value(&check_cpu_max)->default_value(check_cpu_max),
       "compare with the CPU reference up to this n")(
       "lda-pad", po::value(&lda_pad)->default_value(lda_pad),
-      "leading dimension n + this (ours and cuBLAS alike; the sweep's matrix too)");
+      "leading dimension n + this (ours and cuBLAS alike; the sweep's matrix too)")(
+      "timing", po::value(&timing)->default_value(timing),
+      "device: the device's work alone (the stream held while a call is enqueued); host: also "
+      "the host's enqueueing of the call's first kernel (the measure before session 64)");
   if (parse_or_help(
           argc, argv, desc,
           "Usage: eigsolve bench symv [options]\n"
@@ -119,6 +123,9 @@ int main_bench_symv(int argc, char** argv) {
     return kExitOk;
   if (runs < 1) throw UsageError("--runs must be >= 1");
   if (lda_pad < 0) throw UsageError("--lda-pad must be >= 0");
+  if (timing != "device" && timing != "host")
+    throw UsageError("--timing must be device or host, not '" + timing + "'");
+  set_symv_bench_device_timing(timing == "device");
   const auto ps = parse_precisions(precisions);
   const auto ns = parse_sizes(sizes);
   const std::string gpu = gpu_description();
@@ -188,13 +195,11 @@ int main_bench_symv(int argc, char** argv) {
     }
   }
   if (!json.empty()) {
-    nlohmann::ordered_json top = {{"gpu", gpu},
-                                  {"date", today()},
-                                  {"bench", "symv"},
-                                  {"gbs_measure", "n^2/2 elements of the scalar per call"},
-                                  {"dd_madd", dd_madd_name()},
-                                  {"records", records},
-                                  {"sweeps", sweeps}};
+    nlohmann::ordered_json top = {
+        {"gpu", gpu},         {"date", today()},
+        {"bench", "symv"},    {"gbs_measure", "n^2/2 elements of the scalar per call"},
+        {"timing", timing},   {"dd_madd", dd_madd_name()},
+        {"records", records}, {"sweeps", sweeps}};
     if (lda_pad > 0) top["lda_pad"] = lda_pad;  // lda = n + lda_pad (absent: lda = n)
     write_file_atomic(json, top.dump(1) + "\n");
   }
@@ -282,6 +287,7 @@ int main_tune_symv(int argc, char** argv) {
        "median ms of each configuration (rows) at each sampled n (columns), precisions.*.runs "
        "calls each (taken round-robin over the configurations), inputs rotated through 256 MiB; "
        "written by eigsolve tune symv"},
+      {"timing", "device"},
       {"precisions", precs}};
   write_file_atomic(output, top.dump(1) + "\n");
   return kExitOk;

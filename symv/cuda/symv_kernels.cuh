@@ -441,6 +441,32 @@ __device__ __forceinline__ void trigger_rowsums(const SymvArgs<T>& g) {
 #endif
 }
 
+/// symv_tiles: how many of an off-diagonal block's 8 columns are loaded before the tile's x loads
+/// and barrier (session 64). The real types' 16-byte kernels only: one column is 8 or 16 more
+/// registers live across the barrier; ptxas gave the narrow and shifted kernels 16-232 bytes of
+/// spills at their old occupancy, and the complex tile kernels run at 128 registers already.
+template <class T, bool Wide, bool Shift>
+constexpr int kEarlyCols = ((std::is_same<T, float>::value || std::is_same<T, double>::value) &&
+                            Wide && !Shift)
+                               ? 1
+                               : 0;
+
+/// The launch bound's blocks per SM for symv_tiles with early columns: the occupancy that ptxas's
+/// own choice gave each kernel without them (ptxas -v, load path cs: float TPB 1, 2, 4: 72, 72,
+/// 64 registers; double 102, 96, 124). Unbounded, ptxas took up to 162 registers for the early
+/// loads (float TPB 4: 64 -> 101, a third fewer warps per SM).
+template <class T, int TPB, bool Wide, bool Shift>
+constexpr int early_min_blocks() {
+  if constexpr (kEarlyCols<T, Wide, Shift> == 0) {
+    return 0;
+  } else {
+    constexpr bool f = std::is_same<T, float>::value;
+    constexpr int regs = f ? (TPB == 4 ? 64 : 72) : (TPB == 1 ? 104 : TPB == 2 ? 96 : 128);
+    constexpr int b = 65536 / (regs * 64 * TPB);
+    return b < 1 ? 1 : b;
+  }
+}
+
 /// Shared memory of one group: x of the two panels, chunk sums of the two row sets.
 template <class T>
 struct GroupSmem {
@@ -453,7 +479,9 @@ struct GroupSmem {
 /// MinB: the launch bound's blocks per SM (0: none, the default; 3 for complex float's opt-in
 /// EIGSOLVE_GPU_SYMV_C3, symv_launch.cuh).
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false, int MinB = 0>
-__global__ void __launch_bounds__(64 * TPB, MinB) symv_tiles(SymvArgs<T> g) {
+__global__ void __launch_bounds__(64 * TPB,
+                                  MinB > 0 ? MinB : early_min_blocks<T, TPB, Wide, Shift>())
+    symv_tiles(SymvArgs<T> g) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   GroupSmem<T>* sm = reinterpret_cast<GroupSmem<T>*>(smem_raw);
   __shared__ int flag[TPB][2];
@@ -468,6 +496,20 @@ __global__ void __launch_bounds__(64 * TPB, MinB) symv_tiles(SymvArgs<T> g) {
     index_t I = 0, J = 0;
     if (active) tile_at(g, tile, I, J);
     const index_t r0 = I * kTile, c0 = J * kTile;
+    // The first kEarlyCols columns' loads go out before x's loads and the barrier, so that their
+    // latency and x's overlap (session 64; the same loads, so the same bits).
+    constexpr int E = kEarlyCols<T, Wide, Shift>;
+    R early[E > 0 ? E : 1][8 * Parts<T>::n];
+    if constexpr (E > 0) {
+      if (active && (I != J || a > k)) {
+        const T* blk = g.A + (r0 + 8 * a) + g.lda * (c0 + 8 * k);
+        const index_t left = g.n - (r0 + 8 * a);
+        const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
+#pragma unroll
+        for (int c = 0; c < E; ++c)
+          load_col8<T, Wide, L>(blk + g.lda * c, m, early[c]);
+      }
+    }
     if (active) {
       const index_t ic = c0 + t, ir = r0 + t;
       s.xc[t] = ic < g.n ? g.x[g.xoff + ic * g.incx] : pad_x<T>();
@@ -493,7 +535,11 @@ __global__ void __launch_bounds__(64 * TPB, MinB) symv_tiles(SymvArgs<T> g) {
 #pragma unroll
         for (int c = 0; c < 8; ++c) {
           R comp[8 * Parts<T>::n];
-          if constexpr (Shift) {
+          if (c < E) {
+#pragma unroll
+            for (int q = 0; q < 8 * Parts<T>::n; ++q)
+              comp[q] = early[c < E ? c : 0][q];
+          } else if constexpr (Shift) {
             // whole warps: off-diagonal tiles of full row panels (diag and r0 uniform per group)
             if (!diag && r0 + kTile <= g.n)
               load_col8_shift<T, L>(blk + g.lda * c, g.shift, a == 7, comp);

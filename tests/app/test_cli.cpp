@@ -307,6 +307,7 @@ TEST(Cli, UsageErrorsAndDeviceErrors) {
   EXPECT_EQ(run("tune eig").code, 2);
   EXPECT_EQ(run("bench symv --sizes 0").code, 2);
   EXPECT_EQ(run("bench symv --sizes 1024,x").code, 2);
+  EXPECT_EQ(run("bench symv --timing wall").code, 2);
   EXPECT_EQ(run("tune symv --precision q").code, 2);
   EXPECT_EQ(run("bench eig --runs 0").code, 2);
   if (!eigsolve::cuda_compiled() || eigsolve::cuda_device_count() == 0) {
