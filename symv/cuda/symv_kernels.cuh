@@ -489,27 +489,41 @@ __global__ void __launch_bounds__(64 * TPB,
   GroupSmem<T>& s = sm[grp];
   using R = typename Parts<T>::R;
   if constexpr (!Ticket) trigger_rowsums(g);
-  for (index_t base = index_t(blockIdx.x) * TPB; base < g.ntiles;
-       base += index_t(gridDim.x) * TPB) {
-    const index_t tile = base + grp;
-    const bool active = tile < g.ntiles;
-    index_t I = 0, J = 0;
-    if (active) tile_at(g, tile, I, J);
-    const index_t r0 = I * kTile, c0 = J * kTile;
-    // The first kEarlyCols columns' loads go out before x's loads and the barrier, so that their
-    // latency and x's overlap (session 64; the same loads, so the same bits).
-    constexpr int E = kEarlyCols<T, Wide, Shift>;
-    R early[E > 0 ? E : 1][8 * Parts<T>::n];
+  // The first kEarlyCols columns of a tile's off-diagonal blocks are loaded while the previous
+  // tile's trees, partials and barriers run and before the tile's own x loads and barrier, so
+  // that their latency overlaps those (session 64; the same loads, so the same bits).
+  constexpr int E = kEarlyCols<T, Wide, Shift>;
+  R early[E > 0 ? E : 1][8 * Parts<T>::n];
+  auto load_early = [&](bool act, index_t ti, index_t tj) {
     if constexpr (E > 0) {
-      if (active && (I != J || a > k)) {
-        const T* blk = g.A + (r0 + 8 * a) + g.lda * (c0 + 8 * k);
-        const index_t left = g.n - (r0 + 8 * a);
+      if (act && (ti != tj || a > k)) {
+        const index_t tr0 = ti * kTile;
+        const T* blk = g.A + (tr0 + 8 * a) + g.lda * (tj * kTile + 8 * k);
+        const index_t left = g.n - (tr0 + 8 * a);
         const int m = left >= 8 ? 8 : (left <= 0 ? 0 : int(left));
 #pragma unroll
         for (int c = 0; c < E; ++c)
           load_col8<T, Wide, L>(blk + g.lda * c, m, early[c]);
       }
     }
+  };
+  const index_t stride = index_t(gridDim.x) * TPB;
+  index_t I = 0, J = 0;
+  bool active = false;
+  if constexpr (E > 0) {
+    active = index_t(blockIdx.x) * TPB + grp < g.ntiles;
+    if (active) tile_at(g, index_t(blockIdx.x) * TPB + grp, I, J);
+    load_early(active, I, J);
+  }
+  for (index_t base = index_t(blockIdx.x) * TPB; base < g.ntiles; base += stride) {
+    if constexpr (E == 0) {
+      const index_t tile = base + grp;
+      active = tile < g.ntiles;
+      I = 0;
+      J = 0;
+      if (active) tile_at(g, tile, I, J);
+    }
+    const index_t r0 = I * kTile, c0 = J * kTile;
     if (active) {
       const index_t ic = c0 + t, ir = r0 + t;
       s.xc[t] = ic < g.n ? g.x[g.xoff + ic * g.incx] : pad_x<T>();
@@ -568,8 +582,20 @@ __global__ void __launch_bounds__(64 * TPB,
         diag_block<T, L>(g.A, g.lda, r0 + 8 * a, m, s.xc + 8 * a, s.sD + (8 * a) * 9 + a);
       }
     }
+    index_t nI = 0, nJ = 0;
+    bool nactive = false;
+    if constexpr (E > 0) {
+      nactive = base + stride + grp < g.ntiles;
+      if (nactive) tile_at(g, base + stride + grp, nI, nJ);
+      load_early(nactive, nI, nJ);
+    }
     finish_tile<T, Ticket>(g, active, I, J, t, s.sD, s.sT, flag[grp]);
     __syncthreads();  // shared memory is reused by the next tiles
+    if constexpr (E > 0) {
+      I = nI;
+      J = nJ;
+      active = nactive;
+    }
   }
 }
 
