@@ -429,10 +429,12 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
 /// at 16384 13.44 -> 12.90 s; mode 2: 2139 GB/s, 12.96 s; bench/NOTES.md). 5 was the default in
 /// session 60 from an H100 (n = 16384 0.877-0.881 -> 0.865-0.868 ms against 4) and is slower on
 /// the H200 (session 61: 16384 0.886-0.921 against 0.854-0.859 ms, 32768 and 8192 slower too), so
-/// 4 again; 6 slower than 4 on both. 8, 9 (session 63, opt-in): as 4 with Var 8 (each column
-/// element read from the buffer one term ahead) or Var 9 (that and the transposed chain's first
-/// term as madd_zero). (Session 62's 7, the code held to 144 registers, measured 14-17 % slower:
-/// removed.)
+/// 4 again; 6 slower than 4 on both. 8, 9 (session 63): as 4 with Var 8 (each column element
+/// read from the buffer one term ahead) or Var 9 (that and the transposed chain's first term as
+/// madd_zero). **Default 9 since session 64** (H200, two rounds: n = 16384 720-731 us against
+/// 748-756 with 4, 8192 and 32768 1-2 % faster, 4096 equal). 7 (session 64, opt-in): as 9 with
+/// every other madd's signed-zero fix-up on the high word only (symv_xs.cuh madd_hz). (Session
+/// 62's 7, the code held to 144 registers, measured 14-17 % slower and was removed in session 63.)
 /// Same bits in every mode.
 struct DdxsMode {
   bool on = false;  ///< this configuration runs symv_tiles_ddxs
@@ -440,7 +442,7 @@ struct DdxsMode {
 };
 inline DdxsMode ddxs_mode(SymvLoad load) {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_DDXS");
-  const int m = e && e[0] >= '0' && e[0] <= '9' && e[0] != '7' && e[1] == 0 ? e[0] - '0' : 4;
+  const int m = e && e[0] >= '0' && e[0] <= '9' && e[1] == 0 ? e[0] - '0' : 9;
   DdxsMode r;
   r.on = m != 0 && (m % 2 == 0 || m >= 5 || load == SymvLoad::xs);
   r.var = m >= 5 ? m : (m >= 3 ? 3 : 1);
@@ -483,7 +485,10 @@ void launch_ddxs_tpb(bool wide, bool ticket, int var, const SymvArgs<dd_real>& g
   using V6 = std::integral_constant<int, 6>;
   using V8 = std::integral_constant<int, 8>;
   using V9 = std::integral_constant<int, 9>;
-  if (var == 8)
+  using V7 = std::integral_constant<int, 7>;
+  if (var == 7)
+    wide ? go(T1{}, V7{}) : go(F1{}, V7{});
+  else if (var == 8)
     wide ? go(T1{}, V8{}) : go(F1{}, V8{});
   else if (var == 9)
     wide ? go(T1{}, V9{}) : go(F1{}, V9{});

@@ -344,6 +344,31 @@ __device__ __forceinline__ void x16_store_p(T* p, const T& v, bool p16) {
 /// kernel's stalls); bit 2: the transposed chain's first term as madd_zero (core/dd_chain.hpp:
 /// madd(a, b, +0) bit for bit, without the sum where it changes nothing). The same chains and
 /// bits.
+/// madd (a * b + c, core/dd_real.hpp) bit for bit, in a build with the sloppy sum (the default),
+/// with the sum's signed-zero fix-up on the high word only: where the sum's high part r.hi and
+/// fl(a.hi + b.hi) = s1 are both zeros (the only case the fix-up changes), their low 32-bit words
+/// are both 0 and only the sign bits in the high words can differ, so taking s1's high word is
+/// taking s1. Device only: one select and a 32-bit test instead of the 64-bit test and two
+/// selects of ddops::both_zero (session 64). The accurate build's madd is used unchanged.
+__device__ __forceinline__ dd_real madd_hz(const dd_real& a, const dd_real& b, const dd_real& c) {
+  if constexpr (!kDdSloppyMadd) {
+    return madd(a, b, c);
+  } else {
+    const dd_real p = a * b;
+    double s1, s2;
+    ddops::two_sum(p.hi, c.hi, s1, s2);
+    const double t = p.lo + c.lo;
+    s2 = s2 + t;
+    dd_real r;
+    ddops::quick_two_sum(s1, s2, r.hi, r.lo);
+    const int rh = __double2hiint(r.hi), rl = __double2loint(r.hi);
+    const int sh = __double2hiint(s1), sl = __double2loint(s1);
+    const bool both = (((rh | sh) & 0x7fffffff) | rl | sl) == 0;
+    r.hi = __hiloint2double(both ? sh : rh, rl);
+    return r;
+  }
+}
+
 template <class T, int TPB, bool Wide, bool Ticket, bool XrReg, bool Cut = true, int Opt = 0>
 __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -423,15 +448,23 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
           } else {
             e = x16_get<T>(col[r ^ a]);
           }
-          d[r] = madd(e, xc, d[r]);
           const T xv = XrReg ? xr[r] : x16_get<T>(xs[r ^ a]);
-          if constexpr ((Opt & 2) != 0 && std::is_same_v<T, dd_real>) {
+          if constexpr ((Opt & 4) != 0 && std::is_same_v<T, dd_real>) {
+            d[r] = madd_hz(e, xc, d[r]);
             if (r == 0)
               tc = madd_zero(e, xv);
             else
-              tc = madd_conj(e, xv, tc);
+              tc = madd_hz(e, xv, tc);
           } else {
-            tc = madd_conj(e, xv, tc);
+            d[r] = madd(e, xc, d[r]);
+            if constexpr ((Opt & 2) != 0 && std::is_same_v<T, dd_real>) {
+              if (r == 0)
+                tc = madd_zero(e, xv);
+              else
+                tc = madd_conj(e, xv, tc);
+            } else {
+              tc = madd_conj(e, xv, tc);
+            }
           }
         }
         dT[x16_cs(8 * k + c, a)] = x16_put(tc);
@@ -882,15 +915,18 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_rr(SymvArgs<T> g) {
 /// 1: x of panel I read from shared memory at every use, at most 128 registers (4 blocks of 128
 /// threads per SM; ptxas: twopass no spills, ticket ~80 B); 3: x of panel I in registers, at most
 /// 168 registers (3 blocks per SM, as symv_tiles_xs: isolates the gain of the 16-byte moves);
-/// 8, 9 (session 63, opt-in): Var 3 with x16_tiles' Opt 1 (the column elements read one term
-/// ahead) and Opt 3 (that and the transposed chain's first term as madd_zero). Session 63
+/// 8, 9 (session 63): Var 3 with x16_tiles' Opt 1 (the column elements read one term ahead) and
+/// Opt 3 (that and the transposed chain's first term as madd_zero; the default since session 64:
+/// H200, n = 16384, 720-731 us against Var 3's 748-756); 7 (session 64, opt-in): Opt 7, Var 9's
+/// with every other madd as madd_hz (the signed-zero fix-up on the high word only). Session 63
 /// measured and removed three others (H100, n = 16384): the column steps unrolled by 2 (equal),
 /// room for 192 registers at 8 warps per SM (4 % slower), and session 62's Var 7, the code held
 /// to 144 registers for 7 groups per SM (14-17 % slower).
 template <int TPB, bool Wide, bool Ticket, int Var>
 __global__ void __launch_bounds__(64 * TPB, Var == 1 ? 8 / TPB : (TPB == 4 ? 1 : 6 / TPB))
     symv_tiles_ddxs(SymvArgs<dd_real> g) {
-  x16_tiles<dd_real, TPB, Wide, Ticket, Var != 1, true, Var == 8 ? 1 : (Var == 9 ? 3 : 0)>(g);
+  x16_tiles<dd_real, TPB, Wide, Ticket, Var != 1, true,
+            Var == 8 ? 1 : (Var == 9 ? 3 : (Var == 7 ? 7 : 0))>(g);
 }
 
 }  // namespace symv_cuda
