@@ -432,8 +432,9 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
 /// 4 again; 6 slower than 4 on both. 8, 9 (session 63): as 4 with Var 8 (each column element
 /// read from the buffer one term ahead) or Var 9 (that and the transposed chain's first term as
 /// madd_zero). **Default 9 since session 64** (H200, two rounds: n = 16384 720-731 us against
-/// 748-756 with 4, 8192 and 32768 1-2 % faster, 4096 equal). 7 (session 64, opt-in): as 9 with
-/// every other madd's signed-zero fix-up on the high word only (symv_xs.cuh madd_hz). (Session
+/// 748-756 with 4, 8192 and 32768 1-2 % faster, 4096 equal). 7 (session 64, opt-in; not yet
+/// run on a GPU): as 9 with every other madd's signed-zero fix-up on the high word only
+/// (symv_xs.cuh madd_hz). (Session
 /// 62's 7, the code held to 144 registers, measured 14-17 % slower and was removed in session 63.)
 /// Same bits in every mode.
 struct DdxsMode {

@@ -917,8 +917,9 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_rr(SymvArgs<T> g) {
 /// 168 registers (3 blocks per SM, as symv_tiles_xs: isolates the gain of the 16-byte moves);
 /// 8, 9 (session 63): Var 3 with x16_tiles' Opt 1 (the column elements read one term ahead) and
 /// Opt 3 (that and the transposed chain's first term as madd_zero; the default since session 64:
-/// H200, n = 16384, 720-731 us against Var 3's 748-756); 7 (session 64, opt-in): Opt 7, Var 9's
-/// with every other madd as madd_hz (the signed-zero fix-up on the high word only). Session 63
+/// H200, n = 16384, 720-731 us against Var 3's 748-756); 7 (session 64, opt-in, not yet run on a
+/// GPU): Opt 7, Var 9's with every other madd as madd_hz (the signed-zero fix-up on the high word
+/// only). Session 63
 /// measured and removed three others (H100, n = 16384): the column steps unrolled by 2 (equal),
 /// room for 192 registers at 8 warps per SM (4 % slower), and session 62's Var 7, the code held
 /// to 144 registers for 7 groups per SM (14-17 % slower).
