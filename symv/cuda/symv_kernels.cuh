@@ -441,10 +441,13 @@ __device__ __forceinline__ void trigger_rowsums(const SymvArgs<T>& g) {
 #endif
 }
 
-/// symv_tiles: how many of an off-diagonal block's 8 columns are loaded before the tile's x loads
-/// and barrier (session 64). The real types' 16-byte kernels only: one column is 8 or 16 more
-/// registers live across the barrier; ptxas gave the narrow and shifted kernels 16-232 bytes of
-/// spills at their old occupancy, and the complex tile kernels run at 128 registers already.
+/// symv_tiles: how many of an off-diagonal block's 8 columns are loaded early, at the end of the
+/// group's previous tile (before its trees, partial stores and barriers) or, for the first tile,
+/// before the x loads (session 64). The real types' 16-byte kernels only: one column is 8 or 16
+/// more registers live across the barriers; ptxas gave the narrow and shifted kernels 16-232
+/// bytes of spills at their old occupancy, and the complex tile kernels run at 128 registers
+/// already. H200 (bench/NOTES.md, session 64): s 16384 -3 %, d 32768 -4 %; loaded only before the
+/// x loads (the first form), nothing.
 template <class T, bool Wide, bool Shift>
 constexpr int kEarlyCols = ((std::is_same<T, float>::value || std::is_same<T, double>::value) &&
                             Wide && !Shift)
@@ -453,8 +456,9 @@ constexpr int kEarlyCols = ((std::is_same<T, float>::value || std::is_same<T, do
 
 /// The launch bound's blocks per SM for symv_tiles with early columns: the occupancy that ptxas's
 /// own choice gave each kernel without them (ptxas -v, load path cs: float TPB 1, 2, 4: 72, 72,
-/// 64 registers; double 102, 96, 124). Unbounded, ptxas took up to 162 registers for the early
-/// loads (float TPB 4: 64 -> 101, a third fewer warps per SM).
+/// 64 registers; double 102, 96, 124, allocated as 104 and 128). Unbounded, ptxas took up to 162
+/// registers for the early loads (float TPB 4: 64 -> 101, a third fewer warps per SM); bounded,
+/// double TPB 1 and 2 spill 20 bytes.
 template <class T, int TPB, bool Wide, bool Shift>
 constexpr int early_min_blocks() {
   if constexpr (kEarlyCols<T, Wide, Shift> == 0) {
