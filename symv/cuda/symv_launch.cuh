@@ -431,11 +431,12 @@ void launch_zxs(const SymvArgs<Complex<double>>& g, int blocks, cudaStream_t st)
 /// the H200 (session 61: 16384 0.886-0.921 against 0.854-0.859 ms, 32768 and 8192 slower too), so
 /// 4 again; 6 slower than 4 on both. 8, 9 (session 63): as 4 with Var 8 (each column element
 /// read from the buffer one term ahead) or Var 9 (that and the transposed chain's first term as
-/// madd_zero). **Default 9 since session 64** (H200, two rounds: n = 16384 720-731 us against
-/// 748-756 with 4, 8192 and 32768 1-2 % faster, 4096 equal). 7 (session 64, opt-in; not yet
-/// run on a GPU): as 9 with every other madd's signed-zero fix-up on the high word only
-/// (symv_xs.cuh madd_hz). (Session
-/// 62's 7, the code held to 144 registers, measured 14-17 % slower and was removed in session 63.)
+/// madd_zero): 9 the default in session 64 (H200, two rounds: n = 16384 720-731 us against
+/// 748-756 with 4, 8192 and 32768 1-2 % faster, 4096 equal). 7 (session 64): as 9 with every
+/// other madd's signed-zero fix-up selecting the high word only (core/dd_real.hpp madd_hiword).
+/// **Default 7 since session 65** (H100, three rounds: n = 16384 789.5-790.3 us against 9's
+/// 794.9-795.6, 4096 2.5 %, 8192 1.7 %, 32768 0.6 % faster; GPU == CPU). (Session 62's 7, the
+/// code held to 144 registers, measured 14-17 % slower and was removed in session 63.)
 /// Same bits in every mode.
 struct DdxsMode {
   bool on = false;  ///< this configuration runs symv_tiles_ddxs
@@ -443,7 +444,7 @@ struct DdxsMode {
 };
 inline DdxsMode ddxs_mode(SymvLoad load) {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_DDXS");
-  const int m = e && e[0] >= '0' && e[0] <= '9' && e[1] == 0 ? e[0] - '0' : 9;
+  const int m = e && e[0] >= '0' && e[0] <= '9' && e[1] == 0 ? e[0] - '0' : 7;
   DdxsMode r;
   r.on = m != 0 && (m % 2 == 0 || m >= 5 || load == SymvLoad::xs);
   r.var = m >= 5 ? m : (m >= 3 ? 3 : 1);

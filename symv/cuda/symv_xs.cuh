@@ -338,37 +338,13 @@ __device__ __forceinline__ void x16_store_p(T* p, const T& v, bool p16) {
 /// cut by n, so complex has nothing to recompute (fix_absent_rows, diag_block's skip): the same
 /// bits without that code, which costs z's kernels their register allocation (session 57,
 /// ptxas: zxs twopass 32 bytes of spills with it, none without).
-/// Opt (dd's opt-in Var 8 and 9, session 63; 0 elsewhere): bit 1: each step's column elements
+/// Opt (dd's Var 8, 9 and 7, sessions 63-64; 0 elsewhere): bit 1: each step's column elements
 /// read from the buffer one term ahead of their use (Nsight, H100: ptxas put each shared load a
 /// dozen instructions before its first product, and the waits on it were a quarter of the
 /// kernel's stalls); bit 2: the transposed chain's first term as madd_zero (core/dd_chain.hpp:
-/// madd(a, b, +0) bit for bit, without the sum where it changes nothing). The same chains and
-/// bits.
-/// madd (a * b + c, core/dd_real.hpp) bit for bit, in a build with the sloppy sum (the default),
-/// with the sum's signed-zero fix-up on the high word only: where the sum's high part r.hi and
-/// fl(a.hi + b.hi) = s1 are both zeros (the only case the fix-up changes), their low 32-bit words
-/// are both 0 and only the sign bits in the high words can differ, so taking s1's high word is
-/// taking s1. Device only: one select and a 32-bit test instead of the 64-bit test and two
-/// selects of ddops::both_zero (session 64). The accurate build's madd is used unchanged.
-__device__ __forceinline__ dd_real madd_hz(const dd_real& a, const dd_real& b, const dd_real& c) {
-  if constexpr (!kDdSloppyMadd) {
-    return madd(a, b, c);
-  } else {
-    const dd_real p = a * b;
-    double s1, s2;
-    ddops::two_sum(p.hi, c.hi, s1, s2);
-    const double t = p.lo + c.lo;
-    s2 = s2 + t;
-    dd_real r;
-    ddops::quick_two_sum(s1, s2, r.hi, r.lo);
-    const int rh = __double2hiint(r.hi), rl = __double2loint(r.hi);
-    const int sh = __double2hiint(s1), sl = __double2loint(s1);
-    const bool both = (((rh | sh) & 0x7fffffff) | rl | sl) == 0;
-    r.hi = __hiloint2double(both ? sh : rh, rl);
-    return r;
-  }
-}
-
+/// madd(a, b, +0) bit for bit, without the sum where it changes nothing); bit 4: the other madds
+/// as madd_hiword (core/dd_real.hpp: the sum's signed-zero fix-up selects the high word only).
+/// The same chains and bits.
 template <class T, int TPB, bool Wide, bool Ticket, bool XrReg, bool Cut = true, int Opt = 0>
 __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -450,11 +426,11 @@ __device__ __forceinline__ void x16_tiles(const SymvArgs<T>& g) {
           }
           const T xv = XrReg ? xr[r] : x16_get<T>(xs[r ^ a]);
           if constexpr ((Opt & 4) != 0 && std::is_same_v<T, dd_real>) {
-            d[r] = madd_hz(e, xc, d[r]);
+            d[r] = madd_hiword(e, xc, d[r]);
             if (r == 0)
               tc = madd_zero(e, xv);
             else
-              tc = madd_hz(e, xv, tc);
+              tc = madd_hiword(e, xv, tc);
           } else {
             d[r] = madd(e, xc, d[r]);
             if constexpr ((Opt & 2) != 0 && std::is_same_v<T, dd_real>) {
@@ -916,10 +892,10 @@ __global__ void __launch_bounds__(64 * TPB) symv_tiles_rr(SymvArgs<T> g) {
 /// threads per SM; ptxas: twopass no spills, ticket ~80 B); 3: x of panel I in registers, at most
 /// 168 registers (3 blocks per SM, as symv_tiles_xs: isolates the gain of the 16-byte moves);
 /// 8, 9 (session 63): Var 3 with x16_tiles' Opt 1 (the column elements read one term ahead) and
-/// Opt 3 (that and the transposed chain's first term as madd_zero; the default since session 64:
-/// H200, n = 16384, 720-731 us against Var 3's 748-756); 7 (session 64, opt-in, not yet run on a
-/// GPU): Opt 7, Var 9's with every other madd as madd_hz (the signed-zero fix-up on the high word
-/// only). Session 63
+/// Opt 3 (that and the transposed chain's first term as madd_zero; the default in session 64:
+/// H200, n = 16384, 720-731 us against Var 3's 748-756); 7 (session 64; the default since
+/// session 65, 0.6-2.5 % faster than 9 on an H100): Opt 7, Var 9's with every other madd as
+/// madd_hiword (core/dd_real.hpp: the signed-zero fix-up selects the high word only). Session 63
 /// measured and removed three others (H100, n = 16384): the column steps unrolled by 2 (equal),
 /// room for 192 registers at 8 warps per SM (4 % slower), and session 62's Var 7, the code held
 /// to 144 registers for 7 groups per SM (14-17 % slower).

@@ -127,6 +127,16 @@ TEST(DdSloppy, SpecialValuesAndSignedZeros) {
   EXPECT_TRUE(same_bits(sloppy_add(dd_real(3.0), dd_real(-5.0)), dd_real(-2.0)));
   const dd_real a = dd_real::from_sum(1.0, 0x1p-70), b = dd_real::from_sum(-1.0, 0x1p-71);
   EXPECT_TRUE(same_bits(sloppy_add(a, b), dd_real(0x1p-70 + 0x1p-71)));
+  // Every fix-up form (branch-free, branchy, high word) gives the same bits on these pairs (the
+  // device forms: tests/gpu/test_gpu_arith.cu).
+  const dd_real cases[] = {dd_real(-0.0, -0.0), dd_real(0.0),       dd_real(-0.0), x, -x, a, b,
+                           dd_real(0x1p-1074),  dd_real(-0x1p-1074)};
+  for (const dd_real& p : cases)
+    for (const dd_real& q : cases) {
+      const dd_real r = sloppy_add(p, q);
+      EXPECT_TRUE(same_bits(sloppy_add<false>(p, q), r));
+      EXPECT_TRUE(same_bits(sloppy_add<true, true>(p, q), r));
+    }
 }
 
 TEST(DdSloppy, MaddUsesThisBuildsSum) {

@@ -20,7 +20,7 @@ using eigsolve::dd_real;
 
 namespace {
 
-constexpr int kOps = 9;
+constexpr int kOps = 10;
 
 __host__ __device__ void dd_ops(const dd_real& a, const dd_real& b, dd_real* out) {
   out[0] = a + b;
@@ -32,6 +32,7 @@ __host__ __device__ void dd_ops(const dd_real& a, const dd_real& b, dd_real* out
   out[6] = eigsolve::scale2(a, -7) * b + a;
   out[7] = (a * a - b * b) / (a + b);
   out[8] = eigsolve::madd_branchy(a, b, out[0]);  // the rank-2k's madd: the same bits as [5]
+  out[9] = eigsolve::madd_hiword(a, b, out[0]);   // the dd SYMV's: the same bits as [5]
 }
 
 __host__ __device__ void complex_ops(const cdouble& a, const cdouble& b, cdouble* out) {
@@ -44,6 +45,7 @@ __host__ __device__ void complex_ops(const cdouble& a, const cdouble& b, cdouble
   out[6] = eigsolve::conj(a) * b;
   out[7] = (a * b) / (a + b);
   out[8] = a - b;
+  out[9] = eigsolve::madd(b, a, b);
 }
 
 __global__ void run_dd(int n, const dd_real* a, const dd_real* b, dd_real* out) {
