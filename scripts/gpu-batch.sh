@@ -446,7 +446,11 @@ for s in "$@"; do
       step read-s62a 60 bash -c "'$bin'/tile_read 16384 9; '$bin'/tile_read 32768 5"
       step ncu-s62a 120 bash -c "S='--clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats'; for p in s d dd; do echo \"== \$p\"; ncu \$S -k regex:'symv_tiles|symv_rowsums' -c 2 '$es' bench symv -p \$p --sizes 16384 --runs 1 --check-cpu-max 0 --sweep-samples 0 2>&1 | grep -v '^==PROF==' | head -170; done" ;;
     s65-b)  # session 65, H200 only (on any other GPU it stops at once, so that a call that gets an H100 costs only the machine's start): s65-a's H200 part (dd DDXS 7 / 9 / 4 at 4096-32768, three rounds; every precision's table; the d re-tune at 12288-32768 against the compiled-in table), s and d at 16384 in three processes, then the dd tests and GPU == CPU under the new default. Pack: s65-a's
-      if ! grep -q H200 "$out/gpu.txt"; then echo "s65-b: not an H200, nothing run" | tee -a "$out/steps.txt"; continue; fi
+      if ! grep -q H200 "$out/gpu.txt"; then
+        echo "s65-b: not an H200: only the s tile kernel's stalls at 4096 (the 2x lever), for the next session" | tee -a "$out/steps.txt"
+        step s4k-s65b 90 bash -c "ncu --clock-control none --section SourceCounters --section WarpStateStats --section LaunchStats --section Occupancy -k regex:'symv_tiles|symv_rowsums' -c 2 -o /tmp/s4k '$es' bench symv -p s --sizes 4096 --runs 1 --check-cpu-max 0 --sweep-samples 0 --timing host > /dev/null 2>&1; ncu -i /tmp/s4k.ncu-rep --page source --csv --print-source sass > '$out'/s4k-sass-src.csv 2>/dev/null; ncu -i /tmp/s4k.ncu-rep --page details 2>&1 | grep -v '^==PROF==' | head -150"
+        continue
+      fi
       mkdir -p "$out/t"
       step dd794-s65b 80 bash -c "for r in 1 2 3; do for v in 7:X=1 9:EIGSOLVE_GPU_SYMV_DDXS=9 4:EIGSOLVE_GPU_SYMV_DDXS=4; do l=\${v%%:*}; e=\${v#*:}; echo \"== dd \$l \$r\"; env \$e '$es' bench symv -p dd --sizes 4096,8192,16384,32768 --runs 9 --sweep-samples 0 --check-cpu-max 0 --json '$out'/symv-dd-\$l-\$r.json 2>&1 | grep --line-buffered -E 'eigsolve-tuned|rror'; done; done"
       step table-s65b 40 bash -c "'$es' bench symv -p all --sizes 1024,2048,4096,8192,16384,32768 --runs 7 --sweep-samples 0 --check-cpu-max 4096 --json '$out'/symv-all.json 2>&1 | grep -E 'eigsolve-|cublas|rror'"
