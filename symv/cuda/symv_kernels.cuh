@@ -459,9 +459,11 @@ constexpr int kEarlyCols = ((std::is_same<T, float>::value || std::is_same<T, do
 /// 64 registers; double 102, 96, 124, allocated as 104 and 128). Unbounded, ptxas took up to 162
 /// registers for the early loads (float TPB 4: 64 -> 101, a third fewer warps per SM); bounded,
 /// double TPB 1 and 2 spill 20 bytes.
-template <class T, int TPB, bool Wide, bool Shift>
+template <class T, int TPB, bool Wide, bool Shift, int Early = -1>
 constexpr int early_min_blocks() {
-  if constexpr (kEarlyCols<T, Wide, Shift> == 0) {
+  if constexpr (Early > 1) {
+    return 0;  // EIGSOLVE_GPU_SYMV_EARLY: ptxas's own choice (all columns in registers)
+  } else if constexpr (kEarlyCols<T, Wide, Shift> == 0) {
     return 0;
   } else {
     constexpr bool f = std::is_same<T, float>::value;
@@ -481,10 +483,15 @@ struct GroupSmem {
 };
 
 /// MinB: the launch bound's blocks per SM (0: none, the default; 3 for complex float's opt-in
-/// EIGSOLVE_GPU_SYMV_C3, symv_launch.cuh).
-template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false, int MinB = 0>
+/// EIGSOLVE_GPU_SYMV_C3, symv_launch.cuh). Early: the number of early columns (-1: kEarlyCols;
+/// 2, 4 or 8 for the opt-in EIGSOLVE_GPU_SYMV_EARLY, float and double's two-pass plain 16-byte
+/// kernels, session 65: at n = 4096 every group has one tile, and with one column loaded ahead
+/// its 8 column steps wait on ~7 dependent load latencies; 8 puts the whole 8 x 8 block's loads
+/// in flight at once).
+template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false, int MinB = 0,
+          int Early = -1>
 __global__ void __launch_bounds__(64 * TPB,
-                                  MinB > 0 ? MinB : early_min_blocks<T, TPB, Wide, Shift>())
+                                  MinB > 0 ? MinB : early_min_blocks<T, TPB, Wide, Shift, Early>())
     symv_tiles(SymvArgs<T> g) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   GroupSmem<T>* sm = reinterpret_cast<GroupSmem<T>*>(smem_raw);
@@ -496,7 +503,7 @@ __global__ void __launch_bounds__(64 * TPB,
   // The first kEarlyCols columns of a tile's off-diagonal blocks are loaded while the previous
   // tile's trees, partials and barriers run and before the tile's own x loads and barrier, so
   // that their latency overlaps those (session 64; the same loads, so the same bits).
-  constexpr int E = kEarlyCols<T, Wide, Shift>;
+  constexpr int E = Early >= 0 ? Early : kEarlyCols<T, Wide, Shift>;
   R early[E > 0 ? E : 1][8 * Parts<T>::n];
   auto load_early = [&](bool act, index_t ti, index_t tj) {
     if constexpr (E > 0) {

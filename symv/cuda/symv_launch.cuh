@@ -52,10 +52,11 @@ void launch_k(const SymvArgs<T>& g, int blocks, int threads, std::size_t smem, c
   Kern<<<blocks, threads, smem, st>>>(g);
 }
 
-template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false, int MinB = 0>
+template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false, int MinB = 0,
+          int Early = -1>
 void launch_tiles(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
-  launch_k<symv_tiles<T, TPB, Wide, L, Ticket, Shift, MinB>>(g, blocks, 64 * TPB,
-                                                             sizeof(GroupSmem<T>) * TPB, st);
+  launch_k<symv_tiles<T, TPB, Wide, L, Ticket, Shift, MinB, Early>>(g, blocks, 64 * TPB,
+                                                                    sizeof(GroupSmem<T>) * TPB, st);
 }
 
 /// Complex float's plain tile kernels with 4 tiles per block (ldg, cg, cs, shifted or not) are
@@ -301,6 +302,17 @@ bool launch_occ(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   return false;
 }
 
+/// EIGSOLVE_GPU_SYMV_EARLY=E (2, 4 or 8): float and double's two-pass plain 16-byte kernels load
+/// the first E columns of each off-diagonal block early (symv_tiles' Early; the default is 1),
+/// without a launch bound; unset or other values: the default. The same loads: the same bits.
+/// Session 65's probe for n = 4096, where every group has one tile. Read at every call, so that
+/// a test can switch it.
+inline int early_mode() {
+  const char* e = std::getenv("EIGSOLVE_GPU_SYMV_EARLY");
+  if (!e || !e[0] || e[1] != 0) return 0;
+  return e[0] == '2' || e[0] == '4' || e[0] == '8' ? e[0] - '0' : 0;
+}
+
 /// EIGSOLVE_GPU_SYMV_PF=256 or 128: float and double's two-pass plain 16-byte kernels with cs
 /// loads (the tuned ones at n >= 8192) load A with an L2 prefetch-size hint of that many bytes
 /// (symv_kernels.cuh ldcs_pf: on a miss the L2 fetches the aligned block from DRAM at once); unset
@@ -335,6 +347,16 @@ void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
         break;
     }
     if (launch_occ<T, TPB, L>(g, blocks, st)) return;
+    switch (early_mode()) {
+      case 2:
+        return launch_tiles<T, TPB, true, L, false, false, 0, 2>(g, blocks, st);
+      case 4:
+        return launch_tiles<T, TPB, true, L, false, false, 0, 4>(g, blocks, st);
+      case 8:
+        return launch_tiles<T, TPB, true, L, false, false, 0, 8>(g, blocks, st);
+      default:
+        break;
+    }
     if constexpr (L == 2) {
       const int pf = pf_mode();
       if (pf == 256) return launch_tiles<T, TPB, true, 5, false>(g, blocks, st);

@@ -655,10 +655,22 @@ TEST(GpuSymvOcc, PrefetchHintDouble) {
   plain_wide_modes<double>("EIGSOLVE_GPU_SYMV_PF", {"256", "128"}, kPlainWideSizes, 7900, true);
 }
 
+/// EIGSOLVE_GPU_SYMV_EARLY=2, 4, 8 (symv_launch.cuh early_mode: the first 2, 4 or all 8 columns
+/// of a block loaded at the end of the previous tile), as the bound kernels above.
+TEST(GpuSymvOcc, EarlyColumnsFloat) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  plain_wide_modes<float>("EIGSOLVE_GPU_SYMV_EARLY", {"2", "4", "8"}, kPlainWideSizes, 7950, true);
+}
+
+TEST(GpuSymvOcc, EarlyColumnsDouble) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  plain_wide_modes<double>("EIGSOLVE_GPU_SYMV_EARLY", {"2", "4", "8"}, kPlainWideSizes, 7950, true);
+}
+
 /// The underflow cases (UnderflowedChunksKeepTheirSign) under the kernel switches of the
 /// complex and double-double kernels: EIGSOLVE_GPU_SYMV_ZXS 0..5 (xs configurations),
 /// EIGSOLVE_GPU_SYMV_C3 0 and 1 (the plain 4-tile configurations) and EIGSOLVE_GPU_SYMV_DDXS
-/// 1..6, 8, 9 (modes 2, 4, the default, 5, 8 and 9: every configuration); each variable is unset
+/// 1..9 (modes 2, 4, 5, 7 (the default), 8 and 9: every configuration); each variable is unset
 /// afterwards.
 template <class T>
 void underflow_under_modes(const char* name, std::initializer_list<const char*> modes,
@@ -685,7 +697,7 @@ TEST(GpuSymvModes, UnderflowedChunksKeepTheirSign) {
                                          xs_configs());
   underflow_under_modes<Complex<float>>("EIGSOLVE_GPU_SYMV_C3", {"0", "1"}, four);
   underflow_under_modes<dd_real>("EIGSOLVE_GPU_SYMV_DDXS", {"1", "3", "6"}, xs_configs());
-  underflow_under_modes<dd_real>("EIGSOLVE_GPU_SYMV_DDXS", {"2", "4", "5", "8", "9"},
+  underflow_under_modes<dd_real>("EIGSOLVE_GPU_SYMV_DDXS", {"2", "4", "5", "7", "8", "9"},
                                  symv_config_space());
 }
 
