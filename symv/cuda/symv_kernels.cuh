@@ -484,10 +484,9 @@ struct GroupSmem {
 
 /// MinB: the launch bound's blocks per SM (0: none, the default; 3 for complex float's opt-in
 /// EIGSOLVE_GPU_SYMV_C3, symv_launch.cuh). Early: the number of early columns (-1: kEarlyCols;
-/// 2, 4 or 8 for the opt-in EIGSOLVE_GPU_SYMV_EARLY, float and double's two-pass plain 16-byte
-/// kernels, session 65: at n = 4096 every group has one tile, and with one column loaded ahead
-/// its 8 column steps wait on ~7 dependent load latencies; 8 puts the whole 8 x 8 block's loads
-/// in flight at once).
+/// 2, 4 or 8 under EIGSOLVE_GPU_SYMV_EARLY, float and double's two-pass plain 16-byte kernels,
+/// session 65; 8 is double's default there: the whole 8 x 8 block's loads in flight at once,
+/// where with one column loaded ahead a block's 8 column steps wait on up to 7 load latencies).
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false, int MinB = 0,
           int Early = -1>
 __global__ void __launch_bounds__(64 * TPB,

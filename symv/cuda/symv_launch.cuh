@@ -302,15 +302,21 @@ bool launch_occ(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   return false;
 }
 
-/// EIGSOLVE_GPU_SYMV_EARLY=E (2, 4 or 8): float and double's two-pass plain 16-byte kernels load
-/// the first E columns of each off-diagonal block early (symv_tiles' Early; the default is 1),
-/// without a launch bound; unset or other values: the default. The same loads: the same bits.
-/// Session 65's probe for n = 4096, where every group has one tile. Read at every call, so that
-/// a test can switch it.
-inline int early_mode() {
+/// EIGSOLVE_GPU_SYMV_EARLY=E (1, 2, 4 or 8): float and double's two-pass plain 16-byte kernels
+/// load the first E columns of each off-diagonal block early (symv_tiles' Early), E > 1 without a
+/// launch bound. Unset or other values: 8 for double, 1 for float (session 65, H100, five rounds
+/// in two processes: double with 8 2-3 % faster than with 1 at 8192-32768, e.g. n = 16384
+/// 367.6-368.5 us against 377.6-378.5, the tridiagonalization's SYMV schedule at 16384 2227 ->
+/// 2202 ms; float 0.7-2.5 % faster at 8192, 24576 and 32768 but equal or up to 1 % slower at 4096
+/// and 16384, the target sizes, so it keeps 1; 2 and 4 slower than 8 for both, e.g. d with 4 8-10 %
+/// slower than with 1 at 24576-32768, s with 2 67 % slower at 16384). The same loads: the same
+/// bits. Read at every call, so that a test can switch it.
+template <class T>
+int early_mode() {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_EARLY");
-  if (!e || !e[0] || e[1] != 0) return 0;
-  return e[0] == '2' || e[0] == '4' || e[0] == '8' ? e[0] - '0' : 0;
+  if (e && e[0] && e[1] == 0 && (e[0] == '1' || e[0] == '2' || e[0] == '4' || e[0] == '8'))
+    return e[0] - '0';
+  return std::is_same_v<T, double> ? 8 : 1;
 }
 
 /// EIGSOLVE_GPU_SYMV_PF=256 or 128: float and double's two-pass plain 16-byte kernels with cs
@@ -329,7 +335,8 @@ inline int pf_mode() {
 /// launch_tiles; for complex float with 4 tiles per block (unless EIGSOLVE_GPU_SYMV_C3=0) the
 /// same kernel bounded to 3 blocks per SM; for float and double under EIGSOLVE_GPU_SYMV_RR the
 /// two-pass 16-byte configurations run symv_tiles_rr, under EIGSOLVE_GPU_SYMV_OCC symv_tiles with
-/// a launch bound (occ_mode).
+/// a launch bound (occ_mode), under EIGSOLVE_GPU_SYMV_PF its prefetch-hint loads, else with
+/// early_mode's early columns (double: all 8 by default).
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>)&&Wide && !Ticket &&
@@ -347,7 +354,12 @@ void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
         break;
     }
     if (launch_occ<T, TPB, L>(g, blocks, st)) return;
-    switch (early_mode()) {
+    if constexpr (L == 2) {
+      const int pf = pf_mode();
+      if (pf == 256) return launch_tiles<T, TPB, true, 5, false>(g, blocks, st);
+      if (pf == 128) return launch_tiles<T, TPB, true, 6, false>(g, blocks, st);
+    }
+    switch (early_mode<T>()) {
       case 2:
         return launch_tiles<T, TPB, true, L, false, false, 0, 2>(g, blocks, st);
       case 4:
@@ -356,11 +368,6 @@ void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
         return launch_tiles<T, TPB, true, L, false, false, 0, 8>(g, blocks, st);
       default:
         break;
-    }
-    if constexpr (L == 2) {
-      const int pf = pf_mode();
-      if (pf == 256) return launch_tiles<T, TPB, true, 5, false>(g, blocks, st);
-      if (pf == 128) return launch_tiles<T, TPB, true, 6, false>(g, blocks, st);
     }
   }
   if constexpr (std::is_same_v<T, Complex<float>> && TPB == 4) {

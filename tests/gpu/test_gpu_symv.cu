@@ -655,16 +655,19 @@ TEST(GpuSymvOcc, PrefetchHintDouble) {
   plain_wide_modes<double>("EIGSOLVE_GPU_SYMV_PF", {"256", "128"}, kPlainWideSizes, 7900, true);
 }
 
-/// EIGSOLVE_GPU_SYMV_EARLY=2, 4, 8 (symv_launch.cuh early_mode: the first 2, 4 or all 8 columns
-/// of a block loaded at the end of the previous tile), as the bound kernels above.
+/// EIGSOLVE_GPU_SYMV_EARLY=1, 2, 4, 8 (symv_launch.cuh early_mode: the first 1, 2, 4 or all 8
+/// columns of a block loaded at the end of the previous tile; double's default 8, float's 1), as
+/// the bound kernels above.
 TEST(GpuSymvOcc, EarlyColumnsFloat) {
   EIGSOLVE_REQUIRE_DEVICE();
-  plain_wide_modes<float>("EIGSOLVE_GPU_SYMV_EARLY", {"2", "4", "8"}, kPlainWideSizes, 7950, true);
+  plain_wide_modes<float>("EIGSOLVE_GPU_SYMV_EARLY", {"1", "2", "4", "8"}, kPlainWideSizes, 7950,
+                          true);
 }
 
 TEST(GpuSymvOcc, EarlyColumnsDouble) {
   EIGSOLVE_REQUIRE_DEVICE();
-  plain_wide_modes<double>("EIGSOLVE_GPU_SYMV_EARLY", {"2", "4", "8"}, kPlainWideSizes, 7950, true);
+  plain_wide_modes<double>("EIGSOLVE_GPU_SYMV_EARLY", {"1", "2", "4", "8"}, kPlainWideSizes, 7950,
+                           true);
 }
 
 /// The underflow cases (UnderflowedChunksKeepTheirSign) under the kernel switches of the
