@@ -304,19 +304,22 @@ bool launch_occ(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
 
 /// EIGSOLVE_GPU_SYMV_EARLY=E (1, 2, 4 or 8): float and double's two-pass plain 16-byte kernels
 /// load the first E columns of each off-diagonal block early (symv_tiles' Early), E > 1 without a
-/// launch bound. Unset or other values: 8 for double, 1 for float (session 65, H100, five rounds
-/// in two processes: double with 8 2-3 % faster than with 1 at 8192-32768, e.g. n = 16384
-/// 367.6-368.5 us against 377.6-378.5, the tridiagonalization's SYMV schedule at 16384 2227 ->
-/// 2202 ms; float 0.7-2.5 % faster at 8192, 24576 and 32768 but equal or up to 1 % slower at 4096
-/// and 16384, the target sizes, so it keeps 1; 2 and 4 slower than 8 for both, e.g. d with 4 8-10 %
-/// slower than with 1 at 24576-32768, s with 2 67 % slower at 16384). The same loads: the same
-/// bits. Read at every call, so that a test can switch it.
+/// launch bound. Unset or other values: 8 for double; for float 8 from n = kFloatEarlyFrom, 1
+/// below. Session 66, H200, three rounds: double with 8 2-8 % faster than with 1 at 4096-32768
+/// (16384: 266.6-267.1 us against 286.1-287.6, 4020-4028 GB/s); float with 8 3-4 % slower at 4096
+/// (18.4-18.5 us against 17.5-17.9) but 1.5-7 % faster at 8192-32768 (16384: 138.2-138.8 us against
+/// 140.5-141.2). Session 65, H100: double 2-3 % faster from 8192 up, float equal or up to 1 %
+/// slower at 4096 and 16384; 2 and 4 slower than 8 for both (d with 4 8-10 % slower than with 1 at
+/// 24576-32768, s with 2 67 % slower at 16384). The same loads: the same bits. Read at every call,
+/// so that a test can switch it.
+inline constexpr index_t kFloatEarlyFrom = 6144;
+
 template <class T>
-int early_mode() {
+int early_mode(index_t n) {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_EARLY");
   if (e && e[0] && e[1] == 0 && (e[0] == '1' || e[0] == '2' || e[0] == '4' || e[0] == '8'))
     return e[0] - '0';
-  return std::is_same_v<T, double> ? 8 : 1;
+  return std::is_same_v<T, double> || n >= kFloatEarlyFrom ? 8 : 1;
 }
 
 /// EIGSOLVE_GPU_SYMV_PF=256 or 128: float and double's two-pass plain 16-byte kernels with cs
@@ -336,7 +339,7 @@ inline int pf_mode() {
 /// same kernel bounded to 3 blocks per SM; for float and double under EIGSOLVE_GPU_SYMV_RR the
 /// two-pass 16-byte configurations run symv_tiles_rr, under EIGSOLVE_GPU_SYMV_OCC symv_tiles with
 /// a launch bound (occ_mode), under EIGSOLVE_GPU_SYMV_PF its prefetch-hint loads, else with
-/// early_mode's early columns (double: all 8 by default).
+/// early_mode's early columns (double, and float from n = 6144: all 8 by default).
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>)&&Wide && !Ticket &&
@@ -359,7 +362,7 @@ void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
       if (pf == 256) return launch_tiles<T, TPB, true, 5, false>(g, blocks, st);
       if (pf == 128) return launch_tiles<T, TPB, true, 6, false>(g, blocks, st);
     }
-    switch (early_mode<T>()) {
+    switch (early_mode<T>(g.n)) {
       case 2:
         return launch_tiles<T, TPB, true, L, false, false, 0, 2>(g, blocks, st);
       case 4:

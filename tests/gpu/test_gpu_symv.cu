@@ -656,8 +656,8 @@ TEST(GpuSymvOcc, PrefetchHintDouble) {
 }
 
 /// EIGSOLVE_GPU_SYMV_EARLY=1, 2, 4, 8 (symv_launch.cuh early_mode: the first 1, 2, 4 or all 8
-/// columns of a block loaded at the end of the previous tile; double's default 8, float's 1), as
-/// the bound kernels above.
+/// columns of a block loaded at the end of the previous tile; double's default 8, float's 8 from
+/// n = 6144 and 1 below), as the bound kernels above.
 TEST(GpuSymvOcc, EarlyColumnsFloat) {
   EIGSOLVE_REQUIRE_DEVICE();
   plain_wide_modes<float>("EIGSOLVE_GPU_SYMV_EARLY", {"1", "2", "4", "8"}, kPlainWideSizes, 7950,
