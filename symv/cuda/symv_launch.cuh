@@ -306,8 +306,8 @@ bool launch_occ(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
 /// load the first E columns of each off-diagonal block early (symv_tiles' Early), E > 1 without a
 /// launch bound. Unset or other values: 8 for double; for float 8 from n = kFloatEarlyFrom, 1
 /// below. Session 66, H200, three rounds: double with 8 2-8 % faster than with 1 at 4096-32768
-/// (16384: 266.6-267.1 us against 286.1-287.6, 4020-4028 GB/s); float with 8 3-4 % slower at 4096
-/// (18.4-18.5 us against 17.5-17.9) but 1.5-7 % faster at 8192-32768 (16384: 138.2-138.8 us against
+/// (16384: 266.6-267.1 us against 286.1-287.6, 4020-4028 GB/s); float with 8 3-6 % slower at 4096
+/// (18.4-18.5 us against 17.5-17.9) but 1-7 % faster at 8192-32768 (16384: 138.2-138.8 us against
 /// 140.5-141.2). Session 65, H100: double 2-3 % faster from 8192 up, float equal or up to 1 %
 /// slower at 4096 and 16384; 2 and 4 slower than 8 for both (d with 4 8-10 % slower than with 1 at
 /// 24576-32768, s with 2 67 % slower at 16384). The same loads: the same bits. Read at every call,
