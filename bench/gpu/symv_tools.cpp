@@ -24,18 +24,30 @@ namespace po = boost::program_options;
 namespace eigsolve {
 namespace {
 
-std::vector<std::string> split(const std::string& s) {
+/// The comma-separated items of an option's value; an empty item ("1024,,2048", a trailing comma)
+/// is a usage error naming the option, not a silently shorter list.
+std::vector<std::string> split(const std::string& s, const char* option) {
   std::vector<std::string> out;
   std::stringstream ss(s);
-  for (std::string p; std::getline(ss, p, ',');)
-    if (!p.empty()) out.push_back(p);
+  for (std::string p; std::getline(ss, p, ',');) {
+    if (p.empty()) throw UsageError(std::string(option) + ": empty item in '" + s + "'");
+    out.push_back(p);
+  }
+  if (!s.empty() && s.back() == ',')
+    throw UsageError(std::string(option) + ": empty item in '" + s + "'");
   return out;
+}
+
+/// An output named on the command line is checked before any device work (a tune or a bench
+/// runs for minutes; a folder that does not exist must not cost them): OutputError, exit code 6.
+void check_output(const std::string& path) {
+  if (!path.empty()) check_output_path(path);
 }
 
 std::vector<Precision> parse_precisions(const std::string& s) {
   std::vector<Precision> out;
   if (s == "all") return {Precision::s, Precision::d, Precision::c, Precision::z, Precision::dd};
-  for (const auto& p : split(s))
+  for (const auto& p : split(s, "--precision"))
     out.push_back(parse_precision(p));
   if (out.empty()) throw UsageError("--precision: empty list");
   return out;
@@ -43,7 +55,7 @@ std::vector<Precision> parse_precisions(const std::string& s) {
 
 std::vector<index_t> parse_sizes(const std::string& s) {
   std::vector<index_t> out;
-  for (const auto& p : split(s)) {
+  for (const auto& p : split(s, "--sizes")) {
     std::size_t used = 0;
     long long v = 0;
     try {
@@ -128,6 +140,8 @@ int main_bench_symv(int argc, char** argv) {
   set_symv_bench_device_timing(timing == "device");
   const auto ps = parse_precisions(precisions);
   const auto ns = parse_sizes(sizes);
+  if (!config.empty()) parse_symv_config(config);
+  check_output(json);
   const std::string gpu = gpu_description();
   nlohmann::ordered_json records = nlohmann::ordered_json::array();
   nlohmann::ordered_json sweeps = nlohmann::ordered_json::array();
@@ -230,6 +244,7 @@ int main_tune_symv(int argc, char** argv) {
   auto ns = parse_sizes(sizes);
   std::sort(ns.begin(), ns.end());
   ns.erase(std::unique(ns.begin(), ns.end()), ns.end());
+  check_output(output);
   const std::string gpu = gpu_description();
   const auto space = symv_config_space();
   nlohmann::ordered_json precs = nlohmann::ordered_json::object();
@@ -332,6 +347,7 @@ int main_bench_eig(int argc, char** argv) {
   const Reduction red = parse_reduction(reduction);
   const auto ps = parse_precisions(precisions);
   const auto ns = parse_sizes(sizes);
+  check_output(json);
   const std::string gpu = gpu_description();
   nlohmann::ordered_json records = nlohmann::ordered_json::array();
   std::printf("# %s\n%-3s %6s %-8s %-9s %10s %9s %5s %4s %10s %9s\n", gpu.c_str(), "p", "n",

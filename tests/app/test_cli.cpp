@@ -310,6 +310,22 @@ TEST(Cli, UsageErrorsAndDeviceErrors) {
   EXPECT_EQ(run("bench symv --timing wall").code, 2);
   EXPECT_EQ(run("tune symv --precision q").code, 2);
   EXPECT_EQ(run("bench eig --runs 0").code, 2);
+  EXPECT_EQ(run("bench symv --sizes 1024,,2048").code, 2);  // an empty item, not a shorter list
+  EXPECT_EQ(run("bench symv --sizes 1024,").code, 2);
+  EXPECT_EQ(run("tune symv --precision s,,d").code, 2);
+  EXPECT_EQ(run("bench symv --config ticket-t3-m4-w-ldg").code, 2);
+  if (eigsolve::cuda_compiled()) {
+    // An output that cannot be written is refused before any device work (exit 6), on a machine
+    // with a GPU as on one without: a tune or bench of minutes must not end in a lost write.
+    const auto nodir =
+        (std::filesystem::temp_directory_path() / "eigsolve-no-such-dir" / "x.json").string();
+    auto b = run("bench symv --sizes 64 --runs 1 --json " + nodir);
+    EXPECT_EQ(b.code, 6) << b.err;
+    EXPECT_NE(b.err.find("eigsolve-no-such-dir"), std::string::npos) << b.err;
+    EXPECT_EQ(run("tune symv --sizes 64 --runs 1 -o " + nodir).code, 6);
+    EXPECT_EQ(run("bench eig --sizes 64 --runs 1 --json " + nodir).code, 6);
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(nodir).parent_path()));
+  }
   if (!eigsolve::cuda_compiled() || eigsolve::cuda_device_count() == 0) {
     auto b = run("bench symv --sizes 64 --runs 1");
     EXPECT_EQ(b.code, 5) << b.err;
