@@ -30,11 +30,12 @@ std::string SymvConfig::name() const {
   std::ostringstream os;
   os << (variant == SymvVariant::ticket ? "ticket" : "twopass") << "-t" << tiles_per_block << "-m"
      << blocks_per_sm << (wide ? "-w-" : "-n-") << load_name(load);
+  if (early != 0) os << "-e" << early;
   return os.str();
 }
 
 SymvConfig parse_symv_config(const std::string& name) {
-  // variant-tT-mM-(w|n)-load
+  // variant-tT-mM-(w|n)-load[-eE]
   SymvConfig c;
   std::vector<std::string> part;
   std::stringstream ss(name);
@@ -43,8 +44,17 @@ SymvConfig parse_symv_config(const std::string& name) {
   auto bad = [&] {
     return UsageError("bad SYMV configuration '" + name +
                       "' (expected e.g. ticket-t2-m4-w-ldg: ticket|twopass, t1|t2|t4, m1..m64, "
-                      "w|n, ldg|cg|cs|st|xs)");
+                      "w|n, ldg|cg|cs|st|xs, optionally -e1|-e8)");
   };
+  if (part.size() == 6) {
+    if (part[5] == "e1")
+      c.early = 1;
+    else if (part[5] == "e8")
+      c.early = 8;
+    else
+      throw bad();
+    part.pop_back();
+  }
   if (part.size() != 5) throw bad();
   if (part[0] == "ticket")
     c.variant = SymvVariant::ticket;
@@ -100,6 +110,26 @@ std::vector<SymvConfig> symv_config_space() {
             c.load = l;
             out.push_back(c);
           }
+  return out;
+}
+
+std::vector<SymvConfig> symv_tune_space(const std::string& precision) {
+  std::vector<SymvConfig> base = symv_config_space();
+  if (precision != "s" && precision != "d") return base;
+  std::vector<SymvConfig> out;
+  for (const SymvConfig& c : base) {
+    const bool plain16 = c.variant == SymvVariant::twopass && c.wide &&
+                         (c.load == SymvLoad::ldg || c.load == SymvLoad::cs);
+    if (!plain16) {
+      out.push_back(c);
+      continue;
+    }
+    for (int e : {1, 8}) {
+      SymvConfig x = c;
+      x.early = e;
+      out.push_back(x);
+    }
+  }
   return out;
 }
 

@@ -51,11 +51,17 @@ struct SymvConfig {
   int blocks_per_sm = 4;    ///< persistent grid: blocks_per_sm * SMs blocks stride over tiles
   bool wide = true;         ///< 16-byte loads (staged: whole-element copies) where A and lda allow
   SymvLoad load = SymvLoad::ldg;
+  /// float and double's two-pass 16-byte plain tile kernels (loads ldg, cg, cs): how many of an
+  /// off-diagonal 8x8 block's columns are loaded at the end of the previous tile, 1 or 8 (name
+  /// suffix "-e1", "-e8"); 0 (no suffix): the default rule, 8 for double and for float from
+  /// n = 6144, 1 below (symv/cuda/symv_launch.cuh early_mode). No effect on other kernels and
+  /// precisions; EIGSOLVE_GPU_SYMV_EARLY overrides it. The same loads: the same bits.
+  int early = 0;
 
-  std::string name() const;  ///< e.g. "ticket-t2-m4-w-ldg"
+  std::string name() const;  ///< e.g. "ticket-t2-m4-w-ldg", "twopass-t4-m16-w-cs-e8"
   bool operator==(const SymvConfig& o) const {
     return variant == o.variant && tiles_per_block == o.tiles_per_block &&
-           blocks_per_sm == o.blocks_per_sm && wide == o.wide && load == o.load;
+           blocks_per_sm == o.blocks_per_sm && wide == o.wide && load == o.load && early == o.early;
   }
 };
 
@@ -77,8 +83,14 @@ struct SymvRunOptions {
 /// Parses SymvConfig::name(); throws UsageError.
 SymvConfig parse_symv_config(const std::string& name);
 
-/// The tuning space searched by `eigsolve tune symv`.
+/// The configurations without an early-column count (240; every precision's kernels).
 std::vector<SymvConfig> symv_config_space();
+
+/// The tuning space `eigsolve tune symv` searches for `precision` (s, d, c, z, dd): for s and d,
+/// symv_config_space() with each two-pass 16-byte configuration with ldg or cs loads replaced by
+/// its "-e1" and "-e8" forms (270 configurations), so that the table, not a fixed rule, says
+/// where the early columns pay; for c, z and dd, symv_config_space() (early has no effect there).
+std::vector<SymvConfig> symv_tune_space(const std::string& precision);
 
 /// The configuration for order n on the current device: the checked-in tuning table for its
 /// architecture when there is one (symv/cuda/tables/), else a safe default. Same bits either way.

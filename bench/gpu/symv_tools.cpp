@@ -246,7 +246,6 @@ int main_tune_symv(int argc, char** argv) {
   ns.erase(std::unique(ns.begin(), ns.end()), ns.end());
   check_output(output);
   const std::string gpu = gpu_description();
-  const auto space = symv_config_space();
   nlohmann::ordered_json precs = nlohmann::ordered_json::object();
   // Calls of 10-60 us (n < 8192) vary by more than the configurations differ: a median of a
   // few of them picked noise (session 21, bench/NOTES.md), so small orders get more calls.
@@ -259,6 +258,7 @@ int main_tune_symv(int argc, char** argv) {
   for (index_t n : ns)
     runs_json.push_back(runs_at(n));
   for (Precision p : ps) {
+    const auto space = symv_tune_space(precision_name(p));
     std::vector<std::vector<double>> by_size;
     for (index_t n : ns) {
       by_size.push_back(tune_symv_size(p, n, space, runs_at(n)));

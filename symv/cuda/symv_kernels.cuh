@@ -256,6 +256,9 @@ struct SymvArgs {
   /// worked out once per tile (x16_src; EIGSOLVE_GPU_SYMV_HOIST=0: false, the general loads at
   /// every step). The same elements: the same bits.
   bool hoist;
+  /// Host side only (launch_plain reads it, no kernel does): the configuration's early columns
+  /// (SymvConfig::early; 0: early_mode's default rule). In the padding: the struct does not grow.
+  unsigned char early;
   int shift;         ///< Shift kernels: components between A's column starts and 16-byte lines
   T* P;              ///< partials: P[(R * nt + C) * 64 + i]
   unsigned* ticket;  ///< nt tickets, zero on entry and on exit

@@ -304,21 +304,24 @@ bool launch_occ(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
 
 /// EIGSOLVE_GPU_SYMV_EARLY=E (1, 2, 4 or 8): float and double's two-pass plain 16-byte kernels
 /// load the first E columns of each off-diagonal block early (symv_tiles' Early), E > 1 without a
-/// launch bound. Unset or other values: 8 for double; for float 8 from n = kFloatEarlyFrom, 1
-/// below. Session 66, H200, three rounds: double with 8 2-8 % faster than with 1 at 4096-32768
-/// (16384: 266.6-267.1 us against 286.1-287.6, 4020-4028 GB/s); float with 8 3-6 % slower at 4096
-/// (18.4-18.5 us against 17.5-17.9) but 1-7 % faster at 8192-32768 (16384: 138.2-138.8 us against
-/// 140.5-141.2). Session 65, H100: double 2-3 % faster from 8192 up, float equal or up to 1 %
-/// slower at 4096 and 16384; 2 and 4 slower than 8 for both (d with 4 8-10 % slower than with 1 at
-/// 24576-32768, s with 2 67 % slower at 16384). The same loads: the same bits. Read at every call,
-/// so that a test can switch it.
+/// launch bound. Unset or other values: the configuration's count (SymvConfig::early, 1 or 8:
+/// the names' "-e1", "-e8", which the tuner measures for s and d since session 67) where it has
+/// one; else 8 for double, and for float 8 from n = kFloatEarlyFrom, 1 below. Session 66, H200,
+/// three rounds: double with 8 2-8 % faster than with 1 at 4096-32768 (16384: 266.6-267.1 us
+/// against 286.1-287.6, 4020-4028 GB/s); float with 8 3-6 % slower at 4096 (18.4-18.5 us
+/// against 17.5-17.9) but 1-7 % faster at 8192-32768 (16384: 138.2-138.8 us against 140.5-141.2).
+/// Session 65, H100: double 2-3 % faster from 8192 up, float equal or up to 1 % slower at 4096 and
+/// 16384; 2 and 4 slower than 8 for both (d with 4 8-10 % slower than with 1 at 24576-32768, s with
+/// 2 67 % slower at 16384). The same loads: the same bits. Read at every call, so that a test can
+/// switch it.
 inline constexpr index_t kFloatEarlyFrom = 6144;
 
 template <class T>
-int early_mode(index_t n) {
+int early_mode(index_t n, int config_early) {
   const char* e = std::getenv("EIGSOLVE_GPU_SYMV_EARLY");
   if (e && e[0] && e[1] == 0 && (e[0] == '1' || e[0] == '2' || e[0] == '4' || e[0] == '8'))
     return e[0] - '0';
+  if (config_early == 1 || config_early == 8) return config_early;
   return std::is_same_v<T, double> || n >= kFloatEarlyFrom ? 8 : 1;
 }
 
@@ -339,7 +342,7 @@ inline int pf_mode() {
 /// same kernel bounded to 3 blocks per SM; for float and double under EIGSOLVE_GPU_SYMV_RR the
 /// two-pass 16-byte configurations run symv_tiles_rr, under EIGSOLVE_GPU_SYMV_OCC symv_tiles with
 /// a launch bound (occ_mode), under EIGSOLVE_GPU_SYMV_PF its prefetch-hint loads, else with
-/// early_mode's early columns (double, and float from n = 6144: all 8 by default).
+/// early_mode's early columns (the configuration's, else double's and, from n = 6144, float's 8).
 template <class T, int TPB, bool Wide, int L, bool Ticket, bool Shift = false>
 void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
   if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>)&&Wide && !Ticket &&
@@ -362,7 +365,7 @@ void launch_plain(const SymvArgs<T>& g, int blocks, cudaStream_t st) {
       if (pf == 256) return launch_tiles<T, TPB, true, 5, false>(g, blocks, st);
       if (pf == 128) return launch_tiles<T, TPB, true, 6, false>(g, blocks, st);
     }
-    switch (early_mode<T>(g.n)) {
+    switch (early_mode<T>(g.n, g.early)) {
       case 2:
         return launch_tiles<T, TPB, true, L, false, false, 0, 2>(g, blocks, st);
       case 4:
@@ -660,6 +663,8 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
     throw DimensionError("symv_gpu: tiles_per_block must be 1, 2 or 4");
   if (cfg.blocks_per_sm < 1 || cfg.blocks_per_sm > 64)
     throw DimensionError("symv_gpu: blocks_per_sm must be in 1..64");
+  if (cfg.early != 0 && cfg.early != 1 && cfg.early != 8)
+    throw DimensionError("symv_gpu: early must be 0, 1 or 8");
   if (n == 0) return;
   if (ws_bytes < symv_workspace_bytes<T>(n) || workspace == nullptr)
     throw DimensionError("symv_gpu: workspace of " + std::to_string(ws_bytes) +
@@ -689,6 +694,7 @@ void symv_gpu(const SymvConfig& cfg, index_t n, T alpha, const T* A, index_t lda
       (reinterpret_cast<std::uintptr_t>(workspace) + ws_bytes - tb) & ~std::uintptr_t(3));
   g.discard_p = discard_mode();
   g.hoist = hoist_mode();
+  g.early = static_cast<unsigned char>(cfg.early);
   g.rows_mode = rows16_mode() ? kRowsWide : 0;
   // ddxs (EIGSOLVE_GPU_SYMV_DDXS): this dd configuration runs symv_tiles_ddxs, whatever its load
   // path (mode 2/4: its tiles per block as configured, also for st).

@@ -149,7 +149,7 @@ TYPED_TEST_SUITE(GpuSymv, Scalars);
 
 TYPED_TEST(GpuSymv, EverySizeEdgeEveryConfig) {
   EIGSOLVE_REQUIRE_DEVICE();
-  const auto all = symv_config_space();
+  const auto all = symv_tune_space(ScalarTraits<TypeParam>::name);
   std::uint64_t seed = 1;
   for (index_t n : {0, 1, 2, 7, 8, 9, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200, 257}) {
     Case c;
@@ -239,7 +239,7 @@ std::vector<Case> underflow_cases() {
 
 TYPED_TEST(GpuSymv, UnderflowedChunksKeepTheirSign) {
   EIGSOLVE_REQUIRE_DEVICE();
-  const auto all = symv_config_space();
+  const auto all = symv_tune_space(ScalarTraits<TypeParam>::name);
   std::uint64_t seed = 800;
   for (const Case& c : underflow_cases()) {
     run_case<TypeParam>(c, all, seed++);
@@ -304,7 +304,7 @@ TYPED_TEST(GpuSymv, RunToRunOneResult) {
   symv_workspace_init(ws, wsb, nullptr);
   std::vector<T> first;
   int distinct = 1;
-  for (const SymvConfig& cfg : symv_config_space()) {
+  for (const SymvConfig& cfg : symv_tune_space(ScalarTraits<T>::name)) {
     for (int run = 0; run < 2; ++run) {
       symv_gpu<T>(cfg, n, T(1), dA.p, n, dx.p, 1, T(0), dy.p, 1, ws, wsb, nullptr);
       CUDA_OK(cudaDeviceSynchronize());
@@ -554,21 +554,31 @@ TEST(GpuSymvModes, HoistedLoadsSameBits) {
 /// every grid) at `sizes`, with A on 16-byte lines, offsets, increments, beta == 0, alpha == -1,
 /// non-finite values, the underflow cases and (mode_cases) the kernel-mode cases, against the
 /// CPU bitwise; seeds from seed0.
+/// as_config: `var` stays unset and each mode (an early-column count) is every configuration's
+/// own (SymvConfig::early) instead.
 template <class T>
 void plain_wide_modes(const char* var, std::initializer_list<const char*> modes,
-                      const std::vector<index_t>& sizes, std::uint64_t seed0, bool mode_cases) {
+                      const std::vector<index_t>& sizes, std::uint64_t seed0, bool mode_cases,
+                      bool as_config = false) {
   const UnsetAtExit unset{var};
-  std::vector<SymvConfig> cfg;
+  std::vector<SymvConfig> base;
   for (const SymvConfig& c : symv_config_space())
     if (c.variant == SymvVariant::twopass && c.wide &&
         (c.load == SymvLoad::ldg || c.load == SymvLoad::cg || c.load == SymvLoad::cs))
-      cfg.push_back(c);
-  ASSERT_FALSE(cfg.empty());
+      base.push_back(c);
+  ASSERT_FALSE(base.empty());
+  std::vector<SymvConfig> cfg = base;
   // Leading dimensions of whole 16-byte lines and offsets that keep A on one (mode_case's odd
   // leading dimensions and offsets take the other kernels).
   auto lda16 = [](index_t m) { return (m + 3) / 4 * 4 + 4; };
   for (const char* mode : modes) {
-    ASSERT_EQ(setenv(var, mode, 1), 0);
+    if (as_config) {
+      ASSERT_EQ(unsetenv(var), 0);
+      for (SymvConfig& c : cfg)
+        c.early = std::atoi(mode);
+    } else {
+      ASSERT_EQ(setenv(var, mode, 1), 0);
+    }
     std::uint64_t seed = seed0;
     for (index_t n : sizes) {
       Case plain;
@@ -667,6 +677,22 @@ TEST(GpuSymvOcc, EarlyColumnsFloat) {
 TEST(GpuSymvOcc, EarlyColumnsDouble) {
   EIGSOLVE_REQUIRE_DEVICE();
   plain_wide_modes<double>("EIGSOLVE_GPU_SYMV_EARLY", {"1", "2", "4", "8"}, kPlainWideSizes, 7950,
+                           true);
+}
+
+/// The early columns as the configuration's own count ("-e1", "-e8": SymvConfig::early, what the
+/// tuner measures for s and d; EIGSOLVE_GPU_SYMV_EARLY unset), as above; float at sizes on both
+/// sides of the default rule's n = 6144.
+TEST(GpuSymvOcc, EarlyColumnsByConfigFloat) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  std::vector<index_t> sizes = kPlainWideSizes;
+  sizes.push_back(6400);
+  plain_wide_modes<float>("EIGSOLVE_GPU_SYMV_EARLY", {"1", "8"}, sizes, 7960, true, true);
+}
+
+TEST(GpuSymvOcc, EarlyColumnsByConfigDouble) {
+  EIGSOLVE_REQUIRE_DEVICE();
+  plain_wide_modes<double>("EIGSOLVE_GPU_SYMV_EARLY", {"1", "8"}, kPlainWideSizes, 7960, true,
                            true);
 }
 
@@ -812,8 +838,13 @@ TEST(GpuSymvApi, BadArgumentsThrow) {
   EXPECT_THROW(parse_symv_config("ticket-t3-m4-w-ldg"), UsageError);
   EXPECT_THROW(parse_symv_config("ticket-t2-m4-w"), UsageError);
   EXPECT_THROW(parse_symv_config("ticket-t2-m0-w-st"), UsageError);
-  for (const SymvConfig& c : symv_config_space())
-    EXPECT_EQ(parse_symv_config(c.name()), c) << c.name();
+  for (const char* prec : {"s", "d", "c", "z", "dd"})
+    for (const SymvConfig& c : symv_tune_space(prec))
+      EXPECT_EQ(parse_symv_config(c.name()), c) << c.name();
+  SymvConfig e3 = cfg;
+  e3.early = 3;
+  EXPECT_THROW(symv_gpu<double>(e3, 10, 1.0, p, 10, p, 1, 0.0, p, 1, p, 1 << 20, nullptr),
+               DimensionError);
 }
 
 }  // namespace

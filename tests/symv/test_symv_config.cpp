@@ -28,10 +28,46 @@ TEST(SymvConfig, NamesRoundTripAndAreDistinct) {
   EXPECT_EQ(names.size(), space.size());
 }
 
+/// The tuner's spaces: s and d replace each two-pass 16-byte ldg/cs configuration (30 of them) by
+/// its -e1 and -e8 forms; c, z and dd search the plain space. Every name round-trips.
+TEST(SymvConfig, TuneSpacesCarryTheEarlyColumnsForSAndD) {
+  for (const char* p : {"s", "d", "c", "z", "dd"}) {
+    const auto space = symv_tune_space(p);
+    const bool sd = std::string(p) == "s" || std::string(p) == "d";
+    EXPECT_EQ(space.size(), sd ? 270u : 240u) << p;
+    std::set<std::string> names;
+    int e1 = 0, e8 = 0;
+    for (const SymvConfig& c : space) {
+      EXPECT_EQ(parse_symv_config(c.name()), c) << c.name();
+      names.insert(c.name());
+      const bool plain16 = c.variant == SymvVariant::twopass && c.wide &&
+                           (c.load == SymvLoad::ldg || c.load == SymvLoad::cs);
+      EXPECT_EQ(c.early != 0, sd && plain16) << p << " " << c.name();
+      e1 += c.early == 1;
+      e8 += c.early == 8;
+    }
+    EXPECT_EQ(names.size(), space.size()) << p;
+    EXPECT_EQ(e1, sd ? 30 : 0) << p;
+    EXPECT_EQ(e8, sd ? 30 : 0) << p;
+  }
+  const SymvConfig c = parse_symv_config("twopass-t4-m16-w-cs-e8");
+  EXPECT_EQ(c.early, 8);
+  EXPECT_EQ(c.tiles_per_block, 4);
+  EXPECT_EQ(c.load, SymvLoad::cs);
+  EXPECT_EQ(parse_symv_config("twopass-t1-m32-w-ldg-e1").early, 1);
+  EXPECT_EQ(parse_symv_config("twopass-t1-m32-w-ldg").early, 0);
+  EXPECT_EQ(parse_symv_config("twopass-t1-m32-w-ldg").name(), "twopass-t1-m32-w-ldg");
+  EXPECT_FALSE(parse_symv_config("twopass-t1-m32-w-ldg-e8") ==
+               parse_symv_config("twopass-t1-m32-w-ldg"));
+}
+
 TEST(SymvConfig, BadNamesAreUsageErrors) {
-  for (const char* bad : {"", "ticket", "ticket-t3-m4-w-ldg", "ticket-t2-m0-w-ldg",
-                          "ticket-t2-m65-w-ldg", "ticket-t2-m4-x-ldg", "ticket-t2-m4-w-foo",
-                          "tick-t2-m4-w-ldg", "ticket-t2-m4x-w-ldg", "ticket-t2-m4-w-ldg-extra"})
+  for (const char* bad :
+       {"", "ticket", "ticket-t3-m4-w-ldg", "ticket-t2-m0-w-ldg", "ticket-t2-m65-w-ldg",
+        "ticket-t2-m4-x-ldg", "ticket-t2-m4-w-foo", "tick-t2-m4-w-ldg", "ticket-t2-m4x-w-ldg",
+        "ticket-t2-m4-w-ldg-extra", "twopass-t4-m16-w-cs-e", "twopass-t4-m16-w-cs-e2",
+        "twopass-t4-m16-w-cs-e0", "twopass-t4-m16-w-cs-e8-e8", "twopass-t4-m16-w-cs-8",
+        "twopass-t4-m16-w-cs-e8x"})
     EXPECT_THROW(parse_symv_config(bad), UsageError) << bad;
 }
 
