@@ -5,7 +5,7 @@
 with 1 and with 8 early columns (names ending -e1, -e8). This writes the same measurements as the
 tuner of session 66 would have tabled them: each -e1/-e8 pair becomes the unsuffixed configuration,
 whose time at each n is that of the count early_mode's default rule runs there (d: 8; s: 8 from
-n = 6144, 1 below; symv/cuda/symv_launch.cuh kFloatEarlyFrom). An A/B of the two tables
+n = 6144, 1 below: plot_tuning.rule_early, after symv/cuda/symv_launch.cuh early_mode). An A/B of the two tables
 (EIGSOLVE_SYMV_TABLE) then measures what choosing the count per size gains over the rule, on the
 same measurements.
 
@@ -15,11 +15,7 @@ import json
 import re
 import sys
 
-FLOAT_EARLY_FROM = 6144
-
-
-def rule_count(p, n):
-    return "e8" if p == "d" or n >= FLOAT_EARLY_FROM else "e1"
+from plot_tuning import rule_early  # the rule, written once for both scripts
 
 
 def derive(table):
@@ -37,7 +33,7 @@ def derive(table):
             if set(by) != {"e1", "e8"}:
                 sys.exit(f"{p}: {base} lacks one of -e1/-e8")
             cfgs.append(base)
-            ms.append([by[rule_count(p, n)][i] for i, n in enumerate(v["sizes"])])
+            ms.append([by[rule_early(p, n)][i] for i, n in enumerate(v["sizes"])])
         best = []
         for i, n in enumerate(v["sizes"]):
             k = min(range(len(cfgs)), key=lambda k: ms[k][i])

@@ -88,6 +88,12 @@ def measured(table, n):
 FLOAT_EARLY_FROM = 6144  # symv/cuda/symv_launch.cuh kFloatEarlyFrom
 
 
+def rule_early(p, n):
+    """early_mode's default count (symv/cuda/symv_launch.cuh) as a name suffix: d 8; s 8 from
+    n = 6144, 1 below (used by scripts/early_rule_table.py too)."""
+    return "e8" if p == "d" or n >= FLOAT_EARLY_FROM else "e1"
+
+
 def early_alias(p, name, n):
     """The other spelling of the same kernel at n, or None. For s and d a two-pass 16-byte plain
     configuration without "-eE" runs early_mode's default count (d: 8; s: 8 from n = 6144, 1
@@ -99,7 +105,7 @@ def early_alias(p, name, n):
         return None
     if parts[0] != "twopass" or parts[3] != "w" or parts[4] not in ("ldg", "cg", "cs"):
         return None
-    default = "e8" if p == "d" or n >= FLOAT_EARLY_FROM else "e1"
+    default = rule_early(p, n)
     if len(parts) == 5:
         return name + "-" + default
     return "-".join(parts[:5]) if parts[5] == default else None
@@ -128,11 +134,11 @@ def evaluate(model, truth_at, n, p=None):
             return None
         return 100.0 * (truth_at[name] / truth_at[best] - 1.0)
 
-    if measured_as(chosen) is None:
+    chosen_as = measured_as(chosen)
+    if chosen_as is None:
         print(f"warning: n={n}: the model's choice {chosen} was not measured there",
               file=sys.stderr)
-    chosen_ms = truth_at.get(measured_as(chosen)) if measured_as(chosen) else None
-    return {"n": n, "chosen": chosen, "chosen_ms": chosen_ms, "best": best,
+    return {"n": n, "chosen": chosen, "chosen_ms": truth_at.get(chosen_as), "best": best,
             "best_ms": truth_at[best], "gap": gap(chosen), "nearest": near_name,
             "nearest_gap": gap(near_name), "default_gap": gap(DEFAULT_CONFIG)}
 
