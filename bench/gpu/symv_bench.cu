@@ -10,6 +10,12 @@
 //           buffer allocated right after a freed one of the same size ran the first ~10 ms of
 //           SYMV calls 13 % slower, the same kernel a few calls later at full speed: the
 //           driver's work on the freed memory, not ours).
+//   diagnostics (session 68, the tune-vs-bench gap at mid sizes): EIGSOLVE_SYMV_BENCH_MIN_COPIES=K
+//           rotates through at least K copies (a copy >= 256 MiB is otherwise the only one, and
+//           consecutive calls read the same matrix: the previous call's last reads may still be
+//           in L2 when a configuration with another traversal reads them first);
+//           EIGSOLVE_SYMV_TUNE_ORDER=blocks makes the tuner time each configuration's calls back
+//           to back, as bench does, instead of round-robin.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -17,6 +23,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -217,6 +224,27 @@ double median_ms(Events& ev, int runs, Call&& call) {
   return median(ms);
 }
 
+/// EIGSOLVE_SYMV_BENCH_MIN_COPIES (file header): at least this many matrix copies (1 to 8).
+std::size_t min_copies() {
+  const char* e = std::getenv("EIGSOLVE_SYMV_BENCH_MIN_COPIES");
+  if (!e || !*e) return 1;
+  char* end = nullptr;
+  const long k = std::strtol(e, &end, 10);
+  if (*end != '\0' || k < 1 || k > 8)
+    throw UsageError("EIGSOLVE_SYMV_BENCH_MIN_COPIES must be an integer from 1 to 8, not '" +
+                     std::string(e) + "'");
+  return std::size_t(k);
+}
+
+/// EIGSOLVE_SYMV_TUNE_ORDER (file header): true for "blocks", false for unset or "round-robin".
+bool tune_in_blocks() {
+  const char* e = std::getenv("EIGSOLVE_SYMV_TUNE_ORDER");
+  if (!e || !*e || std::string(e) == "round-robin") return false;
+  if (std::string(e) == "blocks") return true;
+  throw UsageError("EIGSOLVE_SYMV_TUNE_ORDER must be 'round-robin' or 'blocks', not '" +
+                   std::string(e) + "'");
+}
+
 /// A set of rotating matrix copies, x, y, and our workspace.
 template <class T>
 struct Inputs {
@@ -230,9 +258,10 @@ struct Inputs {
       : n(n_),
         ld(n_ + pad),
         copies(int(std::min<std::size_t>(
-            64, std::max<std::size_t>(
-                    1, (min_bytes + std::size_t(ld * n_) * sizeof(T) - 1) /
-                           std::max<std::size_t>(1, std::size_t(ld * n_) * sizeof(T)))))),
+            64,
+            std::max<std::size_t>(
+                min_copies(), (min_bytes + std::size_t(ld * n_) * sizeof(T) - 1) /
+                                  std::max<std::size_t>(1, std::size_t(ld * n_) * sizeof(T)))))),
         A(std::size_t(ld * n_) * copies),
         x(std::size_t(n_)),
         y(std::size_t(n_)),
@@ -379,10 +408,20 @@ std::vector<double> tune_size(index_t n, const std::vector<SymvConfig>& configs,
     call(cfg, in.mat(0));
   std::vector<std::vector<double>> ms(configs.size());
   int k = 0;
-  for (int r = 0; r < runs; ++r)
-    for (std::size_t c = 0; c < configs.size(); ++c, ++k) {
-      ms[c].push_back(timed_ms(ev, [&] { call(configs[c], in.mat((k + 1) % in.copies)); }));
+  if (tune_in_blocks()) {
+    // As bench's measure(): each configuration's calls back to back, after 2 untimed ones.
+    for (std::size_t c = 0; c < configs.size(); ++c) {
+      for (int w = 0; w < 2; ++w, ++k)
+        call(configs[c], in.mat((k + 1) % in.copies));
+      for (int r = 0; r < runs; ++r, ++k)
+        ms[c].push_back(timed_ms(ev, [&] { call(configs[c], in.mat((k + 1) % in.copies)); }));
     }
+  } else {
+    for (int r = 0; r < runs; ++r)
+      for (std::size_t c = 0; c < configs.size(); ++c, ++k) {
+        ms[c].push_back(timed_ms(ev, [&] { call(configs[c], in.mat((k + 1) % in.copies)); }));
+      }
+  }
   std::vector<double> out;
   for (auto& v : ms)
     out.push_back(median(v));
