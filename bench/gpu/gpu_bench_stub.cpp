@@ -5,6 +5,9 @@
 namespace eigsolve {
 
 void set_symv_bench_device_timing(bool) {}
+std::string symv_tune_method() {
+  throw NotCompiled("cuda");
+}
 
 std::string gpu_description() {
   throw NotCompiled("cuda");

@@ -434,6 +434,17 @@ void set_symv_bench_device_timing(bool on) {
   g_device_timing = on;
 }
 
+std::string symv_tune_method() {
+  std::string m = tune_in_blocks()
+                      ? "taken configuration by configuration (2 untimed calls, then its timed "
+                        "calls back to back: EIGSOLVE_SYMV_TUNE_ORDER=blocks)"
+                      : "taken round-robin over the configurations";
+  if (min_copies() > 1)
+    m += ", at least " + std::to_string(min_copies()) +
+         " matrix copies (EIGSOLVE_SYMV_BENCH_MIN_COPIES)";
+  return m;
+}
+
 std::string gpu_description() {
   if (cuda_device_count() == 0) throw DeviceError("no CUDA device is visible");
   int dev = 0;

@@ -246,6 +246,8 @@ int main_tune_symv(int argc, char** argv) {
   ns.erase(std::unique(ns.begin(), ns.end()), ns.end());
   check_output(output);
   const std::string gpu = gpu_description();
+  const std::string method =
+      symv_tune_method();  // a malformed diagnostic variable: before any work
   nlohmann::ordered_json precs = nlohmann::ordered_json::object();
   // Calls of 10-60 us (n < 8192) vary by more than the configurations differ: a median of a
   // few of them picked noise (session 21, bench/NOTES.md), so small orders get more calls.
@@ -300,8 +302,8 @@ int main_tune_symv(int argc, char** argv) {
       {"dd_madd", dd_madd_name()},
       {"note",
        "median ms of each configuration (rows) at each sampled n (columns), precisions.*.runs "
-       "calls each (taken round-robin over the configurations), inputs rotated through 256 MiB; "
-       "written by eigsolve tune symv"},
+       "calls each (" +
+           method + "), inputs rotated through 256 MiB; written by eigsolve tune symv"},
       {"timing", "device"},
       {"precisions", precs}};
   write_file_atomic(output, top.dump(1) + "\n");
