@@ -28,9 +28,9 @@ struct SymvImplResult {
 /// call's first kernel (every figure before session 64).
 void set_symv_bench_device_timing(bool on);
 
-/// How tune symv takes its calls, for the table's note (symv_bench.cu's diagnostics
-/// EIGSOLVE_SYMV_TUNE_ORDER and EIGSOLVE_SYMV_BENCH_MIN_COPIES): "taken round-robin over the
-/// configurations" by default. Throws UsageError on a malformed variable.
+/// How tune symv takes its calls, for the table's note (symv_bench.cu's header: tune order;
+/// EIGSOLVE_SYMV_TUNE_ORDER and EIGSOLVE_SYMV_BENCH_MIN_COPIES): "taken configuration by
+/// configuration: ..." by default. Throws UsageError on a malformed variable.
 std::string symv_tune_method();
 
 /// Name of the current device ("NVIDIA H200 (sm_90, 132 SMs)").

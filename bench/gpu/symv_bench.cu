@@ -10,12 +10,16 @@
 //           buffer allocated right after a freed one of the same size ran the first ~10 ms of
 //           SYMV calls 13 % slower, the same kernel a few calls later at full speed: the
 //           driver's work on the freed memory, not ours).
-//   diagnostics (session 68, the tune-vs-bench gap at mid sizes): EIGSOLVE_SYMV_BENCH_MIN_COPIES=K
-//           rotates through at least K copies (a copy >= 256 MiB is otherwise the only one, and
-//           consecutive calls read the same matrix: the previous call's last reads may still be
-//           in L2 when a configuration with another traversal reads them first);
-//           EIGSOLVE_SYMV_TUNE_ORDER=blocks makes the tuner time each configuration's calls back
-//           to back, as bench does, instead of round-robin.
+//   tune order (session 68): `tune symv` times each configuration's calls back to back, after 2
+//           untimed ones, as bench does. Its round-robin order of sessions 21-67 (call r of every
+//           configuration, then call r+1) timed some configurations 5-18 % faster than bench and
+//           the pipeline run them, others not (H100, s 6144 twopass-t2-m32-w-cs-e8 28.9 us
+//           against 34.3; at 4096-8192, not at 16384 and up): the time of a call depends on the
+//           configuration before it. Configuration by configuration agrees with bench within
+//           1-5 % and its picks ran 2-4 % faster in bench (bench/NOTES.md, session 68).
+//           EIGSOLVE_SYMV_TUNE_ORDER=round-robin brings the old order back;
+//           EIGSOLVE_SYMV_BENCH_MIN_COPIES=K rotates through at least K matrix copies (a copy of
+//           256 MiB or more is otherwise the only one; 2 did not close the gap above).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -236,11 +240,12 @@ std::size_t min_copies() {
   return std::size_t(k);
 }
 
-/// EIGSOLVE_SYMV_TUNE_ORDER (file header): true for "blocks", false for unset or "round-robin".
+/// EIGSOLVE_SYMV_TUNE_ORDER (file header): true for unset or "blocks" (the default since session
+/// 68), false for "round-robin".
 bool tune_in_blocks() {
   const char* e = std::getenv("EIGSOLVE_SYMV_TUNE_ORDER");
-  if (!e || !*e || std::string(e) == "round-robin") return false;
-  if (std::string(e) == "blocks") return true;
+  if (!e || !*e || std::string(e) == "blocks") return true;
+  if (std::string(e) == "round-robin") return false;
   throw UsageError("EIGSOLVE_SYMV_TUNE_ORDER must be 'round-robin' or 'blocks', not '" +
                    std::string(e) + "'");
 }
@@ -392,10 +397,12 @@ double sweep(index_t n, const std::string& impl, int samples, int runs, index_t 
   return total;
 }
 
-/// The median ms of `runs` timed calls of each configuration, the calls taken round-robin over
-/// the configurations (call r of every configuration, then call r+1, ...) so that a transient of
-/// the GPU (clocks, another process) spreads over all of them instead of spoiling one
-/// configuration's whole series; each configuration is called once untimed first.
+/// The median ms of `runs` timed calls of each configuration; each configuration is called once
+/// untimed first. By default (file header: tune order) a configuration's calls are timed back to
+/// back after 2 more untimed ones, as bench's measure() does and as the tridiagonalization calls
+/// one configuration column after column. EIGSOLVE_SYMV_TUNE_ORDER=round-robin: call r of every
+/// configuration, then call r+1, ... (sessions 21-67: meant to spread a transient of the GPU over
+/// all configurations, it made a call's time depend on the configuration before it).
 template <class T>
 std::vector<double> tune_size(index_t n, const std::vector<SymvConfig>& configs, int runs) {
   Inputs<T> in(n, std::size_t(256) << 20);
@@ -436,9 +443,10 @@ void set_symv_bench_device_timing(bool on) {
 
 std::string symv_tune_method() {
   std::string m = tune_in_blocks()
-                      ? "taken configuration by configuration (2 untimed calls, then its timed "
-                        "calls back to back: EIGSOLVE_SYMV_TUNE_ORDER=blocks)"
-                      : "taken round-robin over the configurations";
+                      ? "taken configuration by configuration: 2 untimed calls, then its timed "
+                        "calls back to back"
+                      : "taken round-robin over the configurations: "
+                        "EIGSOLVE_SYMV_TUNE_ORDER=round-robin";
   if (min_copies() > 1)
     m += ", at least " + std::to_string(min_copies()) +
          " matrix copies (EIGSOLVE_SYMV_BENCH_MIN_COPIES)";
