@@ -246,8 +246,8 @@ int main_tune_symv(int argc, char** argv) {
   ns.erase(std::unique(ns.begin(), ns.end()), ns.end());
   check_output(output);
   const std::string gpu = gpu_description();
-  const std::string method =
-      symv_tune_method();  // a malformed diagnostic variable: before any work
+  // How the calls are taken (the table's note); a malformed diagnostic variable fails here.
+  const std::string method = symv_tune_method();
   nlohmann::ordered_json precs = nlohmann::ordered_json::object();
   // Calls of 10-60 us (n < 8192) vary by more than the configurations differ: a median of a
   // few of them picked noise (session 21, bench/NOTES.md), so small orders get more calls.
