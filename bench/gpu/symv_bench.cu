@@ -413,25 +413,24 @@ std::vector<double> tune_size(index_t n, const std::vector<SymvConfig>& configs,
   };
   for (const SymvConfig& cfg : configs)
     call(cfg, in.mat(0));
-  std::vector<std::vector<double>> ms(configs.size());
+  std::vector<double> out(configs.size());
   int k = 0;
+  auto next = [&] { return in.mat(++k % in.copies); };  // the calls rotate over the copies
   if (tune_in_blocks()) {
     // As bench's measure(): each configuration's calls back to back, after 2 untimed ones.
     for (std::size_t c = 0; c < configs.size(); ++c) {
-      for (int w = 0; w < 2; ++w, ++k)
-        call(configs[c], in.mat((k + 1) % in.copies));
-      for (int r = 0; r < runs; ++r, ++k)
-        ms[c].push_back(timed_ms(ev, [&] { call(configs[c], in.mat((k + 1) % in.copies)); }));
+      for (int w = 0; w < 2; ++w)
+        call(configs[c], next());
+      out[c] = median_ms(ev, runs, [&](int) { call(configs[c], next()); });
     }
   } else {
+    std::vector<std::vector<double>> ms(configs.size());
     for (int r = 0; r < runs; ++r)
-      for (std::size_t c = 0; c < configs.size(); ++c, ++k) {
-        ms[c].push_back(timed_ms(ev, [&] { call(configs[c], in.mat((k + 1) % in.copies)); }));
-      }
+      for (std::size_t c = 0; c < configs.size(); ++c)
+        ms[c].push_back(timed_ms(ev, [&] { call(configs[c], next()); }));
+    for (std::size_t c = 0; c < configs.size(); ++c)
+      out[c] = median(ms[c]);
   }
-  std::vector<double> out;
-  for (auto& v : ms)
-    out.push_back(median(v));
   return out;
 }
 
